@@ -1,0 +1,99 @@
+/**
+ * Every failure Larder reports is a LarderError with a stable string `code` (like jose's JOSEError) that maps to
+ * one HTTP status and one stable integer `numericCode`. The single edge handler (src/http/error-handler.ts)
+ * turns it into the interface's ErrorMessage. The table below is the documented list (README "Error codes").
+ */
+export const ERROR_CATALOG = {
+  ERR_VALIDATION: { status: 400, numericCode: 40001, message: 'The request is not valid.' },
+  ERR_BODY_NOT_JSON: { status: 400, numericCode: 40002, message: 'The request body must be a JSON object.' },
+  ERR_LOCATION_HEADER: {
+    status: 400,
+    numericCode: 40003,
+    message: 'The Platform-Restaurant-External-ID header is required.',
+  },
+  ERR_INVALID_ID: { status: 400, numericCode: 40004, message: 'The identifier is not a UUID.' },
+  ERR_PAGE_TOKEN: { status: 400, numericCode: 40005, message: 'The pageToken is not valid for this search.' },
+  ERR_QUERY_PARAM: { status: 400, numericCode: 40006, message: 'A query parameter is not valid.' },
+  ERR_DATE_RANGE: { status: 400, numericCode: 40007, message: 'endDate is before startDate.' },
+  ERR_UNAUTHENTICATED: {
+    status: 401,
+    numericCode: 40101,
+    message: 'A valid bearer access token is required.',
+  },
+  ERR_INVALID_CREDENTIALS: {
+    status: 401,
+    numericCode: 40102,
+    message: 'The client credentials are not valid.',
+  },
+  ERR_INSUFFICIENT_SCOPE: {
+    status: 403,
+    numericCode: 40301,
+    message: 'The access token lacks the scope this operation requires.',
+  },
+  ERR_LOCATION_FORBIDDEN: {
+    status: 403,
+    numericCode: 40302,
+    message: 'The client is not granted access to this location.',
+  },
+  ERR_NOT_FOUND: { status: 404, numericCode: 40401, message: 'The record was not found at this location.' },
+  ERR_ROUTE_NOT_FOUND: { status: 404, numericCode: 40402, message: 'No such endpoint.' },
+  ERR_METHOD_NOT_ALLOWED: { status: 405, numericCode: 40501, message: 'The method is not allowed here.' },
+  ERR_BODY_TOO_LARGE: { status: 413, numericCode: 41301, message: 'The request body is over 64 KiB.' },
+  ERR_UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    numericCode: 41501,
+    message: 'The request body must be sent as Content-Type: application/json.',
+  },
+  ERR_RATE_LIMITED: { status: 429, numericCode: 42901, message: 'Too many failed attempts; retry later.' },
+  ERR_INTERNAL: { status: 500, numericCode: 50001, message: 'Internal server error.' },
+  ERR_UNAVAILABLE: {
+    status: 503,
+    numericCode: 50301,
+    message: 'The database is unavailable; retry shortly.',
+  },
+} as const satisfies Record<string, { status: number; numericCode: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+/** One field-level problem, reported as a nested ErrorMessage. */
+export interface FieldProblem {
+  fieldName: string;
+  message: string;
+}
+
+export interface LarderErrorOptions {
+  message?: string;
+  fieldName?: string;
+  developerMessage?: string;
+  problems?: readonly FieldProblem[];
+  headers?: Readonly<Record<string, string>>;
+  cause?: unknown;
+}
+
+export class LarderError extends Error {
+  override readonly name = 'LarderError';
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly numericCode: number;
+  readonly fieldName: string | undefined;
+  readonly developerMessage: string | undefined;
+  readonly problems: readonly FieldProblem[];
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(code: ErrorCode, options: LarderErrorOptions = {}) {
+    const entry = ERROR_CATALOG[code];
+    super(
+      options.message ?? entry.message,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.code = code;
+    this.status = entry.status;
+    this.numericCode = entry.numericCode;
+    this.fieldName = options.fieldName;
+    this.developerMessage = options.developerMessage;
+    this.problems = options.problems ?? [];
+    this.headers = options.headers ?? {};
+  }
+}
+
+export const isLarderError = (value: unknown): value is LarderError => value instanceof LarderError;
