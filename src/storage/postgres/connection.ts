@@ -1,0 +1,46 @@
+import pg from 'pg';
+
+export interface PostgresConnectionOptions {
+  /** postgres://user:password@host:port/database */
+  databaseUrl: string;
+  /** Schema holding Larder's tables (default: the server's search_path, normally `public`). */
+  schema?: string;
+  /** Server-side bound on every statement, in ms (default 5000). */
+  statementTimeoutMs?: number;
+  /** Shown in pg_stat_activity (default `larder`). */
+  applicationName?: string;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** bigint columns hold epoch ms, counts and the auth version: all far below 2^53, so plain numbers. */
+const INT8_OID = 20;
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID && format !== 'binary'
+      ? Number
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+export const checkSchemaName = (schema: string | undefined): void => {
+  if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
+    throw new Error(`Invalid PostgreSQL schema name ${JSON.stringify(schema)}: use [a-z_][a-z0-9_]*.`);
+  }
+};
+
+/**
+ * Settings every Larder connection starts with: search_path and statement_timeout travel in the startup packet,
+ * so they hold for each new connection (including reconnects) at no extra round trip.
+ */
+export const connectionConfig = (options: PostgresConnectionOptions): pg.ClientConfig => {
+  checkSchemaName(options.schema);
+  return {
+    connectionString: options.databaseUrl,
+    application_name: options.applicationName ?? 'larder',
+    statement_timeout: options.statementTimeoutMs ?? 5000,
+    ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
+    keepAlive: true,
+    connectionTimeoutMillis: 5000,
+    types,
+  };
+};

@@ -1,0 +1,60 @@
+import type pg from 'pg';
+import type { ImportCounts, ImportSession } from '../store.js';
+import { isUnavailableError, toStoreError } from './pg-errors.js';
+import { upsertInventory, upsertPurchaseOrders } from './upsert-records.js';
+
+/**
+ * An import holds one pooled connection and one open transaction from begin to commit or rollback: readers on
+ * other connections see the location as it was until COMMIT, and any failure rolls everything back. After a failed
+ * statement the transaction is dead, so the session refuses further puts and commit rolls back.
+ */
+export const postgresImportSession = (client: pg.PoolClient, locationId: string): ImportSession => {
+  let state: 'open' | 'failed' | 'closed' = 'open';
+  const counts: ImportCounts = { purchaseOrders: 0, inventoryEntries: 0 };
+
+  const finish = async (statement: 'COMMIT' | 'ROLLBACK'): Promise<void> => {
+    state = 'closed';
+    try {
+      await client.query(statement);
+      client.release();
+    } catch (error) {
+      client.release(isUnavailableError(error) ? (error as Error) : undefined);
+      throw toStoreError(error);
+    }
+  };
+
+  const put = async (write: () => Promise<void>): Promise<void> => {
+    if (state !== 'open') throw new Error(`This import session is ${state}.`);
+    try {
+      await write();
+    } catch (error) {
+      state = 'failed';
+      throw toStoreError(error);
+    }
+  };
+
+  return {
+    putPurchaseOrders: (rows) =>
+      put(async () => {
+        await upsertPurchaseOrders(client, locationId, rows);
+        counts.purchaseOrders += rows.length;
+      }),
+    putInventoryEntries: (rows) =>
+      put(async () => {
+        await upsertInventory(client, locationId, rows);
+        counts.inventoryEntries += rows.length;
+      }),
+    commit: async () => {
+      if (state === 'closed') throw new Error('This import session is closed.');
+      if (state === 'failed') {
+        await finish('ROLLBACK');
+        throw new Error('The import failed earlier and was rolled back.');
+      }
+      await finish('COMMIT');
+      return { ...counts };
+    },
+    rollback: async () => {
+      if (state !== 'closed') await finish('ROLLBACK');
+    },
+  };
+};

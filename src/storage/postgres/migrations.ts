@@ -1,0 +1,152 @@
+import type pg from 'pg';
+
+/**
+ * Versioned schema. Each migration runs once, in order, inside one transaction with its row in
+ * schema_migrations; a migration is never edited after release, changes come as a new version.
+ *
+ * Every table holding location data leads its keys and indexes with location_id, so each query is
+ * single-location (and single-shard once distributed by location_id, see docs/citus.md). Ids are COLLATE "C" so
+ * keyset order is byte order, as on SQLite. Records are `text`, not jsonb: the stored bytes are the served bytes.
+ */
+export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: 'initial',
+    sql: `
+      CREATE TABLE locations (
+        location_id text COLLATE "C" NOT NULL PRIMARY KEY,
+        name text NOT NULL,
+        created_at text NOT NULL
+      );
+
+      CREATE TABLE purchase_orders (
+        location_id text COLLATE "C" NOT NULL,
+        id text COLLATE "C" NOT NULL,
+        modified_at bigint NOT NULL,
+        status text NOT NULL,
+        archived boolean NOT NULL,
+        json text NOT NULL,
+        PRIMARY KEY (location_id, id)
+      );
+      CREATE INDEX purchase_orders_keyset ON purchase_orders (location_id, modified_at, id);
+
+      CREATE TABLE inventory_entries (
+        location_id text COLLATE "C" NOT NULL,
+        id text COLLATE "C" NOT NULL,
+        modified_at bigint NOT NULL,
+        adjustment_type text NOT NULL,
+        json text NOT NULL,
+        PRIMARY KEY (location_id, id)
+      );
+      CREATE INDEX inventory_entries_keyset ON inventory_entries (location_id, modified_at, id);
+
+      CREATE TABLE settings (
+        name text COLLATE "C" NOT NULL PRIMARY KEY,
+        value text NOT NULL
+      );
+
+      CREATE TABLE clients (
+        client_id text COLLATE "C" NOT NULL PRIMARY KEY,
+        name text NOT NULL,
+        secret_hash text NOT NULL,
+        scopes text[] NOT NULL,
+        all_locations boolean NOT NULL,
+        locations text[] NOT NULL,
+        created_at text NOT NULL,
+        revoked_at text
+      );
+
+      CREATE TABLE signing_keys (
+        kid text COLLATE "C" NOT NULL PRIMARY KEY,
+        alg text NOT NULL,
+        private_jwk text NOT NULL,
+        public_jwk text NOT NULL,
+        created_at text NOT NULL,
+        retired_at text
+      );
+
+      -- One row, bumped in the same transaction as every client or key change; instances poll it.
+      CREATE TABLE auth_version (
+        singleton boolean NOT NULL PRIMARY KEY DEFAULT true CHECK (singleton),
+        version bigint NOT NULL
+      );
+      INSERT INTO auth_version (version) VALUES (1);
+    `,
+  },
+];
+
+export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
+
+/** Same key in every process, so concurrent `larder migrate` runs (or --migrate instances) take turns. */
+const MIGRATION_LOCK_KEY = 0x1a4de4;
+
+const UNDEFINED_TABLE = '42P01';
+
+/** The applied schema version, 0 when the database was never migrated. */
+export const schemaVersion = async (client: pg.ClientBase): Promise<number> => {
+  try {
+    const result = await client.query<{ version: number | null }>(
+      'SELECT max(version)::int AS version FROM schema_migrations',
+    );
+    return result.rows[0]?.version ?? 0;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === UNDEFINED_TABLE) return 0;
+    throw error;
+  }
+};
+
+/** Refuses a schema this build cannot serve, saying what to do about it. */
+export const assertSchemaCurrent = (version: number): void => {
+  if (version < LATEST_SCHEMA_VERSION) {
+    throw new Error(
+      `The PostgreSQL schema is at version ${version}, this Larder needs version ${LATEST_SCHEMA_VERSION}. ` +
+        'Run `larder migrate --database-url …` first, or start with --migrate.',
+    );
+  }
+  if (version > LATEST_SCHEMA_VERSION) {
+    throw new Error(
+      `The PostgreSQL schema is at version ${version}, newer than this Larder knows (${LATEST_SCHEMA_VERSION}). ` +
+        'Upgrade Larder; an older build must not write to a newer schema.',
+    );
+  }
+};
+
+export interface MigrationResult {
+  from: number;
+  to: number;
+}
+
+/**
+ * Brings the schema (of the current search_path) up to LATEST_SCHEMA_VERSION in one transaction. The caller
+ * supplies a connected client whose search_path names the target schema.
+ */
+export const migrate = async (client: pg.ClientBase, schema?: string): Promise<MigrationResult> => {
+  await client.query('BEGIN');
+  try {
+    // Index builds on large tables may take longer than the serving statement timeout.
+    await client.query('SET LOCAL statement_timeout = 0');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+    if (schema !== undefined) await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    await client.query(`
+      CREATE TABLE IF NOT EXISTS schema_migrations (
+        version integer NOT NULL PRIMARY KEY,
+        name text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`);
+    const from = await schemaVersion(client);
+    if (from > LATEST_SCHEMA_VERSION) assertSchemaCurrent(from);
+    for (const migration of MIGRATIONS) {
+      if (migration.version <= from) continue;
+      await client.query(migration.sql);
+      await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+        migration.version,
+        migration.name,
+      ]);
+    }
+    await client.query('COMMIT');
+    return { from, to: LATEST_SCHEMA_VERSION };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+};

@@ -1,0 +1,53 @@
+import { LarderError } from '../../shared/errors.js';
+
+/** Socket-level failures: the server is unreachable or the connection was cut. */
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/**
+ * SQLSTATEs that mean "the database is not serving right now", all worth a retry by the caller: shutdowns
+ * (57P01–57P03), too many connections (53300), statement timeout or cancel (57014), and class 08 (connection
+ * exceptions).
+ */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
+
+/** node-postgres reports a dropped socket or a pool connect timeout only in the message. */
+const UNAVAILABLE_MESSAGES = [
+  'Connection terminated',
+  'connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+];
+
+const codeOf = (error: unknown): string | undefined => {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+  return typeof error.code === 'string' ? error.code : undefined;
+};
+
+export const isUnavailableError = (error: unknown): boolean => {
+  if (error instanceof AggregateError) return error.errors.some(isUnavailableError);
+  const code = codeOf(error);
+  if (code !== undefined) {
+    if (NETWORK_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08')) return true;
+  }
+  const message = error instanceof Error ? error.message : '';
+  return UNAVAILABLE_MESSAGES.some((text) => message.includes(text));
+};
+
+/** Turns a pg failure into the error callers see: 503 for an unavailable database, otherwise unchanged. */
+export const toStoreError = (error: unknown): unknown =>
+  error instanceof LarderError || !isUnavailableError(error)
+    ? error
+    : new LarderError('ERR_UNAVAILABLE', {
+        developerMessage: 'PostgreSQL is unreachable or the connection was lost.',
+        cause: error,
+      });

@@ -1,0 +1,333 @@
+import pg from 'pg';
+import { LarderError } from '../../shared/errors.js';
+import type {
+  ClientRecord,
+  ClientUpdate,
+  InventorySearch,
+  LocationInfo,
+  LocationSummary,
+  PurchaseOrderSearch,
+  SigningKeyRecord,
+  Store,
+  StoredRow,
+} from '../store.js';
+import { connectionConfig, type PostgresConnectionOptions } from './connection.js';
+import { postgresImportSession } from './import-session.js';
+import { type KeysetSearch, keysetSearch } from './keyset-search.js';
+import { assertSchemaCurrent, migrate, schemaVersion } from './migrations.js';
+import { isUnavailableError, toStoreError } from './pg-errors.js';
+
+export interface PostgresStoreOptions extends PostgresConnectionOptions {
+  /** Connections in this process's pool (default 10). */
+  poolSize?: number;
+  /** Apply pending migrations instead of refusing an out-of-date schema (`serve --migrate`). */
+  migrate?: boolean;
+}
+
+const UNIQUE_VIOLATION = '23505';
+const DEFAULT_SCAN_BATCH = 1000;
+
+const UPSERT_LOCATION = `
+  INSERT INTO locations (location_id, name, created_at) VALUES ($1, coalesce($2, $1), $3)
+  ON CONFLICT (location_id) DO UPDATE SET name = coalesce($2, locations.name)
+  RETURNING location_id AS id, name, created_at AS "createdAt"`;
+
+const CLIENT_COLUMNS = `client_id AS "clientId", name, secret_hash AS "secretHash", scopes,
+  all_locations AS "allLocations", locations, created_at AS "createdAt", revoked_at AS "revokedAt"`;
+
+const KEY_COLUMNS = `kid, alg, private_jwk AS "privateJwk", public_jwk AS "publicJwk", created_at AS "createdAt",
+  retired_at AS "retiredAt"`;
+
+const BUMP_AUTH_VERSION = 'UPDATE auth_version SET version = version + 1';
+
+/** Opens a pool on a migrated schema (or migrates it when told to). Fails with ERR_UNAVAILABLE when PG is down. */
+export const createPostgresStore = async (options: PostgresStoreOptions): Promise<Store> => {
+  const pool = new pg.Pool({ ...connectionConfig(options), max: options.poolSize ?? 10 });
+  // An idle pooled connection that dies (server restart, pg_terminate_backend) is dropped by the pool and
+  // reported here; without a listener the event would crash the process. The next query opens a new one.
+  pool.on('error', () => {});
+
+  const connect = async (): Promise<pg.PoolClient> => {
+    try {
+      return await pool.connect();
+    } catch (error) {
+      throw toStoreError(error);
+    }
+  };
+
+  const withClient = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
+    const client = await connect();
+    try {
+      const result = await work(client);
+      client.release();
+      return result;
+    } catch (error) {
+      client.release(isUnavailableError(error) ? (error as Error) : undefined);
+      throw toStoreError(error);
+    }
+  };
+
+  const transaction = <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> =>
+    withClient(async (client) => {
+      await client.query('BEGIN');
+      try {
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      }
+    });
+
+  /**
+   * Reads retry once on a lost connection: after a restart or pg_terminate_backend the pool may still hold dead
+   * connections, and a second attempt gets a fresh one. A statement timeout is not retried (it would only add
+   * load).
+   */
+  const read = async <R extends pg.QueryResultRow>(query: pg.QueryConfig): Promise<R[]> => {
+    try {
+      return (await pool.query<R>(query)).rows;
+    } catch (error) {
+      if (!isUnavailableError(error) || (error as { code?: unknown }).code === '57014') {
+        throw toStoreError(error);
+      }
+    }
+    try {
+      return (await pool.query<R>(query)).rows;
+    } catch (error) {
+      throw toStoreError(error);
+    }
+  };
+
+  const write = async (query: pg.QueryConfig): Promise<pg.QueryResult> => {
+    try {
+      return await pool.query(query);
+    } catch (error) {
+      throw toStoreError(error);
+    }
+  };
+
+  try {
+    await withClient(async (client) => {
+      if (options.migrate === true) await migrate(client, options.schema);
+      else assertSchemaCurrent(await schemaVersion(client));
+    });
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+
+  const search = (query: KeysetSearch): Promise<StoredRow[]> => read<StoredRow>(keysetSearch(query));
+
+  async function* scan(table: KeysetSearch['table'], locationId: string, batchSize = DEFAULT_SCAN_BATCH) {
+    let after: StoredRow | undefined;
+    for (;;) {
+      const rows = await search({
+        table,
+        bounds: { locationId, limit: batchSize, ...(after === undefined ? {} : { after }) },
+      });
+      if (rows.length > 0) yield rows.map((row) => row.json);
+      if (rows.length < batchSize) return;
+      after = rows.at(-1);
+    }
+  }
+
+  const getJson = async (name: string, table: string, locationId: string, id: string) => {
+    const rows = await read<{ json: string }>({
+      name,
+      text: `SELECT json FROM ${table} WHERE location_id = $1 AND id = $2`,
+      values: [locationId, id.toLowerCase()],
+    });
+    return rows[0]?.json;
+  };
+
+  return {
+    kind: 'postgres',
+
+    upsertLocation: async ({ id, name }) => {
+      const result = await write({
+        text: UPSERT_LOCATION,
+        values: [id, name ?? null, new Date().toISOString()],
+      });
+      return result.rows[0] as LocationInfo;
+    },
+
+    getLocation: async (id) => {
+      const rows = await read<LocationInfo>({
+        name: 'locations_get',
+        text: 'SELECT location_id AS id, name, created_at AS "createdAt" FROM locations WHERE location_id = $1',
+        values: [id],
+      });
+      return rows[0];
+    },
+
+    listLocations: () =>
+      read<LocationSummary>({
+        text: `
+          SELECT l.location_id AS id, l.name, l.created_at AS "createdAt",
+            (SELECT count(*) FROM purchase_orders p WHERE p.location_id = l.location_id) AS "purchaseOrders",
+            (SELECT count(*) FROM inventory_entries i WHERE i.location_id = l.location_id) AS "inventoryEntries"
+          FROM locations l ORDER BY l.location_id`,
+      }),
+
+    getPurchaseOrder: (locationId, id) => getJson('purchase_orders_get', 'purchase_orders', locationId, id),
+    getInventoryEntry: (locationId, id) =>
+      getJson('inventory_entries_get', 'inventory_entries', locationId, id),
+
+    searchPurchaseOrders: ({ statuses, includeArchived, ...bounds }: PurchaseOrderSearch) =>
+      search({
+        table: 'purchase_orders',
+        bounds,
+        filter: { column: 'status', values: statuses },
+        excludeArchived: !includeArchived,
+      }),
+
+    searchInventory: ({ adjustmentTypes, ...bounds }: InventorySearch) =>
+      search({
+        table: 'inventory_entries',
+        bounds,
+        filter: { column: 'adjustment_type', values: adjustmentTypes },
+      }),
+
+    scanPurchaseOrders: (locationId, batchSize) => scan('purchase_orders', locationId, batchSize),
+    scanInventory: (locationId, batchSize) => scan('inventory_entries', locationId, batchSize),
+
+    beginImport: async ({ id, name }) => {
+      // The location row is written inside the import's transaction: a rolled-back import into a new location
+      // leaves no location behind either.
+      const client = await connect();
+      try {
+        await client.query('BEGIN');
+        await client.query(UPSERT_LOCATION, [id, name ?? null, new Date().toISOString()]);
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        client.release(isUnavailableError(error) ? (error as Error) : undefined);
+        throw toStoreError(error);
+      }
+      return postgresImportSession(client, id);
+    },
+
+    getSetting: async (name) => {
+      const rows = await read<{ value: string }>({
+        name: 'settings_get',
+        text: 'SELECT value FROM settings WHERE name = $1',
+        values: [name],
+      });
+      return rows[0]?.value;
+    },
+
+    setSetting: async (name, value) => {
+      await write({
+        text: 'INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = $2',
+        values: [name, value],
+      });
+    },
+
+    ensureSetting: async (name, value) => {
+      // Two statements on purpose: after ON CONFLICT DO NOTHING waited for a concurrent inserter, only a new
+      // statement's snapshot sees that inserter's row.
+      const inserted = await write({
+        text: 'INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
+        values: [name, value],
+      });
+      if (inserted.rowCount === 1) return value;
+      const rows = await read<{ value: string }>({
+        text: 'SELECT value FROM settings WHERE name = $1',
+        values: [name],
+      });
+      if (rows[0] === undefined) throw new Error(`Setting ${name} vanished while being ensured.`);
+      return rows[0].value;
+    },
+
+    createClient: (client: ClientRecord) =>
+      transaction(async (db) => {
+        try {
+          await db.query(
+            `INSERT INTO clients (client_id, name, secret_hash, scopes, all_locations, locations, created_at,
+               revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+            [
+              client.clientId,
+              client.name,
+              client.secretHash,
+              client.scopes,
+              client.allLocations,
+              client.locations,
+              client.createdAt,
+              client.revokedAt,
+            ],
+          );
+        } catch (error) {
+          if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw error;
+          throw new LarderError('ERR_VALIDATION', {
+            message: `A client with id ${client.clientId} already exists.`,
+            fieldName: 'clientId',
+          });
+        }
+        await db.query(BUMP_AUTH_VERSION);
+      }),
+
+    getClient: async (clientId) => {
+      const rows = await read<ClientRecord>({
+        name: 'clients_get',
+        text: `SELECT ${CLIENT_COLUMNS} FROM clients WHERE client_id = $1`,
+        values: [clientId],
+      });
+      return rows[0];
+    },
+
+    listClients: () =>
+      read<ClientRecord>({ text: `SELECT ${CLIENT_COLUMNS} FROM clients ORDER BY client_id` }),
+
+    updateClient: (clientId, update: ClientUpdate) =>
+      transaction(async (db) => {
+        const result = await db.query<ClientRecord>(
+          `UPDATE clients SET scopes = coalesce($2, scopes), all_locations = coalesce($3, all_locations),
+             locations = coalesce($4, locations), revoked_at = CASE WHEN $5 THEN $6 ELSE revoked_at END
+           WHERE client_id = $1 RETURNING ${CLIENT_COLUMNS}`,
+          [
+            clientId,
+            update.scopes ?? null,
+            update.allLocations ?? null,
+            update.locations ?? null,
+            update.revokedAt !== undefined,
+            update.revokedAt ?? null,
+          ],
+        );
+        if (result.rows[0] !== undefined) await db.query(BUMP_AUTH_VERSION);
+        return result.rows[0];
+      }),
+
+    listSigningKeys: () =>
+      read<SigningKeyRecord>({ text: `SELECT ${KEY_COLUMNS} FROM signing_keys ORDER BY created_at, kid` }),
+
+    rotateSigningKey: (key) =>
+      transaction(async (db) => {
+        // Bumping first takes the auth_version row lock, so concurrent rotations run one after the other and each
+        // retires the key the previous one inserted (leaving exactly one active key).
+        await db.query(BUMP_AUTH_VERSION);
+        await db.query('UPDATE signing_keys SET retired_at = $1 WHERE retired_at IS NULL', [key.createdAt]);
+        await db.query(
+          `INSERT INTO signing_keys (kid, alg, private_jwk, public_jwk, created_at, retired_at)
+           VALUES ($1, $2, $3, $4, $5, $6)`,
+          [key.kid, key.alg, key.privateJwk, key.publicJwk, key.createdAt, key.retiredAt],
+        );
+      }),
+
+    deleteSigningKey: (kid) =>
+      transaction(async (db) => {
+        const result = await db.query('DELETE FROM signing_keys WHERE kid = $1', [kid]);
+        if (result.rowCount !== 0) await db.query(BUMP_AUTH_VERSION);
+      }),
+
+    authVersion: async () => {
+      const rows = await read<{ version: number }>({
+        name: 'auth_version_get',
+        text: 'SELECT version FROM auth_version',
+      });
+      return rows[0]?.version ?? 0;
+    },
+
+    close: () => pool.end(),
+  };
+};

@@ -1,0 +1,89 @@
+import type pg from 'pg';
+import type { InventoryRecord, PurchaseOrderRecord } from '../store.js';
+
+/**
+ * Multi-row upserts: one statement per chunk, columns passed as arrays and expanded with unnest, so a chunk of
+ * thousands of rows costs one round trip and one plan (a VALUES list would need a parameter per cell and hit the
+ * 65,535-parameter limit).
+ */
+
+/** Chunks end at this many JSON characters or rows, whichever comes first: large enough to amortise, small
+ * enough to stay well inside the statement timeout. */
+const CHUNK_CHARS = 4_000_000;
+const CHUNK_ROWS = 5_000;
+
+/** ON CONFLICT DO UPDATE may not touch one row twice in a statement: the last version of an id wins. */
+const lastById = <T extends { id: string }>(rows: readonly T[]): T[] => {
+  const byId = new Map<string, T>();
+  for (const row of rows) byId.set(row.id, row);
+  return byId.size === rows.length ? [...rows] : [...byId.values()];
+};
+
+function* chunks<T extends { json: string }>(rows: readonly T[]): Generator<T[]> {
+  let chunk: T[] = [];
+  let chars = 0;
+  for (const row of rows) {
+    chunk.push(row);
+    chars += row.json.length;
+    if (chars >= CHUNK_CHARS || chunk.length >= CHUNK_ROWS) {
+      yield chunk;
+      chunk = [];
+      chars = 0;
+    }
+  }
+  if (chunk.length > 0) yield chunk;
+}
+
+const UPSERT_PURCHASE_ORDERS = `
+  INSERT INTO purchase_orders (location_id, id, modified_at, status, archived, json)
+  SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::text[], $5::boolean[], $6::text[])
+  ON CONFLICT (location_id, id) DO UPDATE SET
+    modified_at = excluded.modified_at, status = excluded.status, archived = excluded.archived,
+    json = excluded.json`;
+
+const UPSERT_INVENTORY = `
+  INSERT INTO inventory_entries (location_id, id, modified_at, adjustment_type, json)
+  SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[])
+  ON CONFLICT (location_id, id) DO UPDATE SET
+    modified_at = excluded.modified_at, adjustment_type = excluded.adjustment_type, json = excluded.json`;
+
+export const upsertPurchaseOrders = async (
+  client: pg.ClientBase,
+  locationId: string,
+  rows: readonly PurchaseOrderRecord[],
+): Promise<void> => {
+  for (const chunk of chunks(lastById(rows))) {
+    await client.query({
+      name: 'purchase_orders_upsert',
+      text: UPSERT_PURCHASE_ORDERS,
+      values: [
+        locationId,
+        chunk.map((row) => row.id),
+        chunk.map((row) => row.modifiedAt),
+        chunk.map((row) => row.status),
+        chunk.map((row) => row.archived),
+        chunk.map((row) => row.json),
+      ],
+    });
+  }
+};
+
+export const upsertInventory = async (
+  client: pg.ClientBase,
+  locationId: string,
+  rows: readonly InventoryRecord[],
+): Promise<void> => {
+  for (const chunk of chunks(lastById(rows))) {
+    await client.query({
+      name: 'inventory_entries_upsert',
+      text: UPSERT_INVENTORY,
+      values: [
+        locationId,
+        chunk.map((row) => row.id),
+        chunk.map((row) => row.modifiedAt),
+        chunk.map((row) => row.adjustmentType),
+        chunk.map((row) => row.json),
+      ],
+    });
+  }
+};
