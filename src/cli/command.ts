@@ -1,0 +1,129 @@
+import { parseArgs } from 'node:util';
+
+/**
+ * One option table per command drives parsing, precedence (flag > environment > default), validation and the
+ * `--help` text, so the documentation cannot drift from what is parsed.
+ */
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  description: string;
+  env?: string;
+  default?: string;
+  placeholder?: string;
+  short?: string;
+}
+
+export type OptionTable = Record<string, OptionSpec>;
+
+export interface CommandIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: Readonly<Record<string, string | undefined>>;
+  isTty: boolean;
+}
+
+export interface ParsedArgs {
+  strings: Record<string, string | undefined>;
+  flags: Record<string, boolean>;
+  positionals: string[];
+}
+
+export interface Command {
+  name: string;
+  summary: string;
+  usage: string;
+  options: OptionTable;
+  /** Extra help text after the options. */
+  notes?: string;
+  run(args: ParsedArgs, io: CommandIo): Promise<number>;
+}
+
+/** A mistake in how a command was called: printed with a pointer to --help, exit code 2. */
+export class UsageError extends Error {}
+
+export const STORE_OPTIONS: OptionTable = {
+  db: {
+    type: 'string',
+    env: 'LARDER_DB',
+    default: './larder.db',
+    placeholder: 'PATH',
+    description: 'SQLite database file (the embedded store).',
+  },
+  'database-url': {
+    type: 'string',
+    env: 'DATABASE_URL',
+    placeholder: 'URL',
+    description: 'PostgreSQL connection URL (postgres://user@host/db); used instead of --db.',
+  },
+};
+
+export const parseCommandArgs = (
+  command: Command,
+  argv: readonly string[],
+  io: CommandIo,
+): ParsedArgs | 'help' => {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
+    help: { type: 'boolean', short: 'h' },
+  };
+  for (const [name, spec] of Object.entries(command.options)) {
+    options[name] = spec.short === undefined ? { type: spec.type } : { type: spec.type, short: spec.short };
+  }
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message.replace(/\. To specify a positional argument.*$/s, '.'));
+  }
+  if (parsed.values['help'] === true) return 'help';
+  const strings: Record<string, string | undefined> = {};
+  const flags: Record<string, boolean> = {};
+  for (const [name, spec] of Object.entries(command.options)) {
+    const given = parsed.values[name];
+    const fromEnv = spec.env === undefined ? undefined : io.env[spec.env];
+    if (spec.type === 'boolean') {
+      flags[name] =
+        given === true || (given === undefined && fromEnv !== undefined && /^(1|true|yes)$/i.test(fromEnv));
+    } else {
+      const value =
+        typeof given === 'string' ? given : fromEnv !== undefined && fromEnv !== '' ? fromEnv : spec.default;
+      if (typeof given === 'string' && given === '') throw new UsageError(`--${name} must not be empty.`);
+      strings[name] = value;
+    }
+  }
+  return { strings, flags, positionals: parsed.positionals };
+};
+
+export const renderHelp = (command: Command): string => {
+  const rows = Object.entries(command.options).map(([name, spec]) => {
+    const flag = `--${name}${spec.type === 'string' ? ` ${spec.placeholder ?? 'VALUE'}` : ''}`;
+    const extras = [
+      spec.env === undefined ? '' : `env ${spec.env}`,
+      spec.default === undefined ? '' : `default ${spec.default}`,
+    ].filter((extra) => extra !== '');
+    return [`  ${flag}`, `${spec.description}${extras.length > 0 ? ` (${extras.join('; ')})` : ''}`] as const;
+  });
+  rows.push(['  -h, --help', 'Show this help.']);
+  const width = Math.max(...rows.map(([flag]) => flag.length)) + 2;
+  const lines = rows.map(([flag, text]) => flag.padEnd(width) + text);
+  return `${command.summary}\n\nUsage: ${command.usage}\n\nOptions:\n${lines.join('\n')}\n${
+    command.notes === undefined ? '' : `\n${command.notes}\n`
+  }`;
+};
+
+/** A whole number option within bounds, or a UsageError naming the flag. */
+export const intOption = (args: ParsedArgs, name: string, min: number, max: number): number => {
+  const raw = args.strings[name];
+  const value = raw !== undefined && /^-?\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(value >= min && value <= max)) {
+    throw new UsageError(
+      `--${name} must be a whole number from ${min} to ${max}${raw === undefined ? '' : `, not ${raw}`}.`,
+    );
+  }
+  return value;
+};
+
+export const requiredOption = (args: ParsedArgs, name: string): string => {
+  const value = args.strings[name];
+  if (value === undefined) throw new UsageError(`--${name} is required.`);
+  return value;
+};

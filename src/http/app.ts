@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import { type Context, Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { createPageTokens } from '../retail/page-token.js';
+import { createRetailRoutes, type RetailGuard } from '../retail/retail-routes.js';
+import { isLarderError, LarderError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import type { Store } from '../storage/store.js';
+import { toErrorMessage } from './error-message.js';
+import { openApiDocument } from './openapi.js';
+
+export interface AppDeps {
+  store: Store;
+  logger: Logger;
+  /** The retail guard plus the authentication routes (login, OAuth token, metadata, JWKS). */
+  auth: RetailGuard & { routes?: Hono };
+  /** Issuer / public base URL, used in the OpenAPI document's server list. */
+  publicUrl: string;
+}
+
+type Env = { Variables: { requestId: string } };
+
+const SANE_REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
+
+/** Maps anything thrown to a LarderError; unknown failures become a 500 that never leaks a stack. */
+const asLarderError = (error: unknown): LarderError => {
+  if (isLarderError(error)) return error;
+  if (error instanceof HTTPException) {
+    if (error.status === 413) return new LarderError('ERR_BODY_TOO_LARGE');
+    if (error.status === 400) return new LarderError('ERR_VALIDATION', { message: error.message });
+  }
+  return new LarderError('ERR_INTERNAL', { cause: error });
+};
+
+export const PAGE_TOKEN_SECRET_SETTING = 'page_token_secret';
+
+export const createApp = async ({ store, logger, auth, publicUrl }: AppDeps): Promise<Hono<Env>> => {
+  const secret = await store.ensureSetting(PAGE_TOKEN_SECRET_SETTING, randomUUID() + randomUUID());
+  const app = new Hono<Env>();
+
+  app.use(async (c, next) => {
+    const incoming = c.req.header('x-request-id');
+    const requestId = incoming !== undefined && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    c.set('requestId', requestId);
+    c.header('X-Request-Id', requestId);
+    await next();
+  });
+
+  const errorResponse = (thrown: unknown, c: Context<Env>) => {
+    const error = asLarderError(thrown);
+    const requestId = c.get('requestId') ?? randomUUID();
+    if (error.status >= 500) {
+      logger.error('request failed', {
+        requestId,
+        method: c.req.method,
+        path: c.req.path,
+        error: error.cause ?? error,
+      });
+    }
+    for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
+    c.header('X-Request-Id', requestId);
+    c.header('Cache-Control', 'no-store');
+    return c.json(toErrorMessage(error, requestId), error.status as ContentfulStatusCode);
+  };
+  app.onError(errorResponse);
+  app.notFound((c) => errorResponse(new LarderError('ERR_ROUTE_NOT_FOUND'), c));
+
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', async (c) => {
+    await store.authVersion();
+    return c.json({ status: 'ready', storage: store.kind });
+  });
+  const document = JSON.stringify(openApiDocument(publicUrl));
+  app.get('/openapi.json', (c) =>
+    c.body(document, 200, { 'content-type': 'application/json; charset=utf-8' }),
+  );
+
+  if (auth.routes !== undefined) app.route('/', auth.routes);
+  app.route('/', createRetailRoutes({ store, guard: auth, pageTokens: createPageTokens(secret) }));
+  return app;
+};

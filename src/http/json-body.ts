@@ -1,0 +1,67 @@
+import type { Context } from 'hono';
+import { LarderError } from '../shared/errors.js';
+
+/** decisions.md: search bodies over 64 KiB are refused with 413. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+const tooLarge = () => new LarderError('ERR_BODY_TOO_LARGE');
+
+const readLimited = async (request: Request, maxBytes: number): Promise<string> => {
+  if (request.body === null) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+};
+
+/**
+ * Reads a required JSON object body: 413 over the limit, 415 for another content type, 400 when it is missing,
+ * not JSON, or not an object. Checks the declared length before reading a byte.
+ */
+export const readJsonObject = async (
+  c: Context,
+  maxBytes = MAX_BODY_BYTES,
+): Promise<Record<string, unknown>> => {
+  const declared = c.req.header('content-length');
+  if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge();
+  const type = c.req.header('content-type');
+  const hasBody = declared !== undefined ? declared !== '0' : c.req.header('transfer-encoding') !== undefined;
+  if (!hasBody) {
+    throw new LarderError('ERR_BODY_NOT_JSON', {
+      message: 'A JSON object body is required; send {} to search without filters.',
+    });
+  }
+  if (type === undefined || !JSON_TYPE.test(type)) {
+    throw new LarderError('ERR_UNSUPPORTED_MEDIA_TYPE', {
+      message: `The request body must be sent as Content-Type: application/json, not ${type ?? 'without a type'}.`,
+    });
+  }
+  const text = await readLimited(c.req.raw, maxBytes);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new LarderError('ERR_BODY_NOT_JSON', {
+      message: 'The request body is not valid JSON.',
+      developerMessage: error instanceof Error ? error.message : String(error),
+    });
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new LarderError('ERR_BODY_NOT_JSON', {
+      message: `The request body must be a JSON object, not ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}.`,
+    });
+  }
+  return value as Record<string, unknown>;
+};

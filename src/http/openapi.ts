@@ -1,0 +1,126 @@
+import type { TSchema } from '@sinclair/typebox';
+import {
+  InventoryHistoryLogEntrySchema,
+  InventoryHistoryResponseSchema,
+  InventoryHistorySearchRequestSchema,
+  PurchaseOrderSchema,
+  PurchaseOrdersResponseSchema,
+  PurchaseOrdersSearchRequestSchema,
+} from '../retail/schemas.js';
+import { ErrorMessageSchema } from './error-message.js';
+
+/**
+ * The OpenAPI 3.1 document, derived from the same TypeBox schemas that validate requests and imports
+ * (OpenAPI 3.1 schemas are JSON Schema, so they are used as they are).
+ */
+const json = (schema: TSchema) => ({ 'application/json': { schema } });
+const error = (description: string) => ({ description, content: json(ErrorMessageSchema) });
+
+const retailParameters = [
+  {
+    name: 'Platform-Restaurant-External-ID',
+    in: 'header',
+    required: true,
+    schema: { type: 'string' },
+    description: 'Identifier of the location whose retail information is queried.',
+  },
+];
+const pagingParameters = [
+  {
+    name: 'pageToken',
+    in: 'query',
+    required: false,
+    schema: { type: 'string' },
+    description: 'Token of the page to return.',
+  },
+  {
+    name: 'pageSize',
+    in: 'query',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 },
+    description: 'Larder extension: records per page.',
+  },
+];
+const retailErrors = {
+  '400': error('Invalid header, identifier, body, or page token.'),
+  '401': error('No valid access token.'),
+  '403': error('Token lacks the scope, or the location is not granted.'),
+  '500': error('Internal server error.'),
+};
+const security = [{ oauth2: ['retail.inventory:read'] }, { bearer: [] }];
+
+const search = (operationId: string, request: TSchema, response: TSchema) => ({
+  post: {
+    operationId,
+    security,
+    parameters: [...retailParameters, ...pagingParameters],
+    requestBody: { required: true, content: json(request) },
+    responses: {
+      '200': { description: 'A page of results.', content: json(response) },
+      ...retailErrors,
+      '413': error('Body over 64 KiB.'),
+      '415': error('Body not sent as application/json.'),
+    },
+  },
+});
+
+const getById = (operationId: string, param: string, record: TSchema) => ({
+  get: {
+    operationId,
+    security,
+    parameters: [
+      ...retailParameters,
+      { name: param, in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+    ],
+    responses: {
+      '200': { description: 'The record.', content: json(record) },
+      ...retailErrors,
+      '404': error('No such record at this location.'),
+    },
+  },
+});
+
+export const openApiDocument = (publicUrl: string) => ({
+  openapi: '3.1.0',
+  info: { title: 'Larder retail and authentication API', version: '1.0.0' },
+  servers: [{ url: publicUrl }],
+  paths: {
+    '/v1/purchaseOrders/search': search(
+      'searchPurchaseOrders',
+      PurchaseOrdersSearchRequestSchema,
+      PurchaseOrdersResponseSchema,
+    ),
+    '/v1/purchaseOrders/{purchaseOrderId}': getById(
+      'getPurchaseOrderById',
+      'purchaseOrderId',
+      PurchaseOrderSchema,
+    ),
+    '/v1/inventoryHistory/search': search(
+      'searchInventoryHistory',
+      InventoryHistorySearchRequestSchema,
+      InventoryHistoryResponseSchema,
+    ),
+    '/v1/inventoryHistory/{inventoryHistoryEntryId}': getById(
+      'getInventoryHistoryById',
+      'inventoryHistoryEntryId',
+      InventoryHistoryLogEntrySchema,
+    ),
+  },
+  components: {
+    securitySchemes: {
+      oauth2: {
+        type: 'oauth2',
+        flows: {
+          clientCredentials: {
+            tokenUrl: '/authentication/v1/authentication/customer/oauth/token',
+            scopes: {
+              'retail:read': 'Read access to retail information for integration partners.',
+              'retail.inventory:read': 'Read purchase orders and inventory history.',
+            },
+          },
+        },
+      },
+      bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+    },
+  },
+});

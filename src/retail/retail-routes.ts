@@ -1,0 +1,143 @@
+import { Hono } from 'hono';
+import { readJsonObject } from '../http/json-body.js';
+import { LarderError } from '../shared/errors.js';
+import type { Store, StoredRow } from '../storage/store.js';
+import type { PageTokens } from './page-token.js';
+import { filterBinding, parseInventoryFilter, parsePurchaseOrderFilter } from './search-filters.js';
+
+/**
+ * The guard every retail route passes through before it touches data (implemented by src/auth). With no
+ * location (header missing) it still checks the token, so an anonymous caller learns nothing but "401".
+ */
+export interface RetailGuard {
+  authorizeRetail(authorization: string | undefined, locationId: string | undefined): unknown;
+}
+
+export const LOCATION_HEADER = 'Platform-Restaurant-External-ID';
+export const DEFAULT_PAGE_SIZE = 100;
+export const MAX_PAGE_SIZE = 500;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' } as const;
+
+export interface RetailRoutesDeps {
+  store: Store;
+  guard: RetailGuard;
+  pageTokens: PageTokens;
+}
+
+const parsePageSize = (raw: string | undefined): number => {
+  if (raw === undefined) return DEFAULT_PAGE_SIZE;
+  const size = /^\d{1,3}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(size >= 1 && size <= MAX_PAGE_SIZE)) {
+    throw new LarderError('ERR_QUERY_PARAM', {
+      fieldName: 'pageSize',
+      message: `pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE}.`,
+    });
+  }
+  return size;
+};
+
+const parseId = (raw: string, fieldName: string): string => {
+  if (!UUID.test(raw)) {
+    throw new LarderError('ERR_INVALID_ID', { fieldName, message: `${fieldName} must be a UUID.` });
+  }
+  return raw.toLowerCase();
+};
+
+/** Splices the stored JSON of each row into the page envelope: records are never parsed on the read path. */
+const pageBody = (current: string, next: string, rows: readonly StoredRow[], count: number): string => {
+  let data = '';
+  for (let i = 0; i < count; i++) data += i === 0 ? rows[i]!.json : `,${rows[i]!.json}`;
+  return `{"currentPageToken":${JSON.stringify(current)},"nextPageToken":${JSON.stringify(next)},"data":[${data}]}`;
+};
+
+export const createRetailRoutes = ({ store, guard, pageTokens }: RetailRoutesDeps): Hono => {
+  const routes = new Hono();
+
+  /** Token first (401/403), then the header (400), then the grant (403). */
+  const authorizedLocation = async (authorization: string | undefined, header: string | undefined) => {
+    const locationId = header?.trim();
+    if (locationId === undefined || locationId === '') {
+      await guard.authorizeRetail(authorization, undefined);
+      throw new LarderError('ERR_LOCATION_HEADER', {
+        fieldName: LOCATION_HEADER,
+        message: `The ${LOCATION_HEADER} header is required and must not be empty.`,
+      });
+    }
+    const pending = guard.authorizeRetail(authorization, locationId);
+    if (pending instanceof Promise) await pending;
+    return locationId;
+  };
+
+  const search = <F extends Parameters<typeof filterBinding>[0]>(
+    operation: string,
+    parse: (body: unknown) => F,
+    run: (
+      locationId: string,
+      filter: F,
+      limit: number,
+      after: ReturnType<PageTokens['decode']> | undefined,
+    ) => Promise<StoredRow[]>,
+  ) =>
+    routes.post(`/v1/${operation}/search`, async (c) => {
+      const locationId = await authorizedLocation(
+        c.req.header('authorization'),
+        c.req.header(LOCATION_HEADER),
+      );
+      const filter = parse(await readJsonObject(c));
+      const pageSize = parsePageSize(c.req.query('pageSize'));
+      const current = c.req.query('pageToken') ?? '';
+      const binding = `${operation}\n${locationId}\n${filterBinding(filter)}\n${pageSize}`;
+      const after = current === '' ? undefined : pageTokens.decode(binding, current);
+      // One row past the page tells whether another page exists, so no empty page carries a next token.
+      const rows = await run(locationId, filter, pageSize + 1, after);
+      const count = Math.min(rows.length, pageSize);
+      const next = rows.length > pageSize ? pageTokens.encode(binding, rows[pageSize - 1]!) : '';
+      return c.body(pageBody(current, next, rows, count), 200, JSON_HEADERS);
+    });
+
+  const getById = (
+    path: string,
+    param: string,
+    load: (locationId: string, id: string) => Promise<string | undefined>,
+  ) =>
+    routes.get(`/v1/${path}/:${param}`, async (c) => {
+      const locationId = await authorizedLocation(
+        c.req.header('authorization'),
+        c.req.header(LOCATION_HEADER),
+      );
+      const id = parseId(c.req.param(param) ?? '', param);
+      const body = await load(locationId, id);
+      if (body === undefined) {
+        throw new LarderError('ERR_NOT_FOUND', {
+          message: `No ${path === 'purchaseOrders' ? 'purchase order' : 'inventory history entry'} ${id} at location ${locationId}.`,
+        });
+      }
+      return c.body(body, 200, JSON_HEADERS);
+    });
+
+  // Registered before the by-id routes, so `GET …/search` is a 405 rather than "search is not a UUID".
+  for (const operation of ['purchaseOrders', 'inventoryHistory']) {
+    routes.on(['GET', 'PUT', 'PATCH', 'DELETE'], `/v1/${operation}/search`, () => {
+      throw new LarderError('ERR_METHOD_NOT_ALLOWED', { headers: { allow: 'POST' } });
+    });
+  }
+  search('purchaseOrders', parsePurchaseOrderFilter, (locationId, filter, limit, after) =>
+    store.searchPurchaseOrders({ locationId, ...filter, limit, ...(after === undefined ? {} : { after }) }),
+  );
+  search('inventoryHistory', parseInventoryFilter, (locationId, filter, limit, after) =>
+    store.searchInventory({ locationId, ...filter, limit, ...(after === undefined ? {} : { after }) }),
+  );
+  getById('purchaseOrders', 'purchaseOrderId', (locationId, id) => store.getPurchaseOrder(locationId, id));
+  getById('inventoryHistory', 'inventoryHistoryEntryId', (locationId, id) =>
+    store.getInventoryEntry(locationId, id),
+  );
+  for (const operation of ['purchaseOrders', 'inventoryHistory']) {
+    routes.on(['POST', 'PUT', 'PATCH', 'DELETE'], `/v1/${operation}/:id`, () => {
+      throw new LarderError('ERR_METHOD_NOT_ALLOWED', { headers: { allow: 'GET, HEAD' } });
+    });
+  }
+
+  return routes;
+};

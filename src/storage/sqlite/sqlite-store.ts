@@ -1,0 +1,376 @@
+import Database from 'better-sqlite3';
+import type {
+  ClientRecord,
+  ClientUpdate,
+  ImportSession,
+  InventorySearch,
+  LocationInfo,
+  LocationSummary,
+  PurchaseOrderSearch,
+  SigningKeyRecord,
+  Store,
+  StoredRow,
+} from '../store.js';
+import { SQLITE_MIGRATIONS } from './migrations.js';
+
+export interface SqliteStoreOptions {
+  /** Database file path. */
+  path: string;
+  /** Open without applying migrations (fails on an unmigrated file). Default false: migrate on open. */
+  readonly?: boolean;
+}
+
+type Db = Database.Database;
+
+const configure = (db: Db): void => {
+  db.pragma('busy_timeout = 10000');
+  // Takes effect only on a new, empty file (before WAL is on): 16 KiB pages suit ~3 KB bodies and bulk loads.
+  db.pragma('page_size = 16384');
+  db.pragma('journal_mode = WAL');
+  // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the last commits.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('temp_store = MEMORY');
+  db.pragma('cache_size = -65536');
+  db.pragma('mmap_size = 268435456');
+};
+
+const migrate = (db: Db, path: string): void => {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > SQLITE_MIGRATIONS.length) {
+    throw new Error(
+      `${path} has schema version ${current}, newer than this Larder understands (${SQLITE_MIGRATIONS.length}). Upgrade Larder.`,
+    );
+  }
+  for (let version = current; version < SQLITE_MIGRATIONS.length; version++) {
+    db.transaction(() => {
+      db.exec(SQLITE_MIGRATIONS[version]!);
+      db.pragma(`user_version = ${version + 1}`);
+    }).immediate();
+  }
+};
+
+interface ClientRow {
+  client_id: string;
+  name: string;
+  secret_hash: string;
+  scopes: string;
+  all_locations: number;
+  locations: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+const toClient = (row: ClientRow): ClientRecord => ({
+  clientId: row.client_id,
+  name: row.name,
+  secretHash: row.secret_hash,
+  scopes: JSON.parse(row.scopes) as string[],
+  allLocations: row.all_locations === 1,
+  locations: JSON.parse(row.locations) as string[],
+  createdAt: row.created_at,
+  revokedAt: row.revoked_at,
+});
+
+interface KeyRow {
+  kid: string;
+  alg: string;
+  private_jwk: string;
+  public_jwk: string;
+  created_at: string;
+  retired_at: string | null;
+}
+
+const toKey = (row: KeyRow): SigningKeyRecord => ({
+  kid: row.kid,
+  alg: row.alg,
+  privateJwk: row.private_jwk,
+  publicJwk: row.public_jwk,
+  createdAt: row.created_at,
+  retiredAt: row.retired_at,
+});
+
+const placeholders = (count: number): string => Array.from({ length: count }, () => '?').join(', ');
+
+interface Bounds {
+  modifiedFrom?: number;
+  modifiedBefore?: number;
+  after?: { modifiedAt: number; id: string };
+}
+
+/** The shared tail of both searches: time bounds, keyset position, order and limit. */
+const pageClauses = (query: Bounds, params: unknown[]): string => {
+  let sql = '';
+  if (query.modifiedFrom !== undefined) {
+    sql += ' AND modified_at >= ?';
+    params.push(query.modifiedFrom);
+  }
+  if (query.modifiedBefore !== undefined) {
+    sql += ' AND modified_at < ?';
+    params.push(query.modifiedBefore);
+  }
+  if (query.after !== undefined) {
+    sql += ' AND (modified_at, id) > (?, ?)';
+    params.push(query.after.modifiedAt, query.after.id);
+  }
+  return `${sql} ORDER BY modified_at, id LIMIT ?`;
+};
+
+export const createSqliteStore = async (options: SqliteStoreOptions): Promise<Store> => {
+  const db = new Database(options.path, { fileMustExist: options.readonly === true });
+  configure(db);
+  if (options.readonly !== true) migrate(db, options.path);
+
+  // Statements prepared once; searches with variable filters are cached by their SQL text (a bounded set).
+  const searchCache = new Map<string, Database.Statement<unknown[], StoredRow>>();
+  const searchStatement = (sql: string) => {
+    let statement = searchCache.get(sql);
+    if (statement === undefined) {
+      statement = db.prepare<unknown[], StoredRow>(sql);
+      searchCache.set(sql, statement);
+    }
+    return statement;
+  };
+
+  const getPo = db.prepare<[string, string], string>(
+    'SELECT body FROM purchase_orders WHERE location_id = ? AND id = ?',
+  );
+  getPo.pluck();
+  const getIh = db.prepare<[string, string], string>(
+    'SELECT body FROM inventory_entries WHERE location_id = ? AND id = ?',
+  );
+  getIh.pluck();
+  const getLocation = db.prepare<[string], LocationInfo>(
+    'SELECT id, name, created_at AS createdAt FROM locations WHERE id = ?',
+  );
+  const insertLocation = db.prepare<[string, string, string]>(
+    'INSERT INTO locations (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING',
+  );
+  const renameLocation = db.prepare<[string, string]>('UPDATE locations SET name = ? WHERE id = ?');
+  const listLocations = db.prepare<[], LocationSummary>(`
+    SELECT l.id, l.name, l.created_at AS createdAt,
+      (SELECT count(*) FROM purchase_orders p WHERE p.location_id = l.id) AS purchaseOrders,
+      (SELECT count(*) FROM inventory_entries i WHERE i.location_id = l.id) AS inventoryEntries
+    FROM locations l ORDER BY l.id`);
+  const getSetting = db.prepare<[string], string>('SELECT value FROM settings WHERE name = ?');
+  getSetting.pluck();
+  const putSetting = db.prepare<[string, string]>(
+    'INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
+  );
+  const addSetting = db.prepare<[string, string]>(
+    'INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING',
+  );
+  const bumpAuthVersion = db.prepare('UPDATE auth_version SET version = version + 1 WHERE id = 1');
+  const readAuthVersion = db.prepare<[], number>('SELECT version FROM auth_version WHERE id = 1');
+  readAuthVersion.pluck();
+  const insertClient = db.prepare<[string, string, string, string, number, string, string, string | null]>(
+    `INSERT INTO clients (client_id, name, secret_hash, scopes, all_locations, locations, created_at, revoked_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const selectClient = db.prepare<[string], ClientRow>('SELECT * FROM clients WHERE client_id = ?');
+  const selectClients = db.prepare<[], ClientRow>('SELECT * FROM clients ORDER BY created_at, client_id');
+  const saveClient = db.prepare<[string, number, string, string | null, string]>(
+    'UPDATE clients SET scopes = ?, all_locations = ?, locations = ?, revoked_at = ? WHERE client_id = ?',
+  );
+  const selectKeys = db.prepare<[], KeyRow>('SELECT * FROM signing_keys ORDER BY created_at, kid');
+  const retireKeys = db.prepare<[string]>('UPDATE signing_keys SET retired_at = ? WHERE retired_at IS NULL');
+  const insertKey = db.prepare<[string, string, string, string, string, string | null]>(
+    `INSERT INTO signing_keys (kid, alg, private_jwk, public_jwk, created_at, retired_at)
+     VALUES (?, ?, ?, ?, ?, ?)`,
+  );
+  const removeKey = db.prepare<[string]>('DELETE FROM signing_keys WHERE kid = ?');
+
+  const now = () => new Date().toISOString();
+
+  const ensureLocation = (location: { id: string; name?: string }): LocationInfo => {
+    insertLocation.run(location.id, location.name ?? location.id, now());
+    if (location.name !== undefined) renameLocation.run(location.name, location.id);
+    return getLocation.get(location.id)!;
+  };
+
+  const updateClient = db.transaction((clientId: string, update: ClientUpdate): ClientRecord | undefined => {
+    const row = selectClient.get(clientId);
+    if (row === undefined) return undefined;
+    const next: ClientRecord = { ...toClient(row), ...update };
+    saveClient.run(
+      JSON.stringify(next.scopes),
+      next.allLocations ? 1 : 0,
+      JSON.stringify(next.locations),
+      next.revokedAt,
+      clientId,
+    );
+    bumpAuthVersion.run();
+    return next;
+  });
+
+  const rotateKey = db.transaction((key: SigningKeyRecord) => {
+    retireKeys.run(key.createdAt);
+    insertKey.run(key.kid, key.alg, key.privateJwk, key.publicJwk, key.createdAt, key.retiredAt);
+    bumpAuthVersion.run();
+  });
+
+  async function* scan(table: string, locationId: string, batchSize = 1000): AsyncIterable<string[]> {
+    const statement = db.prepare<
+      [string, number, string, number],
+      { modified_at: number; id: string; body: string }
+    >(
+      `SELECT modified_at, id, body FROM ${table}
+       WHERE location_id = ? AND (modified_at, id) > (?, ?) ORDER BY modified_at, id LIMIT ?`,
+    );
+    let after = { modifiedAt: Number.MIN_SAFE_INTEGER, id: '' };
+    for (;;) {
+      const rows = statement.all(locationId, after.modifiedAt, after.id, batchSize);
+      if (rows.length === 0) return;
+      yield rows.map((row) => row.body);
+      const last = rows[rows.length - 1]!;
+      after = { modifiedAt: last.modified_at, id: last.id };
+    }
+  }
+
+  const beginImport = async (location: { id: string; name?: string }): Promise<ImportSession> => {
+    // A connection of its own: in-process readers keep seeing the last committed state until commit.
+    const writer = new Database(options.path);
+    configure(writer);
+    const upsertPo = writer.prepare<[string, string, number, string, number, string]>(
+      `INSERT INTO purchase_orders (location_id, id, modified_at, status, archived, body) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (location_id, id) DO UPDATE SET modified_at = excluded.modified_at, status = excluded.status,
+         archived = excluded.archived, body = excluded.body`,
+    );
+    const upsertIh = writer.prepare<[string, string, number, string, string]>(
+      `INSERT INTO inventory_entries (location_id, id, modified_at, adjustment_type, body) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (location_id, id) DO UPDATE SET modified_at = excluded.modified_at,
+         adjustment_type = excluded.adjustment_type, body = excluded.body`,
+    );
+    writer.exec('BEGIN IMMEDIATE');
+    writer
+      .prepare('INSERT INTO locations (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING')
+      .run(location.id, location.name ?? location.id, now());
+    if (location.name !== undefined) {
+      writer.prepare('UPDATE locations SET name = ? WHERE id = ?').run(location.name, location.id);
+    }
+    const counts = { purchaseOrders: 0, inventoryEntries: 0 };
+    let open = true;
+    const finish = (sql: string) => {
+      if (!open) return;
+      open = false;
+      try {
+        if (writer.inTransaction) writer.exec(sql);
+      } finally {
+        writer.close();
+      }
+    };
+    return {
+      putPurchaseOrders: async (rows) => {
+        for (const row of rows)
+          upsertPo.run(location.id, row.id, row.modifiedAt, row.status, row.archived ? 1 : 0, row.json);
+        counts.purchaseOrders += rows.length;
+      },
+      putInventoryEntries: async (rows) => {
+        for (const row of rows)
+          upsertIh.run(location.id, row.id, row.modifiedAt, row.adjustmentType, row.json);
+        counts.inventoryEntries += rows.length;
+      },
+      commit: async () => {
+        try {
+          finish('COMMIT');
+        } catch (error) {
+          open = false;
+          throw error;
+        }
+        return { ...counts };
+      },
+      rollback: async () => finish('ROLLBACK'),
+    };
+  };
+
+  return {
+    kind: 'sqlite',
+
+    upsertLocation: async (location) => ensureLocation(location),
+    getLocation: async (id) => getLocation.get(id),
+    listLocations: async () => listLocations.all(),
+
+    getPurchaseOrder: async (locationId, id) => getPo.get(locationId, id.toLowerCase()),
+    getInventoryEntry: async (locationId, id) => getIh.get(locationId, id.toLowerCase()),
+
+    searchPurchaseOrders: async (query: PurchaseOrderSearch) => {
+      const params: unknown[] = [query.locationId];
+      let sql =
+        'SELECT modified_at AS modifiedAt, id, body AS json FROM purchase_orders WHERE location_id = ?';
+      // A literal predicate, so the planner can use the partial index of live orders.
+      if (!query.includeArchived) sql += ' AND archived = 0';
+      if (query.statuses.length > 0) {
+        sql += ` AND status IN (${placeholders(query.statuses.length)})`;
+        params.push(...query.statuses);
+      }
+      sql += pageClauses(query, params);
+      params.push(query.limit);
+      return searchStatement(sql).all(...params);
+    },
+
+    searchInventory: async (query: InventorySearch) => {
+      const params: unknown[] = [query.locationId];
+      let sql =
+        'SELECT modified_at AS modifiedAt, id, body AS json FROM inventory_entries WHERE location_id = ?';
+      if (query.adjustmentTypes.length > 0) {
+        sql += ` AND adjustment_type IN (${placeholders(query.adjustmentTypes.length)})`;
+        params.push(...query.adjustmentTypes);
+      }
+      sql += pageClauses(query, params);
+      params.push(query.limit);
+      return searchStatement(sql).all(...params);
+    },
+
+    scanPurchaseOrders: (locationId, batchSize) => scan('purchase_orders', locationId, batchSize),
+    scanInventory: (locationId, batchSize) => scan('inventory_entries', locationId, batchSize),
+
+    beginImport,
+
+    getSetting: async (name) => getSetting.get(name),
+    setSetting: async (name, value) => {
+      putSetting.run(name, value);
+    },
+    ensureSetting: async (name, value) => {
+      addSetting.run(name, value);
+      return getSetting.get(name)!;
+    },
+
+    createClient: async (client) => {
+      db.transaction(() => {
+        insertClient.run(
+          client.clientId,
+          client.name,
+          client.secretHash,
+          JSON.stringify(client.scopes),
+          client.allLocations ? 1 : 0,
+          JSON.stringify(client.locations),
+          client.createdAt,
+          client.revokedAt,
+        );
+        bumpAuthVersion.run();
+      })();
+    },
+    getClient: async (clientId) => {
+      const row = selectClient.get(clientId);
+      return row === undefined ? undefined : toClient(row);
+    },
+    listClients: async () => selectClients.all().map(toClient),
+    updateClient: async (clientId, update) => updateClient(clientId, update),
+
+    listSigningKeys: async () => selectKeys.all().map(toKey),
+    rotateSigningKey: async (key) => rotateKey.immediate(key),
+    deleteSigningKey: async (kid) => {
+      db.transaction(() => {
+        removeKey.run(kid);
+        bumpAuthVersion.run();
+      })();
+    },
+
+    authVersion: async () => readAuthVersion.get()!,
+
+    close: async () => {
+      if (!db.open) return;
+      db.pragma('optimize');
+      db.close();
+    },
+  };
+};
