@@ -7,6 +7,10 @@ export const MAX_BODY_BYTES = 64 * 1024;
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 const tooLarge = () => new LarderError('ERR_BODY_TOO_LARGE');
+const missingBody = () =>
+  new LarderError('ERR_BODY_NOT_JSON', {
+    message: 'A JSON object body is required; send {} to search without filters.',
+  });
 
 const readLimited = async (request: Request, maxBytes: number): Promise<string> => {
   if (request.body === null) return '';
@@ -37,18 +41,16 @@ export const readJsonObject = async (
   const declared = c.req.header('content-length');
   if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge();
   const type = c.req.header('content-type');
-  const hasBody = declared !== undefined ? declared !== '0' : c.req.header('transfer-encoding') !== undefined;
-  if (!hasBody) {
-    throw new LarderError('ERR_BODY_NOT_JSON', {
-      message: 'A JSON object body is required; send {} to search without filters.',
-    });
-  }
+  if (declared === '0' || c.req.raw.body === null) throw missingBody();
   if (type === undefined || !JSON_TYPE.test(type)) {
     throw new LarderError('ERR_UNSUPPORTED_MEDIA_TYPE', {
-      message: `The request body must be sent as Content-Type: application/json, not ${type ?? 'without a type'}.`,
+      message: `The request body must be a JSON object sent as Content-Type: application/json${
+        type === undefined ? '' : `, not ${type}`
+      }.`,
     });
   }
   const text = await readLimited(c.req.raw, maxBytes);
+  if (text.trim() === '') throw missingBody();
   let value: unknown;
   try {
     value = JSON.parse(text);

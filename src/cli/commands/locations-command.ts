@@ -1,0 +1,42 @@
+import { type Command, STORE_OPTIONS, UsageError } from '../command.js';
+import { withStore } from '../store-options.js';
+
+export const locationsCommand: Command = {
+  name: 'locations',
+  summary: 'List locations with their record counts.',
+  usage: 'larder locations list [--json]',
+  options: {
+    ...STORE_OPTIONS,
+    json: {
+      type: 'boolean',
+      description: 'Print a JSON array of {id, name, createdAt, purchaseOrders, inventoryEntries}.',
+    },
+  },
+  run: async (args, io) => {
+    const [action = 'list', ...rest] = args.positionals;
+    if (action !== 'list' || rest.length > 0)
+      throw new UsageError(`Unknown locations action: ${args.positionals.join(' ')}`);
+    const locations = await withStore(args, (store) => store.listLocations());
+    if (args.flags['json']) {
+      io.stdout(`${JSON.stringify(locations, null, 2)}\n`);
+      return 0;
+    }
+    if (locations.length === 0) {
+      io.stdout('No locations yet. Load some with `larder import` or `larder seed`.\n');
+      return 0;
+    }
+    const rows = [
+      ['ID', 'NAME', 'PURCHASE ORDERS', 'INVENTORY ENTRIES'],
+      ...locations.map((l) => [l.id, l.name, String(l.purchaseOrders), String(l.inventoryEntries)]),
+    ];
+    const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+    for (const row of rows)
+      io.stdout(
+        `${row
+          .map((cell, i) => cell.padEnd(widths[i]!))
+          .join('  ')
+          .trimEnd()}\n`,
+      );
+    return 0;
+  },
+};

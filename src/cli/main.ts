@@ -1,0 +1,53 @@
+import { type Command, type CommandIo, parseCommandArgs, renderHelp, UsageError } from './command.js';
+import { importCommand } from './commands/import-command.js';
+import { locationsCommand } from './commands/locations-command.js';
+
+const COMMANDS: readonly Command[] = [importCommand, locationsCommand];
+
+const overview = () =>
+  `larder — a self-hostable authentication + retail API server (purchase orders and inventory history).
+
+Usage: larder <command> [options]
+
+Commands:
+${COMMANDS.map((command) => `  ${command.name.padEnd(10)} ${command.summary}`).join('\n')}
+
+Run \`larder <command> --help\` for a command's options.
+`;
+
+const defaultIo = (): CommandIo => ({
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  env: process.env,
+  isTty: process.stderr.isTTY === true,
+});
+
+/** Runs the CLI; returns the process exit code (2 for usage mistakes). */
+export const main = async (argv: readonly string[], io: CommandIo = defaultIo()): Promise<number> => {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(overview());
+    return name === undefined ? 2 : 0;
+  }
+  const command = COMMANDS.find((candidate) => candidate.name === name);
+  if (command === undefined) {
+    io.stderr(`larder: unknown command '${name}'.\n\n${overview()}`);
+    return 2;
+  }
+  try {
+    const args = parseCommandArgs(command, rest, io);
+    if (args === 'help') {
+      io.stdout(renderHelp(command));
+      return 0;
+    }
+    return await command.run(args, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(
+        `larder ${command.name}: ${error.message}\nRun \`larder ${command.name} --help\` for usage.\n`,
+      );
+      return 2;
+    }
+    throw error;
+  }
+};

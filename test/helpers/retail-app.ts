@@ -1,0 +1,73 @@
+import { createApp } from '../../src/http/app.js';
+import { toInventoryRecord, toPurchaseOrderRecord } from '../../src/retail/records.js';
+import type { InventoryHistoryLogEntry, PurchaseOrder } from '../../src/retail/schemas.js';
+import { LarderError } from '../../src/shared/errors.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import type { Store } from '../../src/storage/store.js';
+
+/** Retail behaviour is tested through the guard seam with a stand-in guard; test/auth covers the real one. */
+export const TEST_AUTHORIZATION = 'Bearer retail-test';
+
+export const stubGuard = (granted: readonly string[]) => ({
+  authorizeRetail: (authorization: string | undefined, locationId: string | undefined) => {
+    if (authorization !== TEST_AUTHORIZATION) throw new LarderError('ERR_UNAUTHENTICATED');
+    if (locationId !== undefined && !granted.includes(locationId))
+      throw new LarderError('ERR_LOCATION_FORBIDDEN');
+  },
+});
+
+export interface CallOptions {
+  location?: string | null;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+  authorization?: string | null;
+}
+
+export const createRetailHarness = async (store: Store, granted: readonly string[]) => {
+  const app = await createApp({
+    store,
+    logger: silentLogger,
+    auth: stubGuard(granted),
+    publicUrl: 'http://larder.test',
+  });
+  const call = (method: string, path: string, options: CallOptions = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.authorization !== null)
+      headers['authorization'] = options.authorization ?? TEST_AUTHORIZATION;
+    if (options.location !== null && options.location !== undefined) {
+      headers['platform-restaurant-external-id'] = options.location;
+    }
+    const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+    if (body !== undefined && headers['content-type'] === undefined)
+      headers['content-type'] = 'application/json';
+    return app.request(path, { method, headers, ...(body === undefined ? {} : { body }) });
+  };
+  return {
+    app,
+    call,
+    search: async (
+      kind: 'purchaseOrders' | 'inventoryHistory',
+      location: string,
+      body: unknown = {},
+      query = '',
+    ) => call('POST', `/v1/${kind}/search${query}`, { location, body }),
+  };
+};
+
+export const loadRecords = async (
+  store: Store,
+  locationId: string,
+  records: { purchaseOrders?: readonly PurchaseOrder[]; inventory?: readonly InventoryHistoryLogEntry[] },
+): Promise<void> => {
+  const session = await store.beginImport({ id: locationId });
+  await session.putPurchaseOrders((records.purchaseOrders ?? []).map(toPurchaseOrderRecord));
+  await session.putInventoryEntries((records.inventory ?? []).map(toInventoryRecord));
+  await session.commit();
+};
+
+export interface PageEnvelope<T = Record<string, unknown>> {
+  currentPageToken: string;
+  nextPageToken: string;
+  data: T[];
+}
