@@ -29,6 +29,8 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
         PRIMARY KEY (location_id, id)
       );
       CREATE INDEX purchase_orders_keyset ON purchase_orders (location_id, modified_at, id);
+      -- The default search leaves archived orders out; old orders are mostly archived, so page over live ones.
+      CREATE INDEX purchase_orders_live_keyset ON purchase_orders (location_id, modified_at, id) WHERE NOT archived;
 
       CREATE TABLE inventory_entries (
         location_id text COLLATE "C" NOT NULL,
@@ -39,6 +41,8 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
         PRIMARY KEY (location_id, id)
       );
       CREATE INDEX inventory_entries_keyset ON inventory_entries (location_id, modified_at, id);
+      CREATE INDEX inventory_entries_type_keyset
+        ON inventory_entries (location_id, adjustment_type, modified_at, id);
 
       CREATE TABLE settings (
         name text COLLATE "C" NOT NULL PRIMARY KEY,

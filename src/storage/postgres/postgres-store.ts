@@ -277,7 +277,7 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
     },
 
     listClients: () =>
-      read<ClientRecord>({ text: `SELECT ${CLIENT_COLUMNS} FROM clients ORDER BY client_id` }),
+      read<ClientRecord>({ text: `SELECT ${CLIENT_COLUMNS} FROM clients ORDER BY created_at, client_id` }),
 
     updateClient: (clientId, update: ClientUpdate) =>
       transaction(async (db) => {

@@ -1,0 +1,122 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import pg from 'pg';
+import { createPostgresStore } from '../../src/storage/postgres/postgres-store.js';
+import { createSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import type { Store } from '../../src/storage/store.js';
+
+/**
+ * The backends every storage test runs against (Kysely's per-dialect loop): the same tests, unchanged, for each.
+ * PostgreSQL is used when reachable, otherwise its tests are skipped with the reason.
+ */
+
+export const postgresUrl = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** The URL without its password, for messages. */
+export const shownUrl = (url: string): string => url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+
+/** Undefined when PostgreSQL answers, else why not (the skip message). */
+export const postgresUnreachable = async (url = postgresUrl): Promise<string | undefined> => {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return undefined;
+  } catch (error) {
+    return `PostgreSQL not reachable at ${shownUrl(url)} (${(error as Error).message || String(error)}); set DATABASE_URL to run these tests`;
+  } finally {
+    await client.end().catch(() => {});
+  }
+};
+
+/** Runs `sql` on a short-lived connection outside any store (schema management, fault injection). */
+export const adminQuery = async (sql: string, values: unknown[] = []): Promise<pg.QueryResult> => {
+  const client = new pg.Client({ connectionString: postgresUrl });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    return await client.query(sql, values);
+  } finally {
+    await client.end();
+  }
+};
+
+export const freshSchemaName = (): string => `larder_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+
+/** One isolated database for a test file: a store on it, more stores on the same data, and cleanup. */
+export interface BackendInstance {
+  store: Store;
+  /** Another store on the same data, like a second server instance. */
+  openPeer(): Promise<Store>;
+  destroy(): Promise<void>;
+}
+
+export interface Backend {
+  name: 'sqlite' | 'postgres';
+  /** Set when the backend cannot run here: the tests are skipped with this message. */
+  skip: string | undefined;
+  create(): Promise<BackendInstance>;
+}
+
+const withPeers = async (
+  open: () => Promise<Store>,
+  cleanup: () => Promise<void>,
+): Promise<BackendInstance> => {
+  const stores = [await open()];
+  return {
+    store: stores[0]!,
+    openPeer: async () => {
+      const peer = await open();
+      stores.push(peer);
+      return peer;
+    },
+    destroy: async () => {
+      await Promise.all(stores.map((store) => store.close()));
+      await cleanup();
+    },
+  };
+};
+
+const sqlite: Backend = {
+  name: 'sqlite',
+  skip: undefined,
+  create: async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'larder-store-'));
+    const path = join(dir, 'larder.db');
+    return withPeers(
+      () => createSqliteStore({ path }),
+      () => rm(dir, { recursive: true, force: true }),
+    );
+  },
+};
+
+const postgres = (skip: string | undefined): Backend => ({
+  name: 'postgres',
+  skip,
+  create: async () => {
+    const schema = freshSchemaName();
+    let migrate = true;
+    return withPeers(
+      async () => {
+        const store = await createPostgresStore({ databaseUrl: postgresUrl, schema, poolSize: 4, migrate });
+        migrate = false;
+        return store;
+      },
+      async () => {
+        await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      },
+    );
+  },
+});
+
+export const backends = async (): Promise<Backend[]> => [sqlite, postgres(await postgresUnreachable())];
+
+/** A suite per backend; an unavailable backend shows as one skipped test carrying the reason. */
+export const describeBackend = (title: string, backend: Backend, body: () => void): void => {
+  if (backend.skip === undefined) describe(title, body);
+  else test(title, { skip: backend.skip }, () => {});
+};

@@ -1,0 +1,487 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type {
+  InventorySearch,
+  PurchaseOrderRecord,
+  PurchaseOrderSearch,
+  Store,
+  StoredRow,
+} from '../../src/storage/store.js';
+import { type BackendInstance, backends, describeBackend } from './backends.js';
+import {
+  client,
+  idFor,
+  importInto,
+  inventoryEntry,
+  newLocationId,
+  purchaseOrder,
+  signingKey,
+  T0,
+} from './records.js';
+
+const S = 1000;
+
+/** Seven orders with ties on modifiedAt, imported out of order. */
+const ORDERS: PurchaseOrderRecord[] = [
+  purchaseOrder(6, T0 + 3 * S, 'PARTIALLY_RECEIVED'),
+  purchaseOrder(3, T0 + S, 'RECEIVED', true),
+  purchaseOrder(1, T0, 'DRAFT'),
+  purchaseOrder(7, T0 + 3 * S, 'DRAFT'),
+  purchaseOrder(4, T0 + S, 'VOIDED'),
+  purchaseOrder(2, T0 + S, 'ORDERED'),
+  purchaseOrder(5, T0 + 2 * S, 'ORDERED', true),
+];
+
+const ENTRIES = [
+  inventoryEntry(4, T0 + 2 * S, 'WASTED'),
+  inventoryEntry(1, T0, 'COUNT'),
+  inventoryEntry(3, T0 + S, 'COUNT'),
+  inventoryEntry(2, T0 + S, 'RECEIVE'),
+  inventoryEntry(5, T0 + 2 * S, 'RECEIVE'),
+];
+
+const ids = (rows: readonly StoredRow[]): string[] => rows.map((row) => row.id);
+const idsOf = (...ns: number[]): string[] => ns.map(idFor);
+
+const poQuery = (locationId: string, query: Partial<PurchaseOrderSearch> = {}): PurchaseOrderSearch => ({
+  locationId,
+  statuses: [],
+  includeArchived: true,
+  limit: 100,
+  ...query,
+});
+
+const inventoryQuery = (locationId: string, query: Partial<InventorySearch> = {}): InventorySearch => ({
+  locationId,
+  adjustmentTypes: [],
+  limit: 100,
+  ...query,
+});
+
+const collect = async (batches: AsyncIterable<string[]>): Promise<string[][]> => {
+  const all: string[][] = [];
+  for await (const batch of batches) all.push(batch);
+  return all;
+};
+
+for (const backend of await backends()) {
+  describeBackend(`storage contract: ${backend.name}`, backend, () => {
+    let instance: BackendInstance;
+    let store: Store;
+    let peer: Store;
+    /** Holds ORDERS and ENTRIES. */
+    let shop: string;
+
+    before(async () => {
+      instance = await backend.create();
+      store = instance.store;
+      peer = await instance.openPeer();
+      shop = await importInto(store, { purchaseOrders: ORDERS, inventory: ENTRIES });
+    });
+
+    after(async () => {
+      await instance?.destroy();
+    });
+
+    test('reports its kind', () => {
+      assert.equal(store.kind, backend.name);
+    });
+
+    describe('locations', () => {
+      test('upsertLocation creates with the id as default name, renames only when a name is given', async () => {
+        const id = newLocationId();
+        assert.equal(await store.getLocation(id), undefined);
+        const created = await store.upsertLocation({ id });
+        assert.equal(created.id, id);
+        assert.equal(created.name, id);
+        assert.ok(!Number.isNaN(Date.parse(created.createdAt)), created.createdAt);
+        const renamed = await store.upsertLocation({ id, name: 'Main Street' });
+        assert.deepEqual(renamed, { ...created, name: 'Main Street' });
+        assert.deepEqual(await store.upsertLocation({ id }), renamed);
+        assert.deepEqual(await peer.getLocation(id), renamed);
+      });
+
+      test('listLocations is ordered by id and counts each location’s records', async () => {
+        const empty = newLocationId();
+        await store.upsertLocation({ id: empty, name: 'Empty' });
+        const list = await store.listLocations();
+        const listed = list.map((location) => location.id);
+        assert.deepEqual(listed, [...listed].sort());
+        const mine = list.find((location) => location.id === shop);
+        assert.equal(mine?.purchaseOrders, ORDERS.length);
+        assert.equal(mine?.inventoryEntries, ENTRIES.length);
+        const other = list.find((location) => location.id === empty);
+        assert.deepEqual(other, {
+          ...(await store.getLocation(empty)),
+          purchaseOrders: 0,
+          inventoryEntries: 0,
+        });
+      });
+    });
+
+    describe('get by id', () => {
+      test('returns the stored JSON text byte for byte', async () => {
+        const json = '{"z":1,  "a":"é \\u2028 \\"quoted\\" \\\\ 😀","big":12345678901234567890,"n":1.10}';
+        const order = { ...purchaseOrder(1, T0), json };
+        const entry = { ...inventoryEntry(1, T0), json: `${json} ` };
+        const location = await importInto(store, { purchaseOrders: [order], inventory: [entry] });
+        assert.equal(await store.getPurchaseOrder(location, order.id), json);
+        assert.equal(await store.getInventoryEntry(location, entry.id), `${json} `);
+        const [row] = await store.searchPurchaseOrders(poQuery(location));
+        assert.equal(row?.json, json);
+      });
+
+      test('ignores UUID letter case', async () => {
+        const order = ORDERS[0]!;
+        assert.equal(await store.getPurchaseOrder(shop, order.id.toUpperCase()), order.json);
+        const entry = ENTRIES[0]!;
+        assert.equal(await store.getInventoryEntry(shop, entry.id.toUpperCase()), entry.json);
+      });
+
+      test('is undefined for an unknown id or another location’s record', async () => {
+        const other = await importInto(store, { purchaseOrders: [purchaseOrder(99, T0)] });
+        assert.equal(await store.getPurchaseOrder(shop, idFor(99)), undefined);
+        assert.equal(await store.getPurchaseOrder(other, idFor(1)), undefined);
+        assert.equal(await store.getInventoryEntry(other, idFor(1)), undefined);
+        assert.equal(await store.getPurchaseOrder(newLocationId(), idFor(1)), undefined);
+      });
+    });
+
+    describe('purchase order search', () => {
+      test('orders by modifiedAt then id, with the position and stored JSON', async () => {
+        const rows = await store.searchPurchaseOrders(poQuery(shop));
+        assert.deepEqual(ids(rows), idsOf(1, 2, 3, 4, 5, 6, 7));
+        const byId = new Map(ORDERS.map((order) => [order.id, order]));
+        for (const row of rows) {
+          const order = byId.get(row.id);
+          assert.deepEqual({ ...row }, { modifiedAt: order?.modifiedAt, id: order?.id, json: order?.json });
+        }
+      });
+
+      test('returns only rows strictly after the cursor', async () => {
+        const after = async (modifiedAt: number, id: string) =>
+          ids(await store.searchPurchaseOrders(poQuery(shop, { after: { modifiedAt, id } })));
+        assert.deepEqual(await after(T0 + S, idFor(2)), idsOf(3, 4, 5, 6, 7));
+        assert.deepEqual(await after(T0 + S, ''), idsOf(2, 3, 4, 5, 6, 7));
+        assert.deepEqual(await after(T0 + S / 2, idFor(99)), idsOf(2, 3, 4, 5, 6, 7));
+        assert.deepEqual(await after(T0 + 3 * S, idFor(6)), idsOf(7));
+        assert.deepEqual(await after(T0 + 3 * S, idFor(7)), []);
+      });
+
+      test('modifiedFrom is inclusive, modifiedBefore exclusive', async () => {
+        const within = async (range: { modifiedFrom?: number; modifiedBefore?: number }) =>
+          ids(await store.searchPurchaseOrders(poQuery(shop, range)));
+        assert.deepEqual(await within({ modifiedFrom: T0 + S }), idsOf(2, 3, 4, 5, 6, 7));
+        assert.deepEqual(await within({ modifiedFrom: T0 + S + 1 }), idsOf(5, 6, 7));
+        assert.deepEqual(await within({ modifiedBefore: T0 + 3 * S }), idsOf(1, 2, 3, 4, 5));
+        assert.deepEqual(await within({ modifiedBefore: T0 }), []);
+        assert.deepEqual(await within({ modifiedFrom: T0 + S, modifiedBefore: T0 + 2 * S }), idsOf(2, 3, 4));
+        assert.deepEqual(await within({ modifiedFrom: T0 + 2 * S, modifiedBefore: T0 + S }), []);
+      });
+
+      test('filters by status (empty: any) and leaves archived orders out unless asked', async () => {
+        const search = async (query: Partial<PurchaseOrderSearch>) =>
+          ids(await store.searchPurchaseOrders(poQuery(shop, query)));
+        assert.deepEqual(await search({ statuses: ['ORDERED'] }), idsOf(2, 5));
+        assert.deepEqual(await search({ statuses: ['DRAFT', 'ORDERED'] }), idsOf(1, 2, 5, 7));
+        assert.deepEqual(await search({ statuses: ['ORDERED'], includeArchived: false }), idsOf(2));
+        assert.deepEqual(await search({ includeArchived: false }), idsOf(1, 2, 4, 6, 7));
+        assert.deepEqual(await search({ statuses: ['RECEIVED'], includeArchived: false }), []);
+      });
+
+      test('combines status, archived, bounds, cursor and limit', async () => {
+        const rows = await store.searchPurchaseOrders(
+          poQuery(shop, {
+            statuses: ['ORDERED', 'RECEIVED', 'DRAFT', 'PARTIALLY_RECEIVED'],
+            includeArchived: false,
+            modifiedFrom: T0 + S,
+            modifiedBefore: T0 + 4 * S,
+            after: { modifiedAt: T0 + S, id: idFor(2) },
+            limit: 1,
+          }),
+        );
+        assert.deepEqual(ids(rows), idsOf(6));
+      });
+
+      test('returns at most limit rows, and pages via the cursor walk everything once', async () => {
+        assert.deepEqual(ids(await store.searchPurchaseOrders(poQuery(shop, { limit: 2 }))), idsOf(1, 2));
+        const walked: string[] = [];
+        let page = await store.searchPurchaseOrders(poQuery(shop, { limit: 3 }));
+        while (page.length > 0) {
+          walked.push(...ids(page));
+          const last = page.at(-1)!;
+          page = await store.searchPurchaseOrders(
+            poQuery(shop, { limit: 3, after: { modifiedAt: last.modifiedAt, id: last.id } }),
+          );
+        }
+        assert.deepEqual(walked, idsOf(1, 2, 3, 4, 5, 6, 7));
+      });
+
+      test('sees only the requested location', async () => {
+        const other = await importInto(store, { purchaseOrders: [purchaseOrder(1, T0 + 10 * S)] });
+        assert.deepEqual(ids(await store.searchPurchaseOrders(poQuery(other))), idsOf(1));
+        assert.deepEqual(await store.searchPurchaseOrders(poQuery(newLocationId())), []);
+      });
+    });
+
+    describe('inventory search', () => {
+      test('orders, filters by adjustment type (empty: any), bounds, cursor and limit', async () => {
+        const search = async (query: Partial<InventorySearch>) =>
+          ids(await store.searchInventory(inventoryQuery(shop, query)));
+        assert.deepEqual(await search({}), idsOf(1, 2, 3, 4, 5));
+        assert.deepEqual(await search({ adjustmentTypes: ['RECEIVE'] }), idsOf(2, 5));
+        assert.deepEqual(await search({ adjustmentTypes: ['COUNT', 'WASTED'] }), idsOf(1, 3, 4));
+        assert.deepEqual(await search({ adjustmentTypes: ['THEFT'] }), []);
+        assert.deepEqual(await search({ modifiedFrom: T0 + S, modifiedBefore: T0 + 2 * S }), idsOf(2, 3));
+        assert.deepEqual(await search({ after: { modifiedAt: T0 + S, id: idFor(2) } }), idsOf(3, 4, 5));
+        assert.deepEqual(
+          await search({
+            adjustmentTypes: ['RECEIVE', 'WASTED'],
+            modifiedFrom: T0 + S,
+            after: { modifiedAt: T0 + S, id: idFor(3) },
+            limit: 1,
+          }),
+          idsOf(4),
+        );
+        const rows = await store.searchInventory(inventoryQuery(shop, { limit: 1 }));
+        assert.deepEqual({ ...rows[0] }, { modifiedAt: T0, id: idFor(1), json: ENTRIES[1]?.json });
+      });
+    });
+
+    describe('scan', () => {
+      test('yields every record of the location in keyset order, in batches', async () => {
+        const orders = await store.searchPurchaseOrders(poQuery(shop));
+        const batches = await collect(store.scanPurchaseOrders(shop, 3));
+        assert.deepEqual(
+          batches.map((batch) => batch.length),
+          [3, 3, 1],
+        );
+        assert.deepEqual(
+          batches.flat(),
+          orders.map((row) => row.json),
+        );
+        assert.deepEqual((await collect(store.scanPurchaseOrders(shop))).flat(), batches.flat());
+        const entries = await store.searchInventory(inventoryQuery(shop));
+        const entryBatches = await collect(store.scanInventory(shop, 5));
+        assert.deepEqual(entryBatches, [entries.map((row) => row.json)]);
+      });
+
+      test('yields nothing for an empty or unknown location', async () => {
+        const empty = newLocationId();
+        await store.upsertLocation({ id: empty });
+        assert.deepEqual(await collect(store.scanPurchaseOrders(empty)), []);
+        assert.deepEqual(await collect(store.scanInventory(newLocationId(), 2)), []);
+      });
+    });
+
+    describe('imports', () => {
+      test('commit reports the rows written and creates the named location', async () => {
+        const id = newLocationId();
+        const session = await store.beginImport({ id, name: 'Harbour' });
+        await session.putPurchaseOrders(ORDERS.slice(0, 4));
+        await session.putPurchaseOrders(ORDERS.slice(4));
+        await session.putInventoryEntries(ENTRIES);
+        assert.deepEqual(await session.commit(), {
+          purchaseOrders: ORDERS.length,
+          inventoryEntries: ENTRIES.length,
+        });
+        assert.equal((await store.getLocation(id))?.name, 'Harbour');
+        assert.equal((await peer.searchPurchaseOrders(poQuery(id))).length, ORDERS.length);
+      });
+
+      test('a record imported again replaces the earlier version, also within one batch', async () => {
+        const location = await importInto(store, { purchaseOrders: ORDERS, inventory: ENTRIES });
+        const moved = purchaseOrder(2, T0 + 9 * S, 'VOIDED', true);
+        const twice = [purchaseOrder(3, T0 + 8 * S, 'DRAFT'), purchaseOrder(3, T0 + 7 * S, 'ORDERED')];
+        const entry = inventoryEntry(1, T0 + 9 * S, 'THEFT');
+        await importInto(store, { purchaseOrders: [moved, ...twice], inventory: [entry] }, location);
+
+        assert.equal(await store.getPurchaseOrder(location, moved.id), moved.json);
+        assert.equal(await store.getPurchaseOrder(location, idFor(3)), twice[1]?.json);
+        assert.deepEqual(
+          ids(await store.searchPurchaseOrders(poQuery(location))),
+          idsOf(1, 4, 5, 6, 7, 3, 2),
+        );
+        assert.deepEqual(
+          ids(await store.searchPurchaseOrders(poQuery(location, { statuses: ['ORDERED'] }))),
+          [idFor(5), idFor(3)],
+        );
+        assert.deepEqual(ids(await store.searchInventory(inventoryQuery(location))), idsOf(2, 3, 4, 5, 1));
+        assert.deepEqual(
+          ids(await store.searchInventory(inventoryQuery(location, { adjustmentTypes: ['THEFT'] }))),
+          idsOf(1),
+        );
+        const summary = (await store.listLocations()).find((item) => item.id === location);
+        assert.equal(summary?.purchaseOrders, ORDERS.length);
+        assert.equal(summary?.inventoryEntries, ENTRIES.length);
+      });
+
+      test('rollback leaves nothing behind, not even a new location', async () => {
+        const id = newLocationId();
+        const session = await store.beginImport({ id });
+        await session.putPurchaseOrders(ORDERS);
+        await session.putInventoryEntries(ENTRIES);
+        await session.rollback();
+        assert.equal(await store.getLocation(id), undefined);
+        assert.equal(await store.getPurchaseOrder(id, idFor(1)), undefined);
+        assert.deepEqual(await store.searchPurchaseOrders(poQuery(id)), []);
+        assert.deepEqual(await store.searchInventory(inventoryQuery(id)), []);
+        assert.equal(
+          (await store.listLocations()).find((item) => item.id === id),
+          undefined,
+        );
+      });
+
+      test('rollback keeps the previous versions of an existing location', async () => {
+        const location = await importInto(store, { purchaseOrders: ORDERS });
+        const session = await store.beginImport({ id: location, name: 'Renamed' });
+        await session.putPurchaseOrders([purchaseOrder(1, T0 + 9 * S, 'VOIDED'), purchaseOrder(50, T0)]);
+        await session.rollback();
+        assert.equal(await store.getPurchaseOrder(location, idFor(1)), ORDERS[2]?.json);
+        assert.equal(await store.getPurchaseOrder(location, idFor(50)), undefined);
+        assert.equal((await store.getLocation(location))?.name, location);
+      });
+
+      test('readers, in this instance and others, see nothing of an import before it commits', async () => {
+        const location = await importInto(store, { purchaseOrders: [purchaseOrder(1, T0)] });
+        const session = await store.beginImport({ id: location });
+        const updated = purchaseOrder(1, T0 + S, 'RECEIVED');
+        await session.putPurchaseOrders([updated, purchaseOrder(2, T0)]);
+        await session.putInventoryEntries([inventoryEntry(1, T0)]);
+        for (const reader of [store, peer]) {
+          assert.equal(await reader.getPurchaseOrder(location, idFor(1)), purchaseOrder(1, T0).json);
+          assert.equal(await reader.getPurchaseOrder(location, idFor(2)), undefined);
+          assert.equal(await reader.getInventoryEntry(location, idFor(1)), undefined);
+          assert.deepEqual(ids(await reader.searchPurchaseOrders(poQuery(location))), idsOf(1));
+          assert.deepEqual((await collect(reader.scanInventory(location))).flat(), []);
+        }
+        await session.commit();
+        for (const reader of [store, peer]) {
+          assert.equal(await reader.getPurchaseOrder(location, idFor(1)), updated.json);
+          assert.deepEqual(ids(await reader.searchPurchaseOrders(poQuery(location))), idsOf(2, 1));
+          assert.equal((await reader.searchInventory(inventoryQuery(location))).length, 1);
+        }
+      });
+    });
+
+    describe('settings', () => {
+      test('get, set and overwrite', async () => {
+        assert.equal(await store.getSetting('contract.unknown'), undefined);
+        await store.setSetting('contract.name', 'one');
+        assert.equal(await store.getSetting('contract.name'), 'one');
+        await store.setSetting('contract.name', 'two');
+        assert.equal(await peer.getSetting('contract.name'), 'two');
+      });
+
+      test('ensureSetting stores a value only when none exists and returns the stored one', async () => {
+        assert.equal(await store.ensureSetting('contract.ensure', 'first'), 'first');
+        assert.equal(await store.ensureSetting('contract.ensure', 'second'), 'first');
+        assert.equal(await store.getSetting('contract.ensure'), 'first');
+      });
+
+      test('concurrent ensureSetting calls across instances agree on one value', async () => {
+        const candidates = Array.from({ length: 8 }, (_, i) => `value-${i}`);
+        const results = await Promise.all(
+          candidates.map((value, i) => (i % 2 === 0 ? store : peer).ensureSetting('contract.race', value)),
+        );
+        const stored = await store.getSetting('contract.race');
+        assert.ok(stored !== undefined && candidates.includes(stored));
+        assert.deepEqual(
+          results,
+          candidates.map(() => stored),
+        );
+      });
+    });
+
+    describe('clients', () => {
+      test('create, get and list', async () => {
+        const first = client({ createdAt: '2024-03-02T00:00:00.000Z', scopes: ['retail:read', 'x'] });
+        const second = client({ createdAt: '2024-03-01T00:00:00.000Z', allLocations: true, locations: [] });
+        await store.createClient(first);
+        await store.createClient(second);
+        assert.deepEqual(await store.getClient(first.clientId), first);
+        assert.deepEqual(await peer.getClient(second.clientId), second);
+        assert.equal(await store.getClient('client-unknown'), undefined);
+        const listed = (await store.listClients()).filter((item) =>
+          [first.clientId, second.clientId].includes(item.clientId),
+        );
+        assert.deepEqual(listed, [second, first]);
+      });
+
+      test('a second client with the same id is refused', async () => {
+        const record = client();
+        await store.createClient(record);
+        await assert.rejects(store.createClient({ ...record, name: 'Other' }));
+        assert.deepEqual(await store.getClient(record.clientId), record);
+      });
+
+      test('updateClient changes only the given fields; revokedAt null clears a revocation', async () => {
+        const record = client();
+        await store.createClient(record);
+        const scoped = await store.updateClient(record.clientId, { scopes: ['retail:read'] });
+        assert.deepEqual(scoped, { ...record, scopes: ['retail:read'] });
+        const granted = await store.updateClient(record.clientId, {
+          allLocations: true,
+          locations: ['loc-z'],
+        });
+        assert.deepEqual(granted, {
+          ...record,
+          scopes: ['retail:read'],
+          allLocations: true,
+          locations: ['loc-z'],
+        });
+        const revokedAt = '2024-04-01T00:00:00.000Z';
+        assert.equal((await store.updateClient(record.clientId, { revokedAt }))?.revokedAt, revokedAt);
+        assert.equal((await peer.getClient(record.clientId))?.revokedAt, revokedAt);
+        const restored = await store.updateClient(record.clientId, { revokedAt: null });
+        assert.deepEqual(restored, granted);
+        assert.deepEqual(await store.getClient(record.clientId), granted);
+        assert.equal(await store.updateClient('client-unknown', { scopes: [] }), undefined);
+      });
+    });
+
+    describe('signing keys and auth version', () => {
+      test('rotateSigningKey retires the active key atomically; deleteSigningKey removes one', async () => {
+        const first = signingKey('2024-03-01T00:00:00.000Z');
+        const second = signingKey('2024-03-02T00:00:00.000Z');
+        await store.rotateSigningKey(first);
+        assert.deepEqual(await store.listSigningKeys(), [first]);
+        await store.rotateSigningKey(second);
+        assert.deepEqual(await peer.listSigningKeys(), [{ ...first, retiredAt: second.createdAt }, second]);
+
+        const racing = [signingKey('2024-03-03T00:00:00.000Z'), signingKey('2024-03-03T00:00:00.000Z')];
+        await Promise.all([store.rotateSigningKey(racing[0]!), peer.rotateSigningKey(racing[1]!)]);
+        const keys = await store.listSigningKeys();
+        assert.equal(keys.length, 4);
+        assert.equal(keys.filter((key) => key.retiredAt === null).length, 1, 'exactly one active key');
+
+        await store.deleteSigningKey(first.kid);
+        assert.deepEqual(
+          (await store.listSigningKeys()).map((key) => key.kid),
+          keys.filter((key) => key.kid !== first.kid).map((key) => key.kid),
+        );
+      });
+
+      test('authVersion changes with every client or key change, for every instance', async () => {
+        const seen = [await store.authVersion()];
+        const changed = async (what: string) => {
+          const now = await store.authVersion();
+          assert.equal(typeof now, 'number');
+          assert.ok(!seen.includes(now), `authVersion unchanged after ${what}`);
+          assert.equal(await peer.authVersion(), now);
+          seen.push(now);
+        };
+        const record = client();
+        await store.createClient(record);
+        await changed('createClient');
+        await peer.updateClient(record.clientId, { revokedAt: '2024-05-01T00:00:00.000Z' });
+        await changed('updateClient');
+        const key = signingKey('2024-06-01T00:00:00.000Z');
+        await store.rotateSigningKey(key);
+        await changed('rotateSigningKey');
+        await store.deleteSigningKey(key.kid);
+        await changed('deleteSigningKey');
+      });
+    });
+  });
+}
