@@ -1,0 +1,116 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { Clock } from '../shared/clock.js';
+import { LarderError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import type { Store } from '../storage/store.js';
+import type { TokenSettings } from './access-tokens.js';
+import { createAuthState } from './auth-state.js';
+import { createClientAuthenticator } from './client-authenticator.js';
+import { loadSecretHasher } from './client-secret.js';
+import { createFailureThrottle } from './failure-throttle.js';
+import { createLoginHandler } from './login-route.js';
+import { authorizationServerMetadata, JWKS_PATH, METADATA_PATH } from './metadata.js';
+import { createOAuthTokenHandler, TOKEN_ENDPOINT_PATH } from './oauth-token-route.js';
+import { createRetailGuard, type Principal } from './retail-guard.js';
+import { ensureSigningKey, pruneSigningKeys, recordTokenTtl } from './signing-keys.js';
+import { sourceAddress } from './source-address.js';
+import { createTokenMinter } from './token-minter.js';
+
+export type { Principal } from './retail-guard.js';
+
+export const LOGIN_PATH = '/authentication/v1/authentication/login';
+export const DEFAULT_TOKEN_TTL_SECONDS = 86_400;
+
+/** Revocations, grant changes and rotations elsewhere are seen within a second (decisions.md). */
+const POLL_INTERVAL_MS = 250;
+const MAX_BODY_BYTES = 64 * 1024;
+
+export interface AuthConfig {
+  /** The issuer (`--public-url`), e.g. http://127.0.0.1:8080; a trailing slash is ignored. */
+  publicUrl: string;
+  tokenTtlSeconds: number;
+  /** Take the throttled source address from X-Forwarded-For (set only behind a proxy you run). */
+  trustProxy?: boolean;
+}
+
+export interface AuthService {
+  /** Throws LarderError (401/403) unless the bearer token is valid and grants `locationId` with a retail read scope. Synchronous on a cache hit. */
+  authorizeRetail(authorization: string | undefined, locationId: string): Principal | Promise<Principal>;
+  /** Login, OAuth token endpoint, RFC 8414 metadata and JWKS. */
+  routes: Hono;
+  /** Starts the authVersion poll; returns a stop function. */
+  start(): () => void;
+}
+
+export interface AuthServiceDeps {
+  store: Store;
+  clock: Clock;
+  config: AuthConfig;
+  logger: Logger;
+}
+
+/** The audience of every access token: the retail API of this issuer. */
+export const retailAudience = (issuer: string): string => `${issuer}/v1`;
+
+export const createAuthService = async ({
+  store,
+  clock,
+  config,
+  logger,
+}: AuthServiceDeps): Promise<AuthService> => {
+  const issuer = config.publicUrl.replace(/\/+$/, '');
+  const settings: TokenSettings = {
+    issuer,
+    audience: retailAudience(issuer),
+    ttlSeconds: config.tokenTtlSeconds,
+  };
+
+  const hasher = await loadSecretHasher(store);
+  await ensureSigningKey(store, clock);
+  await recordTokenTtl(store, config.tokenTtlSeconds);
+  const pruned = await pruneSigningKeys(store, clock, config.tokenTtlSeconds);
+  if (pruned.length > 0) logger.info('expired signing keys deleted', { kids: pruned });
+  const state = await createAuthState({ store, clock, logger });
+
+  const endpointDeps = {
+    authenticate: createClientAuthenticator(store, hasher),
+    mint: createTokenMinter(state, settings, clock),
+    throttle: createFailureThrottle({ clock }),
+    clock,
+    sourceAddress: (c: Parameters<typeof sourceAddress>[0]) => sourceAddress(c, config.trustProxy === true),
+  };
+  const metadata = authorizationServerMetadata(issuer);
+
+  const routes = new Hono();
+  routes.post(
+    LOGIN_PATH,
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new LarderError('ERR_BODY_TOO_LARGE');
+      },
+    }),
+    createLoginHandler(endpointDeps),
+  );
+  routes.post(
+    TOKEN_ENDPOINT_PATH,
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) =>
+        c.json({ error: 'invalid_request', error_description: 'The body is over 64 KiB' }, 413, {
+          'Cache-Control': 'no-store',
+        }),
+    }),
+    createOAuthTokenHandler(endpointDeps),
+  );
+  routes.get(METADATA_PATH, (c) => c.json(metadata, 200, { 'Cache-Control': 'public, max-age=300' }));
+  // Short max-age: a rotated-in key must reach verifiers that cache the JWKS quickly.
+  routes.get(JWKS_PATH, (c) => c.json(state.keys().jwks, 200, { 'Cache-Control': 'public, max-age=60' }));
+
+  return {
+    authorizeRetail: createRetailGuard({ state, settings, clock }),
+    routes,
+    start: () => state.startPolling(POLL_INTERVAL_MS),
+  };
+};

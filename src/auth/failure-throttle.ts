@@ -1,0 +1,74 @@
+import type { Clock } from '../shared/clock.js';
+
+/**
+ * Counts failed authentications per key (client id, source address) in a sliding window, per instance: with
+ * N instances an attacker gets at most N × limit tries per window, which is immaterial against 256-bit secrets
+ * and still stops accidental hammering.
+ */
+export interface FailureThrottle {
+  /** Seconds until every key is below the limit again; undefined when none is at it. */
+  retryAfterSeconds(keys: readonly string[]): number | undefined;
+  recordFailure(keys: readonly string[]): void;
+}
+
+export interface FailureThrottleOptions {
+  clock: Clock;
+  limit?: number;
+  windowMs?: number;
+  /** Bounds memory under a flood of distinct keys; the oldest keys are forgotten first. */
+  maxKeys?: number;
+}
+
+export const createFailureThrottle = ({
+  clock,
+  limit = 10,
+  windowMs = 60_000,
+  maxKeys = 100_000,
+}: FailureThrottleOptions): FailureThrottle => {
+  // Per key, the times of the failures inside the window, oldest first (at most `limit`).
+  const failures = new Map<string, number[]>();
+
+  const recent = (key: string, now: number): number[] | undefined => {
+    const times = failures.get(key);
+    if (times === undefined) return undefined;
+    while (times.length > 0 && (times[0] as number) <= now - windowMs) times.shift();
+    if (times.length === 0) failures.delete(key);
+    return times.length === 0 ? undefined : times;
+  };
+
+  // Keys are re-inserted on every failure, so iteration order is least recently failed first.
+  const forgetOldest = (): void => {
+    for (const key of failures.keys()) {
+      if (failures.size <= maxKeys) return;
+      failures.delete(key);
+    }
+  };
+
+  return {
+    retryAfterSeconds: (keys) => {
+      const now = clock.now();
+      let waitMs = 0;
+      for (const key of keys) {
+        const times = recent(key, now);
+        if (times !== undefined && times.length >= limit)
+          waitMs = Math.max(waitMs, (times[0] as number) + windowMs - now);
+      }
+      return waitMs > 0 ? Math.ceil(waitMs / 1000) : undefined;
+    },
+    recordFailure: (keys) => {
+      const now = clock.now();
+      for (const key of keys) {
+        const times = recent(key, now) ?? [];
+        times.push(now);
+        if (times.length > limit) times.shift();
+        failures.delete(key);
+        failures.set(key, times);
+      }
+      if (failures.size > maxKeys) forgetOldest();
+    },
+  };
+};
+
+/** Failures count against the client id and, when known, the source address. */
+export const throttleKeys = (clientId: string, address: string | undefined): string[] =>
+  address === undefined ? [`client:${clientId}`] : [`client:${clientId}`, `address:${address}`];

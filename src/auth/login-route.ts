@@ -1,0 +1,102 @@
+import type { Handler } from 'hono';
+import type { Clock } from '../shared/clock.js';
+import { LarderError } from '../shared/errors.js';
+import { createValidator } from '../shared/validator.js';
+import type { ClientAuthenticator } from './client-authenticator.js';
+import { type FailureThrottle, throttleKeys } from './failure-throttle.js';
+import {
+  type AuthenticationRequest,
+  AuthenticationRequestSchema,
+  type AuthenticationResponse,
+} from './schemas.js';
+import type { TokenMinter } from './token-minter.js';
+
+/** A login while the current token has more than this left returns that same token (decisions.md). */
+const REUSE_MIN_REMAINING_MS = 60_000;
+
+const requestValidator = createValidator<AuthenticationRequest>(AuthenticationRequestSchema);
+
+export interface LoginDeps {
+  authenticate: ClientAuthenticator;
+  mint: TokenMinter;
+  throttle: FailureThrottle;
+  clock: Clock;
+  sourceAddress: (c: Parameters<Handler>[0]) => string | undefined;
+}
+
+interface CurrentToken {
+  token: string;
+  expiresAt: number;
+  /** The client's scopes when issued; a scope change forces a new token. */
+  scopes: string;
+}
+
+const readJsonObject = async (c: Parameters<Handler>[0]): Promise<unknown> => {
+  const type = c.req.header('content-type') ?? '';
+  if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type))
+    throw new LarderError('ERR_UNSUPPORTED_MEDIA_TYPE');
+  let body: unknown;
+  try {
+    body = JSON.parse(await c.req.text());
+  } catch (cause) {
+    throw new LarderError('ERR_BODY_NOT_JSON', { cause });
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new LarderError('ERR_BODY_NOT_JSON');
+  return body;
+};
+
+/**
+ * POST /authentication/v1/authentication/login (interface.md §4.2, §5). The current token per client is kept
+ * in this instance's memory only: another instance, or this one after a restart, issues a new token, and
+ * every token issued stays valid until it expires, so the rule only spares churn and needs no shared state.
+ */
+export const createLoginHandler = (deps: LoginDeps): Handler => {
+  const current = new Map<string, CurrentToken>();
+
+  return async (c) => {
+    const body = await readJsonObject(c);
+    const problems = requestValidator.problems(body);
+    const [first] = problems;
+    if (first !== undefined)
+      throw new LarderError('ERR_VALIDATION', {
+        message: problems.map((p) => `${p.fieldName} ${p.message}`).join('; '),
+        ...(problems.length === 1 ? { fieldName: first.fieldName } : {}),
+        problems,
+      });
+    const { clientId, clientSecret } = body as AuthenticationRequest;
+
+    const keys = throttleKeys(clientId, deps.sourceAddress(c));
+    const retryAfter = deps.throttle.retryAfterSeconds(keys);
+    if (retryAfter !== undefined)
+      throw new LarderError('ERR_RATE_LIMITED', { headers: { 'Retry-After': String(retryAfter) } });
+
+    const client = await deps.authenticate(clientId, clientSecret);
+    if (client === undefined) {
+      deps.throttle.recordFailure(keys);
+      throw new LarderError('ERR_INVALID_CREDENTIALS');
+    }
+
+    const now = deps.clock.now();
+    const scopes = client.scopes.join(' ');
+    let reuse = current.get(clientId);
+    if (reuse === undefined || reuse.scopes !== scopes || reuse.expiresAt - now <= REUSE_MIN_REMAINING_MS) {
+      const issued = await deps.mint(clientId, client.scopes);
+      reuse = { token: issued.token, expiresAt: issued.expiresAt, scopes };
+      current.set(clientId, reuse);
+    }
+    const response: AuthenticationResponse = {
+      token: {
+        tokenType: 'Bearer',
+        scope: null,
+        expiresIn: Math.floor((reuse.expiresAt - now) / 1000),
+        accessToken: reuse.token,
+        idToken: null,
+        refreshToken: null,
+      },
+      status: 'SUCCESS',
+    };
+    c.header('Cache-Control', 'no-store');
+    return c.json(response);
+  };
+};

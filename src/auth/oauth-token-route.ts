@@ -1,0 +1,144 @@
+import type { Context, Handler } from 'hono';
+import type { Clock } from '../shared/clock.js';
+import type { ClientAuthenticator } from './client-authenticator.js';
+import { type FailureThrottle, throttleKeys } from './failure-throttle.js';
+import { REALM } from './retail-guard.js';
+import { splitScope } from './scopes.js';
+import type { TokenMinter } from './token-minter.js';
+
+export const TOKEN_ENDPOINT_PATH = '/authentication/v1/authentication/customer/oauth/token';
+
+export interface OAuthTokenDeps {
+  authenticate: ClientAuthenticator;
+  mint: TokenMinter;
+  throttle: FailureThrottle;
+  clock: Clock;
+  sourceAddress: (c: Context) => string | undefined;
+}
+
+type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'unsupported_grant_type'
+  | 'invalid_scope'
+  | 'temporarily_unavailable';
+
+const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
+
+/** RFC 6749 §5.2 error, answered here rather than through LarderError: OAuth clients parse this shape. */
+const oauthError = (
+  c: Context,
+  status: 400 | 401 | 429,
+  error: OAuthErrorCode,
+  description: string,
+  headers: Record<string, string> = {},
+): Response => c.json({ error, error_description: description }, status, { ...NO_STORE, ...headers });
+
+interface ClientCredentials {
+  clientId: string;
+  clientSecret: string;
+  viaBasic: boolean;
+}
+
+// RFC 6749 §2.3.1: id and secret are form-urlencoded before Basic encoding.
+const formDecode = (value: string): string => decodeURIComponent(value.replaceAll('+', ' '));
+
+const parseBasic = (authorization: string): { clientId: string; clientSecret: string } | undefined => {
+  const match = /^Basic +([A-Za-z0-9+/]+=*) *$/i.exec(authorization);
+  if (match === null) return undefined;
+  const decoded = Buffer.from(match[1] as string, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  try {
+    return {
+      clientId: formDecode(decoded.slice(0, colon)),
+      clientSecret: formDecode(decoded.slice(colon + 1)),
+    };
+  } catch {
+    return undefined;
+  }
+};
+
+const SINGLE_VALUED = ['grant_type', 'scope', 'client_id', 'client_secret'] as const;
+
+/**
+ * POST /authentication/v1/authentication/customer/oauth/token — RFC 6749 §4.4 client credentials with
+ * client_secret_basic or client_secret_post. Every grant issues a fresh token (unlike login). Failed client
+ * authentications share the login throttle, so this endpoint is no way around it.
+ */
+export const createOAuthTokenHandler =
+  (deps: OAuthTokenDeps): Handler =>
+  async (c) => {
+    const type = c.req.header('content-type') ?? '';
+    if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type))
+      return oauthError(c, 400, 'invalid_request', 'The body must be application/x-www-form-urlencoded');
+    const form = new URLSearchParams(await c.req.text());
+    for (const name of SINGLE_VALUED)
+      if (form.getAll(name).length > 1) return oauthError(c, 400, 'invalid_request', `${name} is repeated`);
+
+    const grantType = form.get('grant_type');
+    if (grantType === null || grantType === '')
+      return oauthError(c, 400, 'invalid_request', 'grant_type is required');
+    if (grantType !== 'client_credentials')
+      return oauthError(c, 400, 'unsupported_grant_type', 'Only client_credentials is supported');
+
+    const authorization = c.req.header('authorization');
+    let credentials: ClientCredentials;
+    if (authorization !== undefined) {
+      const basic = parseBasic(authorization);
+      if (basic === undefined)
+        return oauthError(c, 401, 'invalid_client', 'The Authorization header is not valid HTTP Basic', {
+          'WWW-Authenticate': `Basic realm="${REALM}"`,
+        });
+      if (form.has('client_secret'))
+        return oauthError(c, 400, 'invalid_request', 'Use one client authentication method, not two');
+      const formClientId = form.get('client_id');
+      if (formClientId !== null && formClientId !== basic.clientId)
+        return oauthError(c, 400, 'invalid_request', 'client_id does not match the Authorization header');
+      credentials = { ...basic, viaBasic: true };
+    } else {
+      const clientId = form.get('client_id');
+      const clientSecret = form.get('client_secret');
+      if (clientId === null || clientSecret === null)
+        return oauthError(c, 401, 'invalid_client', 'Client authentication is required', {
+          'WWW-Authenticate': `Basic realm="${REALM}"`,
+        });
+      credentials = { clientId, clientSecret, viaBasic: false };
+    }
+
+    const keys = throttleKeys(credentials.clientId, deps.sourceAddress(c));
+    const retryAfter = deps.throttle.retryAfterSeconds(keys);
+    if (retryAfter !== undefined)
+      return oauthError(c, 429, 'temporarily_unavailable', 'Too many failed attempts; retry later', {
+        'Retry-After': String(retryAfter),
+      });
+    const client = await deps.authenticate(credentials.clientId, credentials.clientSecret);
+    if (client === undefined) {
+      deps.throttle.recordFailure(keys);
+      return oauthError(
+        c,
+        401,
+        'invalid_client',
+        'Client authentication failed',
+        credentials.viaBasic ? { 'WWW-Authenticate': `Basic realm="${REALM}"` } : {},
+      );
+    }
+
+    const requested = splitScope(form.get('scope') ?? '');
+    const notGranted = requested.filter((scope) => !client.scopes.includes(scope));
+    if (notGranted.length > 0)
+      return oauthError(c, 400, 'invalid_scope', `Not granted to this client: ${notGranted.join(' ')}`);
+    const scopes = requested.length > 0 ? client.scopes.filter((s) => requested.includes(s)) : client.scopes;
+
+    const issued = await deps.mint(client.clientId, scopes);
+    return c.json(
+      {
+        access_token: issued.token,
+        token_type: 'Bearer',
+        expires_in: Math.floor((issued.expiresAt - deps.clock.now()) / 1000),
+        scope: scopes.join(' '),
+      },
+      200,
+      NO_STORE,
+    );
+  };

@@ -1,0 +1,110 @@
+import type { Clock } from '../shared/clock.js';
+import { LarderError } from '../shared/errors.js';
+import { type TokenSettings, type VerifiedToken, verifyAccessToken } from './access-tokens.js';
+import type { AuthState } from './auth-state.js';
+import { type ClientGrant, grantsLocation } from './client-grants.js';
+import { createLruCache } from './lru-cache.js';
+import { grantsRetailRead, RETAIL_INVENTORY_READ } from './scopes.js';
+
+export interface Principal {
+  clientId: string;
+  scopes: readonly string[];
+}
+
+export type RetailGuard = (
+  authorization: string | undefined,
+  locationId: string,
+) => Principal | Promise<Principal>;
+
+export const REALM = 'larder';
+
+// RFC 6750 §2.1 b64token.
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+const unauthenticated = (): LarderError =>
+  new LarderError('ERR_UNAUTHENTICATED', { headers: { 'WWW-Authenticate': `Bearer realm="${REALM}"` } });
+
+const invalidToken = (description: string): LarderError =>
+  new LarderError('ERR_UNAUTHENTICATED', {
+    message: `${description}.`,
+    headers: { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${description}"` },
+  });
+
+const insufficientScope = (): LarderError =>
+  new LarderError('ERR_INSUFFICIENT_SCOPE', {
+    headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${RETAIL_INVENTORY_READ}"` },
+  });
+
+/**
+ * Authorizes a retail call. Verified tokens are cached (LRU keyed by the token string, honouring `exp`), so
+ * the hot path is a Map lookup plus checks against the in-memory client table: no ECDSA per request. The
+ * client's current state (revocation, scopes, locations) is checked on every call, so changes apply to
+ * tokens already issued.
+ */
+export const createRetailGuard = ({
+  state,
+  settings,
+  clock,
+  cacheSize = 10_000,
+}: {
+  state: AuthState;
+  settings: TokenSettings;
+  clock: Clock;
+  cacheSize?: number;
+}): RetailGuard => {
+  const verified = createLruCache<string, VerifiedToken>(cacheSize);
+  // Concurrent first uses of one token share one signature verification.
+  const pending = new Map<string, Promise<VerifiedToken>>();
+
+  const verify = async (token: string): Promise<VerifiedToken> => {
+    let result = await verifyAccessToken(token, state.keys(), settings, clock);
+    if (!result.ok && result.unknownKey && (await state.reloadForUnknownKey()))
+      result = await verifyAccessToken(token, state.keys(), settings, clock);
+    if (!result.ok) throw invalidToken(result.reason);
+    verified.set(token, result.token);
+    return result.token;
+  };
+
+  const verifyOnce = (token: string): Promise<VerifiedToken> => {
+    let promise = pending.get(token);
+    if (promise === undefined) {
+      promise = verify(token).finally(() => pending.delete(token));
+      pending.set(token, promise);
+    }
+    return promise;
+  };
+
+  const decide = (token: VerifiedToken, client: ClientGrant | undefined, locationId: string): Principal => {
+    if (client === undefined) throw invalidToken('The client is unknown');
+    if (client.revoked) throw invalidToken('The client is revoked');
+    // Scopes removed from the client since issuance no longer count.
+    const scopes = token.scopes.filter((scope) => client.scopes.has(scope));
+    if (!grantsRetailRead(scopes)) throw insufficientScope();
+    if (!grantsLocation(client, locationId)) throw new LarderError('ERR_LOCATION_FORBIDDEN');
+    return { clientId: token.clientId, scopes };
+  };
+
+  const admit = (token: VerifiedToken, locationId: string): Principal | Promise<Principal> => {
+    const client = state.client(token.clientId);
+    if (client !== undefined) return decide(token, client, locationId);
+    return state.lookupClient(token.clientId).then((found) => decide(token, found, locationId));
+  };
+
+  return (authorization, locationId) => {
+    const match = authorization === undefined ? null : BEARER.exec(authorization);
+    if (match === null) {
+      if (authorization !== undefined && /^Bearer +\S/i.test(authorization))
+        throw invalidToken('The access token is malformed');
+      throw unauthenticated();
+    }
+    const token = match[1] as string;
+    const cached = verified.get(token);
+    if (cached !== undefined) {
+      // A deleted key or an expiry drops the entry; full verification then names the reason.
+      if (clock.now() < cached.rejectAfter && state.keys().verificationKey(cached.kid) !== undefined)
+        return admit(cached, locationId);
+      verified.delete(token);
+    }
+    return verifyOnce(token).then((token) => admit(token, locationId));
+  };
+};
