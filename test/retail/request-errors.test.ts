@@ -1,0 +1,378 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { createApp } from '../../src/http/app.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import { createSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import type { Store } from '../../src/storage/store.js';
+import { purchaseOrderFixture } from '../helpers/fixtures.js';
+import { createRetailHarness, loadRecords, stubGuard } from '../helpers/retail-app.js';
+
+/** Input validation and the error edge are backend-independent: SQLite only. */
+
+type Body = Record<string, unknown>;
+
+let dir: string;
+let store: Store;
+let h: Awaited<ReturnType<typeof createRetailHarness>>;
+
+const T = Date.parse('2024-06-01T00:00:00Z');
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'larder-errors-'));
+  store = await createSqliteStore({ path: join(dir, 'larder.db') });
+  await loadRecords(store, 'loc-a', {
+    purchaseOrders: Array.from({ length: 5 }, (_, i) => purchaseOrderFixture(i, { modifiedAt: T + i })),
+  });
+  await loadRecords(store, 'loc-b', { purchaseOrders: [purchaseOrderFixture(9, { modifiedAt: T })] });
+  h = await createRetailHarness(store, ['loc-a', 'loc-b']);
+});
+after(async () => {
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const expectError = async (response: Response, status: number, code: number, fieldName?: string) => {
+  assert.equal(response.status, status);
+  const body = (await response.json()) as Body;
+  assert.equal(body['status'], String(status));
+  assert.equal(body['code'], code);
+  assert.equal(typeof body['message'], 'string');
+  assert.equal(body['requestId'], response.headers.get('x-request-id'));
+  assert.equal(body['canRetry'], status === 429 || status >= 500 ? 'true' : 'false');
+  if (fieldName !== undefined) assert.equal(body['fieldName'], fieldName);
+  return body;
+};
+
+const searchRaw = (rawBody: string | undefined, headers: Record<string, string> = {}, query = '') =>
+  h.call('POST', `/v1/purchaseOrders/search${query}`, {
+    location: 'loc-a',
+    ...(rawBody === undefined ? {} : { rawBody }),
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+
+describe('location header and guard', () => {
+  test('a missing Platform-Restaurant-External-ID header answers 400 naming the header', async () => {
+    await expectError(
+      await h.call('POST', '/v1/purchaseOrders/search', { body: {} }),
+      400,
+      40003,
+      'Platform-Restaurant-External-ID',
+    );
+  });
+
+  test('an empty location header answers 400', async () => {
+    await expectError(
+      await h.call('GET', `/v1/purchaseOrders/${purchaseOrderFixture(1, { modifiedAt: T }).id}`, {
+        location: '  ',
+      }),
+      400,
+      40003,
+    );
+  });
+
+  test('without a token the answer is 401 even when the header is missing too', async () => {
+    await expectError(
+      await h.call('POST', '/v1/inventoryHistory/search', { body: {}, authorization: null }),
+      401,
+      40101,
+    );
+  });
+
+  test('a location the guard refuses answers 403', async () => {
+    await expectError(await h.search('purchaseOrders', 'loc-zzz', {}), 403, 40302);
+  });
+});
+
+describe('search body', () => {
+  test('a missing body answers 400', async () => {
+    await expectError(await searchRaw(undefined), 400, 40002);
+  });
+
+  test('malformed JSON answers 400 with the parser detail', async () => {
+    const body = await expectError(await searchRaw('{"includeArchived": tru'), 400, 40002);
+    assert.equal(typeof body['developerMessage'], 'string');
+  });
+
+  for (const raw of ['[]', 'null', '42', '"x"']) {
+    test(`a JSON ${raw} body (not an object) answers 400`, async () => {
+      await expectError(await searchRaw(raw), 400, 40002);
+    });
+  }
+
+  test('a non-JSON content type answers 415', async () => {
+    await expectError(
+      await searchRaw('includeArchived=true', { 'content-type': 'application/x-www-form-urlencoded' }),
+      415,
+      41501,
+    );
+  });
+
+  test('application/json with a charset is accepted', async () => {
+    const response = await searchRaw('{}', { 'content-type': 'application/json; charset=utf-8' });
+    assert.equal(response.status, 200);
+  });
+
+  test('a body over 64 KiB answers 413', async () => {
+    await expectError(await searchRaw(`{"x":"${'a'.repeat(70_000)}"}`), 413, 41301);
+  });
+
+  test('an unknown field answers 400 naming it', async () => {
+    await expectError(
+      await h.search('purchaseOrders', 'loc-a', { includeArchive: true }),
+      400,
+      40001,
+      'includeArchive',
+    );
+  });
+
+  test('an unknown status answers 400 naming field and index', async () => {
+    const body = await expectError(
+      await h.search('purchaseOrders', 'loc-a', { purchaseOrderStatuses: ['ORDERED', 'SHIPPED'] }),
+      400,
+      40001,
+      'purchaseOrderStatuses[1]',
+    );
+    assert.match(String(body['message']), /DRAFT/);
+  });
+
+  test('an unknown adjustment type answers 400 naming field and index', async () => {
+    await expectError(
+      await h.search('inventoryHistory', 'loc-a', { adjustmentType: ['BROKEN'] }),
+      400,
+      40001,
+      'adjustmentType[0]',
+    );
+  });
+
+  test('more than 50 filter entries answer 400', async () => {
+    await expectError(
+      await h.search('purchaseOrders', 'loc-a', {
+        purchaseOrderStatuses: Array.from({ length: 51 }, () => 'DRAFT'),
+      }),
+      400,
+      40001,
+      'purchaseOrderStatuses',
+    );
+  });
+
+  test('a wrong type answers 400 naming the field', async () => {
+    await expectError(
+      await h.search('purchaseOrders', 'loc-a', { includeArchived: 'yes' }),
+      400,
+      40001,
+      'includeArchived',
+    );
+  });
+
+  test('an impossible calendar date answers 400 naming the field', async () => {
+    await expectError(
+      await h.search('purchaseOrders', 'loc-a', { updatedDateRange: { startDate: '2023-02-29' } }),
+      400,
+      40001,
+      'updatedDateRange.startDate',
+    );
+  });
+
+  test('a date-time where a date belongs answers 400', async () => {
+    await expectError(
+      await h.search('purchaseOrders', 'loc-a', { updatedDateRange: { startDate: '2024-01-01T00:00:00Z' } }),
+      400,
+      40001,
+      'updatedDateRange.startDate',
+    );
+  });
+
+  test('updatedDateRange without startDate answers 400', async () => {
+    await expectError(
+      await h.search('purchaseOrders', 'loc-a', { updatedDateRange: { endDate: '2024-01-01' } }),
+      400,
+      40001,
+      'updatedDateRange.startDate',
+    );
+  });
+
+  test('endDate before startDate answers 400', async () => {
+    await expectError(
+      await h.search('purchaseOrders', 'loc-a', {
+        updatedDateRange: { startDate: '2024-02-02', endDate: '2024-02-01' },
+      }),
+      400,
+      40007,
+      'updatedDateRange.endDate',
+    );
+  });
+
+  test('several bad fields are reported as nested errors', async () => {
+    const body = await expectError(
+      await h.search('purchaseOrders', 'loc-a', {
+        includeArchived: 1,
+        purchaseOrderStatuses: ['NOPE'],
+        extra: true,
+      }),
+      400,
+      40001,
+    );
+    const nested = body['errors'] as Body[];
+    assert.deepEqual(nested.map((error) => error['fieldName']).sort(), [
+      'extra',
+      'includeArchived',
+      'purchaseOrderStatuses[0]',
+    ]);
+  });
+
+  test('deeply nested JSON is a 400, not a crash', async () => {
+    const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+    await expectError(await searchRaw(`{"updatedDateRange":${deep}}`), 400, 40001, 'updatedDateRange');
+  });
+});
+
+describe('paging parameters', () => {
+  const firstPage = async (query = '?pageSize=2', body: unknown = {}) =>
+    (await (
+      await h.call('POST', `/v1/purchaseOrders/search${query}`, { location: 'loc-a', body })
+    ).json()) as Body;
+
+  for (const size of ['0', '501', 'abc', '1.5', '-1', '']) {
+    test(`pageSize=${size} answers 400 naming pageSize`, async () => {
+      await expectError(await searchRaw('{}', {}, `?pageSize=${size}`), 400, 40006, 'pageSize');
+    });
+  }
+
+  test('pageSize=500 is accepted', async () => {
+    assert.equal((await searchRaw('{}', {}, '?pageSize=500')).status, 200);
+  });
+
+  test('a garbage pageToken answers 400', async () => {
+    await expectError(await searchRaw('{}', {}, '?pageToken=garbage'), 400, 40005, 'pageToken');
+  });
+
+  test('a tampered pageToken answers 400', async () => {
+    const token = String((await firstPage())['nextPageToken']);
+    const tampered = `${token.slice(0, 2)}${token[2] === 'A' ? 'B' : 'A'}${token.slice(3)}`;
+    await expectError(await searchRaw('{}', {}, `?pageSize=2&pageToken=${tampered}`), 400, 40005);
+  });
+
+  test('a pageToken used with another filter answers 400', async () => {
+    const token = String((await firstPage())['nextPageToken']);
+    await expectError(
+      await searchRaw('{"includeArchived":true}', {}, `?pageSize=2&pageToken=${token}`),
+      400,
+      40005,
+    );
+  });
+
+  test('a pageToken used with another page size answers 400', async () => {
+    const token = String((await firstPage())['nextPageToken']);
+    await expectError(await searchRaw('{}', {}, `?pageSize=3&pageToken=${token}`), 400, 40005);
+  });
+
+  test('a pageToken used at another location answers 400', async () => {
+    const token = String((await firstPage())['nextPageToken']);
+    const response = await h.call('POST', `/v1/purchaseOrders/search?pageSize=2&pageToken=${token}`, {
+      location: 'loc-b',
+      body: {},
+    });
+    await expectError(response, 400, 40005);
+  });
+
+  test('a purchase-order pageToken is refused by the inventory search', async () => {
+    const token = String((await firstPage())['nextPageToken']);
+    const response = await h.call('POST', `/v1/inventoryHistory/search?pageSize=2&pageToken=${token}`, {
+      location: 'loc-a',
+      body: {},
+    });
+    await expectError(response, 400, 40005);
+  });
+
+  test('a huge pageToken answers 400', async () => {
+    await expectError(await searchRaw('{}', {}, `?pageToken=${'A'.repeat(100_000)}`), 400, 40005);
+  });
+
+  test('a page token keeps working on a second app instance sharing the store', async () => {
+    const token = String((await firstPage())['nextPageToken']);
+    const other = await createApp({
+      store,
+      logger: silentLogger,
+      auth: stubGuard(['loc-a']),
+      publicUrl: 'http://other',
+    });
+    const response = await other.request(`/v1/purchaseOrders/search?pageSize=2&pageToken=${token}`, {
+      method: 'POST',
+      headers: {
+        authorization: 'Bearer retail-test',
+        'platform-restaurant-external-id': 'loc-a',
+        'content-type': 'application/json',
+      },
+      body: '{}',
+    });
+    assert.equal(response.status, 200);
+  });
+});
+
+describe('request ids, routes and methods', () => {
+  test('a sane incoming X-Request-Id is kept', async () => {
+    const response = await h.call('POST', '/v1/purchaseOrders/search', {
+      location: 'loc-a',
+      body: {},
+      headers: { 'x-request-id': 'trace-123' },
+    });
+    assert.equal(response.headers.get('x-request-id'), 'trace-123');
+  });
+
+  test('an unsafe incoming X-Request-Id is replaced', async () => {
+    const response = await h.call('GET', '/v1/purchaseOrders/nope', {
+      location: 'loc-a',
+      headers: { 'x-request-id': 'bad id with spaces' },
+    });
+    const body = (await response.json()) as Body;
+    assert.notEqual(body['requestId'], 'bad id with spaces');
+    assert.match(String(body['requestId']), /^[0-9a-f-]{36}$/);
+  });
+
+  test('an unknown route answers a 404 ErrorMessage', async () => {
+    await expectError(await h.call('GET', '/v2/nothing'), 404, 40402);
+  });
+
+  test('GET on a search path answers 405 with Allow: POST', async () => {
+    const response = await h.call('GET', '/v1/purchaseOrders/search', { location: 'loc-a' });
+    await expectError(response, 405, 40501);
+    assert.equal(response.headers.get('allow'), 'POST');
+  });
+
+  test('DELETE on a record answers 405', async () => {
+    await expectError(
+      await h.call('DELETE', `/v1/inventoryHistory/${purchaseOrderFixture(1, { modifiedAt: T }).id}`, {
+        location: 'loc-a',
+      }),
+      405,
+      40501,
+    );
+  });
+
+  test('a failing store answers a 500 ErrorMessage without a stack trace', async () => {
+    const broken: Store = {
+      ...store,
+      getPurchaseOrder: async () => {
+        throw new Error('disk on fire at /secret/path');
+      },
+    };
+    const app = await createApp({
+      store: broken,
+      logger: silentLogger,
+      auth: stubGuard(['loc-a']),
+      publicUrl: 'http://x',
+    });
+    const response = await app.request(
+      `/v1/purchaseOrders/${purchaseOrderFixture(1, { modifiedAt: T }).id}`,
+      {
+        headers: { authorization: 'Bearer retail-test', 'platform-restaurant-external-id': 'loc-a' },
+      },
+    );
+    const text = await response.clone().text();
+    await expectError(response, 500, 50001);
+    assert.doesNotMatch(text, /disk on fire|secret|at .*\.ts/);
+  });
+});
