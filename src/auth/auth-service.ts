@@ -1,7 +1,6 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Clock } from '../shared/clock.js';
-import { LarderError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { Store } from '../storage/store.js';
 import type { TokenSettings } from './access-tokens.js';
@@ -35,8 +34,14 @@ export interface AuthConfig {
 }
 
 export interface AuthService {
-  /** Throws LarderError (401/403) unless the bearer token is valid and grants `locationId` with a retail read scope. Synchronous on a cache hit. */
-  authorizeRetail(authorization: string | undefined, locationId: string): Principal | Promise<Principal>;
+  /**
+   * Throws LarderError (401/403) unless the bearer token is valid, carries a retail read scope and (when
+   * given) `locationId` is granted. Synchronous on a cache hit.
+   */
+  authorizeRetail(
+    authorization: string | undefined,
+    locationId: string | undefined,
+  ): Principal | Promise<Principal>;
   /** Login, OAuth token endpoint, RFC 8414 metadata and JWKS. */
   routes: Hono;
   /** Starts the authVersion poll; returns a stop function. */
@@ -78,21 +83,12 @@ export const createAuthService = async ({
     mint: createTokenMinter(state, settings, clock),
     throttle: createFailureThrottle({ clock }),
     clock,
-    sourceAddress: (c: Parameters<typeof sourceAddress>[0]) => sourceAddress(c, config.trustProxy === true),
+    sourceAddress: (c: Context) => sourceAddress(c, config.trustProxy === true),
   };
   const metadata = authorizationServerMetadata(issuer);
 
   const routes = new Hono();
-  routes.post(
-    LOGIN_PATH,
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new LarderError('ERR_BODY_TOO_LARGE');
-      },
-    }),
-    createLoginHandler(endpointDeps),
-  );
+  routes.post(LOGIN_PATH, createLoginHandler(endpointDeps));
   routes.post(
     TOKEN_ENDPOINT_PATH,
     bodyLimit({

@@ -1,4 +1,5 @@
-import type { Handler } from 'hono';
+import type { Context, Handler } from 'hono';
+import { readJsonObject } from '../http/json-body.js';
 import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
 import { createValidator } from '../shared/validator.js';
@@ -21,7 +22,7 @@ export interface LoginDeps {
   mint: TokenMinter;
   throttle: FailureThrottle;
   clock: Clock;
-  sourceAddress: (c: Parameters<Handler>[0]) => string | undefined;
+  sourceAddress: (c: Context) => string | undefined;
 }
 
 interface CurrentToken {
@@ -30,21 +31,6 @@ interface CurrentToken {
   /** The client's scopes when issued; a scope change forces a new token. */
   scopes: string;
 }
-
-const readJsonObject = async (c: Parameters<Handler>[0]): Promise<unknown> => {
-  const type = c.req.header('content-type') ?? '';
-  if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type))
-    throw new LarderError('ERR_UNSUPPORTED_MEDIA_TYPE');
-  let body: unknown;
-  try {
-    body = JSON.parse(await c.req.text());
-  } catch (cause) {
-    throw new LarderError('ERR_BODY_NOT_JSON', { cause });
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw new LarderError('ERR_BODY_NOT_JSON');
-  return body;
-};
 
 /**
  * POST /authentication/v1/authentication/login (interface.md §4.2, §5). The current token per client is kept

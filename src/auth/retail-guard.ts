@@ -74,17 +74,22 @@ export const createRetailGuard = ({
     return promise;
   };
 
-  const decide = (token: VerifiedToken, client: ClientGrant | undefined, locationId: string): Principal => {
+  const decide = (
+    token: VerifiedToken,
+    client: ClientGrant | undefined,
+    locationId: string | undefined,
+  ): Principal => {
     if (client === undefined) throw invalidToken('The client is unknown');
     if (client.revoked) throw invalidToken('The client is revoked');
     // Scopes removed from the client since issuance no longer count.
     const scopes = token.scopes.filter((scope) => client.scopes.has(scope));
     if (!grantsRetailRead(scopes)) throw insufficientScope();
-    if (!grantsLocation(client, locationId)) throw new LarderError('ERR_LOCATION_FORBIDDEN');
+    if (locationId !== undefined && !grantsLocation(client, locationId))
+      throw new LarderError('ERR_LOCATION_FORBIDDEN');
     return { clientId: token.clientId, scopes };
   };
 
-  const admit = (token: VerifiedToken, locationId: string): Principal | Promise<Principal> => {
+  const admit = (token: VerifiedToken, locationId: string | undefined): Principal | Promise<Principal> => {
     const client = state.client(token.clientId);
     if (client !== undefined) return decide(token, client, locationId);
     return state.lookupClient(token.clientId).then((found) => decide(token, found, locationId));

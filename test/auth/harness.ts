@@ -1,0 +1,110 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type AuthService, createAuthService } from '../../src/auth/auth-service.js';
+import { type ClientCredentials, createClientCredentials, type NewClient } from '../../src/auth/clients.js';
+import { createApp } from '../../src/http/app.js';
+import { createTestClock, type TestClock } from '../../src/shared/clock.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import { createSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import type { Store } from '../../src/storage/store.js';
+
+export const ISSUER = 'http://larder.test';
+export const LOGIN = '/authentication/v1/authentication/login';
+export const TOKEN = '/authentication/v1/authentication/customer/oauth/token';
+export const TTL = 3600;
+
+export interface TempStore {
+  store: Store;
+  dispose(): Promise<void>;
+}
+
+export const openTempStore = async (): Promise<TempStore> => {
+  const dir = await mkdtemp(join(tmpdir(), 'larder-auth-'));
+  const store = await createSqliteStore({ path: join(dir, 'larder.db') });
+  return {
+    store,
+    dispose: async () => {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+};
+
+/** Bindings that @hono/node-server's getConnInfo reads, so in-process requests have a source address. */
+export const fromAddress = (remoteAddress: string) => ({ incoming: { socket: { remoteAddress } } });
+
+export interface AuthHarness {
+  store: Store;
+  clock: TestClock;
+  auth: AuthService;
+  app: Awaited<ReturnType<typeof createApp>>;
+  /** Another instance on the same store (for cross-instance behaviour). */
+  instance(): Promise<AuthService>;
+  createClient(input?: Partial<NewClient>): Promise<ClientCredentials>;
+  login(clientId: string, clientSecret: string, address?: string): Promise<Response>;
+  token(body: Record<string, string>, headers?: Record<string, string>, address?: string): Promise<Response>;
+  dispose(): Promise<void>;
+}
+
+/** The real app (the lead's edge error handler) over a temporary SQLite store, with a settable clock. */
+export const createAuthHarness = async (): Promise<AuthHarness> => {
+  const temp = await openTempStore();
+  const clock = createTestClock(Date.UTC(2025, 0, 1));
+  const instance = () =>
+    createAuthService({
+      store: temp.store,
+      clock,
+      config: { publicUrl: ISSUER, tokenTtlSeconds: TTL },
+      logger: silentLogger,
+    });
+  const auth = await instance();
+  const app = await createApp({ store: temp.store, logger: silentLogger, auth, publicUrl: ISSUER });
+  return {
+    store: temp.store,
+    clock,
+    auth,
+    app,
+    instance,
+    createClient: (input = {}) =>
+      createClientCredentials(temp.store, { name: 'test client', locations: ['loc-1'], ...input }, clock),
+    login: async (clientId, clientSecret, address = '10.0.0.1') =>
+      app.request(
+        LOGIN,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ clientId, clientSecret, userAccessType: 'PLATFORM_MACHINE_CLIENT' }),
+        },
+        fromAddress(address),
+      ),
+    token: async (body, headers = {}, address = '10.0.0.1') =>
+      app.request(
+        TOKEN,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+          body: new URLSearchParams(body).toString(),
+        },
+        fromAddress(address),
+      ),
+    dispose: temp.dispose,
+  };
+};
+
+export const basic = (clientId: string, clientSecret: string): string =>
+  `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
+
+/** Resolves once `check` stops throwing, or rejects with its last error after `timeoutMs` of real time. */
+export const eventually = async (check: () => Promise<void>, timeoutMs: number): Promise<number> => {
+  const started = Date.now();
+  for (;;) {
+    try {
+      await check();
+      return Date.now() - started;
+    } catch (error) {
+      if (Date.now() - started > timeoutMs) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+};

@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { revokeClient } from '../../src/auth/clients.js';
+import { type AuthHarness, createAuthHarness, fromAddress, ISSUER, LOGIN, TTL } from './harness.js';
+
+describe('POST /authentication/v1/authentication/login', () => {
+  let h: AuthHarness;
+  before(async () => {
+    h = await createAuthHarness();
+  });
+  after(() => h.dispose());
+
+  it('answers SUCCESS with a Bearer JWT, null scope/idToken/refreshToken and no-store', async () => {
+    const client = await h.createClient();
+    const res = await h.login(client.clientId, client.clientSecret);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('cache-control'), 'no-store');
+    const body = await res.json();
+    assert.deepEqual(Object.keys(body).sort(), ['status', 'token']);
+    assert.equal(body.status, 'SUCCESS');
+    const { accessToken, ...rest } = body.token;
+    assert.deepEqual(rest, {
+      tokenType: 'Bearer',
+      scope: null,
+      expiresIn: TTL,
+      idToken: null,
+      refreshToken: null,
+    });
+    assert.deepEqual(decodeProtectedHeader(accessToken).typ, 'at+jwt');
+    const claims = decodeJwt(accessToken);
+    assert.equal(claims.iss, ISSUER);
+    assert.equal(claims.sub, client.clientId);
+    assert.equal(claims['client_id'], client.clientId);
+    assert.equal(claims['scope'], 'retail.inventory:read');
+    assert.equal((claims.exp as number) - (claims.iat as number), TTL);
+  });
+
+  it('returns the same token with its remaining expiresIn while more than 60 s are left, then a new one', async () => {
+    const client = await h.createClient();
+    const first = (await (await h.login(client.clientId, client.clientSecret)).json()).token;
+    h.clock.advance(1000 * (TTL - 61));
+    const second = (await (await h.login(client.clientId, client.clientSecret)).json()).token;
+    assert.equal(second.accessToken, first.accessToken);
+    assert.equal(second.expiresIn, 61);
+    h.clock.advance(1000);
+    const third = (await (await h.login(client.clientId, client.clientSecret)).json()).token;
+    assert.notEqual(third.accessToken, first.accessToken);
+    assert.equal(third.expiresIn, TTL);
+  });
+
+  it('issues a new token when the client scopes changed since the current one', async () => {
+    const client = await h.createClient();
+    const first = (await (await h.login(client.clientId, client.clientSecret)).json()).token;
+    await h.store.updateClient(client.clientId, { scopes: ['retail:read'] });
+    const second = (await (await h.login(client.clientId, client.clientSecret)).json()).token;
+    assert.notEqual(second.accessToken, first.accessToken);
+    assert.equal(decodeJwt(second.accessToken)['scope'], 'retail:read');
+  });
+
+  it('answers an identical 401 ErrorMessage for unknown client, wrong secret and revoked client', async () => {
+    const client = await h.createClient();
+    const revoked = await h.createClient();
+    await revokeClient(h.store, revoked.clientId, h.clock);
+    const answers = await Promise.all(
+      [
+        [crypto.randomUUID(), client.clientSecret],
+        [client.clientId, `${client.clientSecret}x`],
+        [revoked.clientId, revoked.clientSecret],
+      ].map(async ([id, secret], i) => {
+        const res = await h.login(id as string, secret as string, `10.1.0.${i}`);
+        const body = await res.json();
+        delete body.requestId;
+        return { status: res.status, body };
+      }),
+    );
+    assert.equal(answers[0]?.status, 401);
+    assert.equal(answers[0]?.body.code, 40102);
+    assert.deepEqual(answers[1], answers[0]);
+    assert.deepEqual(answers[2], answers[0]);
+  });
+
+  it('answers 400 naming userAccessType when it is not PLATFORM_MACHINE_CLIENT', async () => {
+    const client = await h.createClient();
+    const res = await h.app.request(LOGIN, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        clientId: client.clientId,
+        clientSecret: client.clientSecret,
+        userAccessType: 'PLATFORM_USER',
+      }),
+    });
+    assert.equal(res.status, 400);
+    const body = await res.json();
+    assert.equal(body.fieldName, 'userAccessType');
+    assert.match(body.message, /PLATFORM_MACHINE_CLIENT/);
+  });
+
+  it('answers 400 naming a missing or unknown field', async () => {
+    const missing = await h.app.request(LOGIN, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ clientId: 'a', userAccessType: 'PLATFORM_MACHINE_CLIENT' }),
+    });
+    assert.equal(missing.status, 400);
+    assert.equal((await missing.json()).fieldName, 'clientSecret');
+    const extra = await h.app.request(LOGIN, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        clientId: 'a',
+        clientSecret: 'b',
+        userAccessType: 'PLATFORM_MACHINE_CLIENT',
+        x: 1,
+      }),
+    });
+    assert.equal(extra.status, 400);
+    assert.equal((await extra.json()).fieldName, 'x');
+  });
+
+  it('throttles failed logins per client id with 429 and Retry-After; other clients are unaffected', async () => {
+    const victim = await h.createClient();
+    const other = await h.createClient();
+    for (let i = 0; i < 10; i++) {
+      // A fresh address each time isolates the per-client-id bucket.
+      const res = await h.login(victim.clientId, 'wrong', `10.2.0.${i}`);
+      assert.equal(res.status, 401);
+      h.clock.advance(1000);
+    }
+    const limited = await h.login(victim.clientId, victim.clientSecret, '10.2.1.1');
+    assert.equal(limited.status, 429);
+    assert.equal(limited.headers.get('retry-after'), '50');
+    const body = await limited.json();
+    assert.equal(body.code, 42901);
+    assert.equal(body.canRetry, 'true');
+    assert.equal((await h.login(other.clientId, other.clientSecret, '10.2.1.1')).status, 200);
+    h.clock.advance(50_000);
+    assert.equal((await h.login(victim.clientId, victim.clientSecret, '10.2.1.1')).status, 200);
+  });
+
+  it('throttles failed logins per source address across client ids; other addresses are unaffected', async () => {
+    const client = await h.createClient();
+    for (let i = 0; i < 10; i++) {
+      assert.equal((await h.login(crypto.randomUUID(), 'wrong', '10.3.0.1')).status, 401);
+    }
+    const limited = await h.login(client.clientId, client.clientSecret, '10.3.0.1');
+    assert.equal(limited.status, 429);
+    assert.equal(limited.headers.get('retry-after'), '60');
+    assert.equal((await h.login(client.clientId, client.clientSecret, '10.3.0.2')).status, 200);
+  });
+
+  it('does not count successful logins against the limits', async () => {
+    const client = await h.createClient();
+    for (let i = 0; i < 12; i++) {
+      assert.equal((await h.login(client.clientId, client.clientSecret, '10.4.0.1')).status, 200);
+    }
+    assert.equal((await h.login(client.clientId, 'wrong', '10.4.0.1')).status, 401);
+  });
+});
