@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { revokeClient } from '../../src/auth/clients.js';
-import { type AuthHarness, createAuthHarness, fromAddress, ISSUER, LOGIN, TTL } from './harness.js';
+import { type AuthHarness, createAuthHarness, ISSUER, LOGIN, TTL } from './harness.js';
 
 describe('POST /authentication/v1/authentication/login', () => {
   let h: AuthHarness;

@@ -1,0 +1,184 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { revokeClient } from '../../src/auth/clients.js';
+import { type AuthHarness, basic, createAuthHarness, ISSUER, TOKEN, TTL } from './harness.js';
+
+describe('POST /authentication/v1/authentication/customer/oauth/token', () => {
+  let h: AuthHarness;
+  before(async () => {
+    h = await createAuthHarness();
+  });
+  after(() => h.dispose());
+
+  const assertError = async (res: Response, status: number, error: string) => {
+    assert.equal(res.status, status);
+    assert.equal(res.headers.get('cache-control'), 'no-store');
+    const body = await res.json();
+    assert.deepEqual(Object.keys(body).sort(), ['error', 'error_description']);
+    assert.equal(body.error, error);
+    return res;
+  };
+
+  it('grants a token to client_secret_basic with no-store', async () => {
+    const client = await h.createClient({ scopes: ['retail.inventory:read', 'retail:read'] });
+    const res = await h.token(
+      { grant_type: 'client_credentials' },
+      { authorization: basic(client.clientId, client.clientSecret) },
+    );
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('cache-control'), 'no-store');
+    const body = await res.json();
+    assert.deepEqual(Object.keys(body).sort(), ['access_token', 'expires_in', 'scope', 'token_type']);
+    assert.equal(body.token_type, 'Bearer');
+    assert.equal(body.expires_in, TTL);
+    assert.equal(body.scope, 'retail.inventory:read retail:read');
+    const claims = decodeJwt(body.access_token);
+    assert.equal(claims.iss, ISSUER);
+    assert.equal(claims['client_id'], client.clientId);
+    assert.equal(claims['scope'], body.scope);
+    assert.equal(decodeProtectedHeader(body.access_token).typ, 'at+jwt');
+  });
+
+  it('grants a token to client_secret_post, fresh on every grant', async () => {
+    const client = await h.createClient();
+    const form = {
+      grant_type: 'client_credentials',
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+    };
+    const first = await (await h.token(form)).json();
+    const second = await (await h.token(form)).json();
+    assert.equal(typeof first.access_token, 'string');
+    assert.notEqual(second.access_token, first.access_token);
+  });
+
+  it('issues a requested subset of the client scopes', async () => {
+    const client = await h.createClient({ scopes: ['retail.inventory:read', 'retail:read'] });
+    const res = await h.token(
+      { grant_type: 'client_credentials', scope: 'retail:read' },
+      { authorization: basic(client.clientId, client.clientSecret) },
+    );
+    const body = await res.json();
+    assert.equal(body.scope, 'retail:read');
+    assert.equal(decodeJwt(body.access_token)['scope'], 'retail:read');
+  });
+
+  it('answers invalid_scope 400 for a scope the client lacks or an unknown one', async () => {
+    const client = await h.createClient();
+    const auth = { authorization: basic(client.clientId, client.clientSecret) };
+    await assertError(
+      await h.token({ grant_type: 'client_credentials', scope: 'retail:read' }, auth),
+      400,
+      'invalid_scope',
+    );
+    await assertError(
+      await h.token({ grant_type: 'client_credentials', scope: 'admin' }, auth),
+      400,
+      'invalid_scope',
+    );
+  });
+
+  it('answers invalid_client 401 with WWW-Authenticate: Basic when Basic authentication fails', async () => {
+    const client = await h.createClient();
+    const res = await h.token(
+      { grant_type: 'client_credentials' },
+      { authorization: basic(client.clientId, 'wrong') },
+      '10.9.0.1',
+    );
+    await assertError(res, 401, 'invalid_client');
+    assert.match(res.headers.get('www-authenticate') ?? '', /^Basic realm=/);
+  });
+
+  it('answers invalid_client 401 without a Basic challenge when form authentication fails', async () => {
+    const client = await h.createClient();
+    await revokeClient(h.store, client.clientId, h.clock);
+    const res = await h.token(
+      { grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret },
+      {},
+      '10.9.0.2',
+    );
+    await assertError(res, 401, 'invalid_client');
+    assert.equal(res.headers.get('www-authenticate'), null);
+  });
+
+  it('answers invalid_client 401 when no client authentication is sent', async () => {
+    await assertError(await h.token({ grant_type: 'client_credentials' }), 401, 'invalid_client');
+  });
+
+  it('answers unsupported_grant_type 400 for another grant', async () => {
+    const client = await h.createClient();
+    const res = await h.token(
+      { grant_type: 'password' },
+      { authorization: basic(client.clientId, client.clientSecret) },
+    );
+    await assertError(res, 400, 'unsupported_grant_type');
+  });
+
+  it('answers invalid_request 400 for a missing grant_type, a repeated parameter, two auth methods or JSON', async () => {
+    const client = await h.createClient();
+    const auth = { authorization: basic(client.clientId, client.clientSecret) };
+    await assertError(await h.token({}, auth), 400, 'invalid_request');
+    const repeated = await h.app.request(TOKEN, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...auth },
+      body: 'grant_type=client_credentials&scope=retail.inventory:read&scope=retail:read',
+    });
+    await assertError(repeated, 400, 'invalid_request');
+    await assertError(
+      await h.token({ grant_type: 'client_credentials', client_secret: client.clientSecret }, auth),
+      400,
+      'invalid_request',
+    );
+    const json = await h.app.request(TOKEN, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...auth },
+      body: JSON.stringify({ grant_type: 'client_credentials' }),
+    });
+    await assertError(json, 400, 'invalid_request');
+  });
+
+  it('shares the failed-login throttle: 429 with Retry-After after 10 failures', async () => {
+    const client = await h.createClient();
+    const form = { grant_type: 'client_credentials', client_id: client.clientId, client_secret: 'wrong' };
+    for (let i = 0; i < 10; i++)
+      await assertError(await h.token(form, {}, `10.8.0.${i}`), 401, 'invalid_client');
+    const res = await h.token({ ...form, client_secret: client.clientSecret }, {}, '10.8.1.1');
+    assert.equal(res.status, 429);
+    assert.equal(res.headers.get('retry-after'), '60');
+    assert.equal((await h.login(client.clientId, client.clientSecret, '10.8.1.1')).status, 429);
+  });
+});
+
+describe('authorization server metadata and JWKS', () => {
+  let h: AuthHarness;
+  before(async () => {
+    h = await createAuthHarness();
+  });
+  after(() => h.dispose());
+
+  it('publishes RFC 8414 metadata derived from the issuer', async () => {
+    const res = await h.app.request('/.well-known/oauth-authorization-server');
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), {
+      issuer: ISSUER,
+      token_endpoint: `${ISSUER}${TOKEN}`,
+      jwks_uri: `${ISSUER}/.well-known/jwks.json`,
+      grant_types_supported: ['client_credentials'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      scopes_supported: ['retail.inventory:read', 'retail:read'],
+      response_types_supported: [],
+    });
+  });
+
+  it('publishes the public signing key, and nothing private, at jwks_uri', async () => {
+    const { keys } = await (await h.app.request('/.well-known/jwks.json')).json();
+    assert.equal(keys.length, 1);
+    const [key] = keys;
+    assert.deepEqual(Object.keys(key).sort(), ['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y']);
+    assert.equal(key.alg, 'ES256');
+    const client = await h.createClient();
+    const token = (await (await h.login(client.clientId, client.clientSecret)).json()).token.accessToken;
+    assert.equal(decodeProtectedHeader(token).kid, key.kid);
+  });
+});
