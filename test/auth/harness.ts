@@ -67,7 +67,11 @@ export const createAuthHarness = async (): Promise<AuthHarness> => {
     app,
     instance,
     createClient: (input = {}) =>
-      createClientCredentials(temp.store, { name: 'test client', locations: ['loc-1'], ...input }, clock),
+      createClientCredentials(
+        temp.store,
+        { name: 'test client', ...(input.allLocations === true ? {} : { locations: ['loc-1'] }), ...input },
+        clock,
+      ),
     login: async (clientId, clientSecret, address = '10.0.0.1') =>
       app.request(
         LOGIN,

@@ -1,0 +1,267 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { exportSPKI, generateKeyPair, importJWK, type JWK, type JWTPayload, SignJWT } from 'jose';
+import { revokeClient, updateClientGrants } from '../../src/auth/clients.js';
+import { rotateSigningKey } from '../../src/auth/signing-keys.js';
+import { LarderError } from '../../src/shared/errors.js';
+import { type AuthHarness, basic, createAuthHarness, eventually, ISSUER, TTL } from './harness.js';
+
+const AUDIENCE = `${ISSUER}/v1`;
+const LOCATION = 'loc-1';
+
+/** Runs the guard and returns the LarderError it threw (sync or async). */
+const rejection = async (run: () => unknown): Promise<LarderError> => {
+  try {
+    await run();
+  } catch (error) {
+    assert.ok(error instanceof LarderError, `expected a LarderError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('expected the guard to reject');
+};
+
+const b64 = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+describe('retail guard (authorizeRetail)', () => {
+  let h: AuthHarness;
+  let stop: () => void;
+  before(async () => {
+    h = await createAuthHarness();
+    stop = h.auth.start();
+  });
+  after(async () => {
+    stop();
+    await h.dispose();
+  });
+
+  const loginToken = async (
+    scopes?: string[],
+    grant: { locations?: string[]; allLocations?: boolean } = {},
+  ) => {
+    const client = await h.createClient({ ...(scopes === undefined ? {} : { scopes }), ...grant });
+    const body = await (await h.login(client.clientId, client.clientSecret)).json();
+    return { client, bearer: `Bearer ${body.token.accessToken}`, token: body.token.accessToken as string };
+  };
+
+  const activePrivateKey = async () => {
+    const [key] = (await h.store.listSigningKeys()).filter((k) => k.retiredAt === null);
+    assert.ok(key);
+    return { kid: key.kid, key: await importJWK(JSON.parse(key.privateJwk) as JWK, 'ES256') };
+  };
+
+  /** Signs like the issuer does, with one thing changed, using the real active private key. */
+  const signed = async (
+    clientId: string,
+    change: { header?: Record<string, unknown>; claims?: JWTPayload } = {},
+  ): Promise<string> => {
+    const { kid, key } = await activePrivateKey();
+    const now = Math.floor(h.clock.now() / 1000);
+    const jwt = new SignJWT({
+      iss: ISSUER,
+      sub: clientId,
+      client_id: clientId,
+      aud: AUDIENCE,
+      iat: now,
+      exp: now + TTL,
+      jti: crypto.randomUUID(),
+      scope: 'retail.inventory:read',
+      ...change.claims,
+    }).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid, ...change.header });
+    return `Bearer ${await jwt.sign(key)}`;
+  };
+
+  const assertInvalidToken = async (authorization: string, description: RegExp) => {
+    const error = await rejection(() => h.auth.authorizeRetail(authorization, LOCATION));
+    assert.equal(error.status, 401);
+    assert.equal(error.code, 'ERR_UNAUTHENTICATED');
+    const challenge = error.headers['WWW-Authenticate'] ?? '';
+    assert.match(challenge, /^Bearer error="invalid_token", error_description="[^"]+"$/);
+    assert.match(challenge, description);
+  };
+
+  it('admits a valid token for a granted location, synchronously once cached', async () => {
+    const { client, bearer } = await loginToken();
+    assert.deepEqual(await h.auth.authorizeRetail(bearer, LOCATION), {
+      clientId: client.clientId,
+      scopes: ['retail.inventory:read'],
+    });
+    const again = h.auth.authorizeRetail(bearer, LOCATION);
+    assert.ok(!(again instanceof Promise), 'a cached token must be admitted without awaiting');
+    assert.equal(again.clientId, client.clientId);
+  });
+
+  it('answers 401 with a realm challenge for a missing or non-Bearer Authorization', async () => {
+    for (const authorization of [undefined, '', 'Basic abc', 'Bearer', 'Bearer ']) {
+      const error = await rejection(() => h.auth.authorizeRetail(authorization, LOCATION));
+      assert.equal(error.status, 401);
+      assert.deepEqual(error.headers, { 'WWW-Authenticate': 'Bearer realm="larder"' });
+    }
+  });
+
+  it('rejects garbage and a forged signature as invalid_token', async () => {
+    const { client } = await loginToken();
+    await assertInvalidToken('Bearer not-a-jwt', /malformed/);
+    const { kid } = await activePrivateKey();
+    const forger = await generateKeyPair('ES256');
+    const forged = await new SignJWT({ client_id: client.clientId, scope: 'retail.inventory:read' })
+      .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid })
+      .setIssuer(ISSUER)
+      .setSubject(client.clientId)
+      .setAudience(AUDIENCE)
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .setJti('x')
+      .sign(forger.privateKey);
+    await assertInvalidToken(`Bearer ${forged}`, /signature/);
+  });
+
+  it('rejects alg none', async () => {
+    const { token } = await loginToken();
+    const [, payload] = token.split('.');
+    const { kid } = await activePrivateKey();
+    await assertInvalidToken(
+      `Bearer ${b64({ alg: 'none', typ: 'at+jwt', kid })}.${payload}.`,
+      /malformed|algorithm/,
+    );
+  });
+
+  it('rejects HS256 signed with the public key (algorithm confusion)', async () => {
+    const { client } = await loginToken();
+    const [record] = await h.store.listSigningKeys();
+    assert.ok(record);
+    const publicKey = await importJWK(JSON.parse(record.publicJwk) as JWK, 'ES256', { extractable: true });
+    for (const secret of [await exportSPKI(publicKey as CryptoKey), record.publicJwk]) {
+      const confused = await new SignJWT({ client_id: client.clientId, scope: 'retail.inventory:read' })
+        .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: record.kid })
+        .setIssuer(ISSUER)
+        .setSubject(client.clientId)
+        .setAudience(AUDIENCE)
+        .setIssuedAt()
+        .setExpirationTime('1h')
+        .setJti('x')
+        .sign(new TextEncoder().encode(secret));
+      await assertInvalidToken(`Bearer ${confused}`, /algorithm/);
+    }
+  });
+
+  it('rejects a wrong issuer, audience or typ, and an unknown kid, even when signed with our key', async () => {
+    const { client } = await loginToken();
+    assert.ok(
+      await h.auth.authorizeRetail(await signed(client.clientId), LOCATION),
+      'the control token passes',
+    );
+    await assertInvalidToken(await signed(client.clientId, { claims: { iss: 'http://evil.test' } }), /iss/);
+    await assertInvalidToken(
+      await signed(client.clientId, { claims: { aud: 'http://evil.test/v1' } }),
+      /aud/,
+    );
+    await assertInvalidToken(await signed(client.clientId, { header: { typ: 'JWT' } }), /typ/);
+    await assertInvalidToken(await signed(client.clientId, { header: { kid: 'other' } }), /unknown key/);
+    await assertInvalidToken(
+      await signed(client.clientId, { claims: { client_id: 'someone-else' } }),
+      /claims/,
+    );
+  });
+
+  it('rejects an expired token (1 s leeway), also once it was cached', async () => {
+    const { bearer } = await loginToken();
+    await h.auth.authorizeRetail(bearer, LOCATION);
+    h.clock.advance(TTL * 1000 + 500);
+    assert.ok(h.auth.authorizeRetail(bearer, LOCATION), 'within the leeway');
+    h.clock.advance(500);
+    await assertInvalidToken(bearer, /expired/);
+    const fresh = await loginToken();
+    h.clock.advance(TTL * 1000 + 1000);
+    await assertInvalidToken(fresh.bearer, /expired/);
+  });
+
+  it('rejects a token without a retail read scope with 403 insufficient_scope', async () => {
+    const { client } = await loginToken();
+    const token = await signed(client.clientId, { claims: { scope: 'openid profile' } });
+    const denied = await rejection(() => h.auth.authorizeRetail(token, LOCATION));
+    assert.equal(denied.status, 403);
+    assert.equal(denied.code, 'ERR_INSUFFICIENT_SCOPE');
+    assert.deepEqual(denied.headers, {
+      'WWW-Authenticate': 'Bearer error="insufficient_scope", scope="retail.inventory:read"',
+    });
+  });
+
+  it('admits retail:read alone', async () => {
+    const { client, bearer } = await loginToken(['retail:read']);
+    assert.deepEqual(await h.auth.authorizeRetail(bearer, LOCATION), {
+      clientId: client.clientId,
+      scopes: ['retail:read'],
+    });
+  });
+
+  it('answers 403 ERR_LOCATION_FORBIDDEN for a location not granted; all-locations clients pass', async () => {
+    const { bearer } = await loginToken();
+    const error = await rejection(() => h.auth.authorizeRetail(bearer, 'loc-2'));
+    assert.equal(error.status, 403);
+    assert.equal(error.code, 'ERR_LOCATION_FORBIDDEN');
+    const everywhere = await loginToken(undefined, { allLocations: true });
+    assert.ok(await h.auth.authorizeRetail(everywhere.bearer, 'loc-2'));
+  });
+
+  it('checks only the token when the location header is missing', async () => {
+    const { bearer } = await loginToken();
+    assert.ok(await h.auth.authorizeRetail(bearer, undefined));
+    await assertInvalidToken('Bearer a.b.c', /malformed/);
+  });
+
+  it('rejects an issued token within 1 s of its client being revoked (no restart)', async () => {
+    const { client, bearer } = await loginToken();
+    await h.auth.authorizeRetail(bearer, LOCATION);
+    await revokeClient(h.store, client.clientId, h.clock);
+    const elapsed = await eventually(() => assertInvalidToken(bearer, /revoked/), 1000);
+    assert.ok(elapsed < 1000);
+  });
+
+  it('applies grant changes to an issued token within 1 s', async () => {
+    const { client, bearer } = await loginToken();
+    await h.auth.authorizeRetail(bearer, LOCATION);
+    await updateClientGrants(h.store, client.clientId, { locations: ['loc-2'] });
+    await eventually(async () => {
+      const error = await rejection(() => h.auth.authorizeRetail(bearer, LOCATION));
+      assert.equal(error.code, 'ERR_LOCATION_FORBIDDEN');
+    }, 1000);
+    assert.ok(await h.auth.authorizeRetail(bearer, 'loc-2'));
+  });
+
+  it('drops a scope removed from the client from tokens already issued', async () => {
+    const client = await h.createClient({ scopes: ['retail.inventory:read', 'retail:read'] });
+    const res = await h.token(
+      { grant_type: 'client_credentials', scope: 'retail:read' },
+      { authorization: basic(client.clientId, client.clientSecret) },
+    );
+    const bearer = `Bearer ${(await res.json()).access_token}`;
+    assert.ok(await h.auth.authorizeRetail(bearer, LOCATION));
+    await updateClientGrants(h.store, client.clientId, { scopes: ['retail.inventory:read'] });
+    await eventually(async () => {
+      const error = await rejection(() => h.auth.authorizeRetail(bearer, LOCATION));
+      assert.equal(error.code, 'ERR_INSUFFICIENT_SCOPE');
+    }, 1000);
+  });
+
+  it('verifies tokens from another instance after a rotation, and old tokens keep working', async () => {
+    const before = await loginToken();
+    await rotateSigningKey(h.store, h.clock, TTL);
+    const other = await h.instance();
+    const client = await h.createClient();
+    const res = await other.routes.request('/authentication/v1/authentication/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        clientId: client.clientId,
+        clientSecret: client.clientSecret,
+        userAccessType: 'PLATFORM_MACHINE_CLIENT',
+      }),
+    });
+    const token = (await res.json()).token.accessToken;
+    // Immediately, before this instance's poll could have seen the rotation.
+    assert.ok(await h.auth.authorizeRetail(`Bearer ${token}`, LOCATION));
+    assert.ok(await h.auth.authorizeRetail(before.bearer, LOCATION));
+    const { keys } = await (await h.app.request('/.well-known/jwks.json')).json();
+    assert.equal(keys.length, 2);
+  });
+});
