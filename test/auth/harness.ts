@@ -112,3 +112,27 @@ export const eventually = async (check: () => Promise<void>, timeoutMs: number):
     }
   }
 };
+
+export interface ErrorBody {
+  status: string;
+  code: number;
+  message: string;
+  fieldName?: string;
+  canRetry?: string;
+  requestId?: string;
+}
+
+export interface TokenBody {
+  access_token: string;
+  token_type: string;
+  expires_in: number;
+  scope: string;
+}
+
+export interface OAuthErrorBody {
+  error: string;
+  error_description: string;
+}
+
+export const readJson = async <T>(res: Response | Promise<Response>): Promise<T> =>
+  (await (await res).json()) as T;

@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { revokeClient } from '../../src/auth/clients.js';
-import { type AuthHarness, createAuthHarness, ISSUER, LOGIN, TTL } from './harness.js';
+import type { AuthenticationResponse } from '../../src/auth/schemas.js';
+import {
+  type AuthHarness,
+  createAuthHarness,
+  type ErrorBody,
+  ISSUER,
+  LOGIN,
+  readJson,
+  TTL,
+} from './harness.js';
 
 describe('POST /authentication/v1/authentication/login', () => {
   let h: AuthHarness;
@@ -16,7 +25,7 @@ describe('POST /authentication/v1/authentication/login', () => {
     const res = await h.login(client.clientId, client.clientSecret);
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('cache-control'), 'no-store');
-    const body = await res.json();
+    const body = await readJson<AuthenticationResponse>(res);
     assert.deepEqual(Object.keys(body).sort(), ['status', 'token']);
     assert.equal(body.status, 'SUCCESS');
     const { accessToken, ...rest } = body.token;
@@ -38,22 +47,27 @@ describe('POST /authentication/v1/authentication/login', () => {
 
   it('returns the same token with its remaining expiresIn while more than 60 s are left, then a new one', async () => {
     const client = await h.createClient();
-    const first = (await (await h.login(client.clientId, client.clientSecret)).json()).token;
+    const first = (await readJson<AuthenticationResponse>(h.login(client.clientId, client.clientSecret)))
+      .token;
     h.clock.advance(1000 * (TTL - 61));
-    const second = (await (await h.login(client.clientId, client.clientSecret)).json()).token;
+    const second = (await readJson<AuthenticationResponse>(h.login(client.clientId, client.clientSecret)))
+      .token;
     assert.equal(second.accessToken, first.accessToken);
     assert.equal(second.expiresIn, 61);
     h.clock.advance(1000);
-    const third = (await (await h.login(client.clientId, client.clientSecret)).json()).token;
+    const third = (await readJson<AuthenticationResponse>(h.login(client.clientId, client.clientSecret)))
+      .token;
     assert.notEqual(third.accessToken, first.accessToken);
     assert.equal(third.expiresIn, TTL);
   });
 
   it('issues a new token when the client scopes changed since the current one', async () => {
     const client = await h.createClient();
-    const first = (await (await h.login(client.clientId, client.clientSecret)).json()).token;
+    const first = (await readJson<AuthenticationResponse>(h.login(client.clientId, client.clientSecret)))
+      .token;
     await h.store.updateClient(client.clientId, { scopes: ['retail:read'] });
-    const second = (await (await h.login(client.clientId, client.clientSecret)).json()).token;
+    const second = (await readJson<AuthenticationResponse>(h.login(client.clientId, client.clientSecret)))
+      .token;
     assert.notEqual(second.accessToken, first.accessToken);
     assert.equal(decodeJwt(second.accessToken)['scope'], 'retail:read');
   });
@@ -69,7 +83,7 @@ describe('POST /authentication/v1/authentication/login', () => {
         [revoked.clientId, revoked.clientSecret],
       ].map(async ([id, secret], i) => {
         const res = await h.login(id as string, secret as string, `10.1.0.${i}`);
-        const body = await res.json();
+        const body = await readJson<ErrorBody>(res);
         delete body.requestId;
         return { status: res.status, body };
       }),
@@ -92,7 +106,7 @@ describe('POST /authentication/v1/authentication/login', () => {
       }),
     });
     assert.equal(res.status, 400);
-    const body = await res.json();
+    const body = await readJson<ErrorBody>(res);
     assert.equal(body.fieldName, 'userAccessType');
     assert.match(body.message, /PLATFORM_MACHINE_CLIENT/);
   });
@@ -104,7 +118,7 @@ describe('POST /authentication/v1/authentication/login', () => {
       body: JSON.stringify({ clientId: 'a', userAccessType: 'PLATFORM_MACHINE_CLIENT' }),
     });
     assert.equal(missing.status, 400);
-    assert.equal((await missing.json()).fieldName, 'clientSecret');
+    assert.equal((await readJson<ErrorBody>(missing)).fieldName, 'clientSecret');
     const extra = await h.app.request(LOGIN, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -116,7 +130,7 @@ describe('POST /authentication/v1/authentication/login', () => {
       }),
     });
     assert.equal(extra.status, 400);
-    assert.equal((await extra.json()).fieldName, 'x');
+    assert.equal((await readJson<ErrorBody>(extra)).fieldName, 'x');
   });
 
   it('throttles failed logins per client id with 429 and Retry-After; other clients are unaffected', async () => {
@@ -131,7 +145,7 @@ describe('POST /authentication/v1/authentication/login', () => {
     const limited = await h.login(victim.clientId, victim.clientSecret, '10.2.1.1');
     assert.equal(limited.status, 429);
     assert.equal(limited.headers.get('retry-after'), '50');
-    const body = await limited.json();
+    const body = await readJson<ErrorBody>(limited);
     assert.equal(body.code, 42901);
     assert.equal(body.canRetry, 'true');
     assert.equal((await h.login(other.clientId, other.clientSecret, '10.2.1.1')).status, 200);

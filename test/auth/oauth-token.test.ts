@@ -1,8 +1,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { decodeJwt, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
 import { revokeClient } from '../../src/auth/clients.js';
-import { type AuthHarness, basic, createAuthHarness, ISSUER, TOKEN, TTL } from './harness.js';
+import type { AuthenticationResponse } from '../../src/auth/schemas.js';
+import {
+  type AuthHarness,
+  basic,
+  createAuthHarness,
+  ISSUER,
+  type OAuthErrorBody,
+  readJson,
+  TOKEN,
+  type TokenBody,
+  TTL,
+} from './harness.js';
 
 describe('POST /authentication/v1/authentication/customer/oauth/token', () => {
   let h: AuthHarness;
@@ -14,7 +25,7 @@ describe('POST /authentication/v1/authentication/customer/oauth/token', () => {
   const assertError = async (res: Response, status: number, error: string) => {
     assert.equal(res.status, status);
     assert.equal(res.headers.get('cache-control'), 'no-store');
-    const body = await res.json();
+    const body = await readJson<OAuthErrorBody>(res);
     assert.deepEqual(Object.keys(body).sort(), ['error', 'error_description']);
     assert.equal(body.error, error);
     return res;
@@ -28,7 +39,7 @@ describe('POST /authentication/v1/authentication/customer/oauth/token', () => {
     );
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('cache-control'), 'no-store');
-    const body = await res.json();
+    const body = await readJson<TokenBody>(res);
     assert.deepEqual(Object.keys(body).sort(), ['access_token', 'expires_in', 'scope', 'token_type']);
     assert.equal(body.token_type, 'Bearer');
     assert.equal(body.expires_in, TTL);
@@ -47,8 +58,8 @@ describe('POST /authentication/v1/authentication/customer/oauth/token', () => {
       client_id: client.clientId,
       client_secret: client.clientSecret,
     };
-    const first = await (await h.token(form)).json();
-    const second = await (await h.token(form)).json();
+    const first = await readJson<TokenBody>(h.token(form));
+    const second = await readJson<TokenBody>(h.token(form));
     assert.equal(typeof first.access_token, 'string');
     assert.notEqual(second.access_token, first.access_token);
   });
@@ -59,7 +70,7 @@ describe('POST /authentication/v1/authentication/customer/oauth/token', () => {
       { grant_type: 'client_credentials', scope: 'retail:read' },
       { authorization: basic(client.clientId, client.clientSecret) },
     );
-    const body = await res.json();
+    const body = await readJson<TokenBody>(res);
     assert.equal(body.scope, 'retail:read');
     assert.equal(decodeJwt(body.access_token)['scope'], 'retail:read');
   });
@@ -160,7 +171,7 @@ describe('authorization server metadata and JWKS', () => {
   it('publishes RFC 8414 metadata derived from the issuer', async () => {
     const res = await h.app.request('/.well-known/oauth-authorization-server');
     assert.equal(res.status, 200);
-    assert.deepEqual(await res.json(), {
+    assert.deepEqual(await readJson<unknown>(res), {
       issuer: ISSUER,
       token_endpoint: `${ISSUER}${TOKEN}`,
       jwks_uri: `${ISSUER}/.well-known/jwks.json`,
@@ -172,13 +183,15 @@ describe('authorization server metadata and JWKS', () => {
   });
 
   it('publishes the public signing key, and nothing private, at jwks_uri', async () => {
-    const { keys } = await (await h.app.request('/.well-known/jwks.json')).json();
+    const { keys } = await readJson<JSONWebKeySet>(h.app.request('/.well-known/jwks.json'));
     assert.equal(keys.length, 1);
     const [key] = keys;
+    assert.ok(key);
     assert.deepEqual(Object.keys(key).sort(), ['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y']);
     assert.equal(key.alg, 'ES256');
     const client = await h.createClient();
-    const token = (await (await h.login(client.clientId, client.clientSecret)).json()).token.accessToken;
+    const token = (await readJson<AuthenticationResponse>(h.login(client.clientId, client.clientSecret)))
+      .token.accessToken;
     assert.equal(decodeProtectedHeader(token).kid, key.kid);
   });
 });

@@ -1,10 +1,28 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { exportSPKI, generateKeyPair, importJWK, type JWK, type JWTPayload, SignJWT } from 'jose';
+import {
+  exportSPKI,
+  generateKeyPair,
+  importJWK,
+  type JSONWebKeySet,
+  type JWK,
+  type JWTPayload,
+  SignJWT,
+} from 'jose';
 import { revokeClient, updateClientGrants } from '../../src/auth/clients.js';
+import type { AuthenticationResponse } from '../../src/auth/schemas.js';
 import { rotateSigningKey } from '../../src/auth/signing-keys.js';
 import { LarderError } from '../../src/shared/errors.js';
-import { type AuthHarness, basic, createAuthHarness, eventually, ISSUER, TTL } from './harness.js';
+import {
+  type AuthHarness,
+  basic,
+  createAuthHarness,
+  eventually,
+  ISSUER,
+  readJson,
+  type TokenBody,
+  TTL,
+} from './harness.js';
 
 const AUDIENCE = `${ISSUER}/v1`;
 const LOCATION = 'loc-1';
@@ -39,7 +57,7 @@ describe('retail guard (authorizeRetail)', () => {
     grant: { locations?: string[]; allLocations?: boolean } = {},
   ) => {
     const client = await h.createClient({ ...(scopes === undefined ? {} : { scopes }), ...grant });
-    const body = await (await h.login(client.clientId, client.clientSecret)).json();
+    const body = await readJson<AuthenticationResponse>(h.login(client.clientId, client.clientSecret));
     return { client, bearer: `Bearer ${body.token.accessToken}`, token: body.token.accessToken as string };
   };
 
@@ -130,7 +148,10 @@ describe('retail guard (authorizeRetail)', () => {
     const [record] = await h.store.listSigningKeys();
     assert.ok(record);
     const publicKey = await importJWK(JSON.parse(record.publicJwk) as JWK, 'ES256', { extractable: true });
-    for (const secret of [await exportSPKI(publicKey as CryptoKey), record.publicJwk]) {
+    for (const secret of [
+      await exportSPKI(publicKey as Parameters<typeof exportSPKI>[0]),
+      record.publicJwk,
+    ]) {
       const confused = await new SignJWT({ client_id: client.clientId, scope: 'retail.inventory:read' })
         .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: record.kid })
         .setIssuer(ISSUER)
@@ -234,7 +255,7 @@ describe('retail guard (authorizeRetail)', () => {
       { grant_type: 'client_credentials', scope: 'retail:read' },
       { authorization: basic(client.clientId, client.clientSecret) },
     );
-    const bearer = `Bearer ${(await res.json()).access_token}`;
+    const bearer = `Bearer ${(await readJson<TokenBody>(res)).access_token}`;
     assert.ok(await h.auth.authorizeRetail(bearer, LOCATION));
     await updateClientGrants(h.store, client.clientId, { scopes: ['retail.inventory:read'] });
     await eventually(async () => {
@@ -257,11 +278,11 @@ describe('retail guard (authorizeRetail)', () => {
         userAccessType: 'PLATFORM_MACHINE_CLIENT',
       }),
     });
-    const token = (await res.json()).token.accessToken;
+    const token = (await readJson<AuthenticationResponse>(res)).token.accessToken;
     // Immediately, before this instance's poll could have seen the rotation.
     assert.ok(await h.auth.authorizeRetail(`Bearer ${token}`, LOCATION));
     assert.ok(await h.auth.authorizeRetail(before.bearer, LOCATION));
-    const { keys } = await (await h.app.request('/.well-known/jwks.json')).json();
+    const { keys } = await readJson<JSONWebKeySet>(h.app.request('/.well-known/jwks.json'));
     assert.equal(keys.length, 2);
   });
 });

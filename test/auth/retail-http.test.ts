@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type AuthHarness, createAuthHarness } from './harness.js';
+import type { AuthenticationResponse } from '../../src/auth/schemas.js';
+import { type AuthHarness, createAuthHarness, type ErrorBody, readJson } from './harness.js';
 
 /** The guard through the real app: the edge handler turns its errors into ErrorMessage + WWW-Authenticate. */
 describe('retail operations secured by the auth service', () => {
@@ -9,7 +10,7 @@ describe('retail operations secured by the auth service', () => {
   before(async () => {
     h = await createAuthHarness();
     const client = await h.createClient({ locations: ['loc-1'] });
-    bearer = `Bearer ${(await (await h.login(client.clientId, client.clientSecret)).json()).token.accessToken}`;
+    bearer = `Bearer ${(await readJson<AuthenticationResponse>(h.login(client.clientId, client.clientSecret))).token.accessToken}`;
   });
   after(() => h.dispose());
 
@@ -23,14 +24,14 @@ describe('retail operations secured by the auth service', () => {
   it('serves a granted location to a logged-in client', async () => {
     const res = await search({ authorization: bearer, 'platform-restaurant-external-id': 'loc-1' });
     assert.equal(res.status, 200);
-    assert.deepEqual((await res.json()).data, []);
+    assert.deepEqual((await readJson<{ data: unknown[] }>(res)).data, []);
   });
 
   it('answers 401 ErrorMessage with the Bearer challenge without a token', async () => {
     const res = await search({ 'platform-restaurant-external-id': 'loc-1' });
     assert.equal(res.status, 401);
     assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="larder"');
-    const body = await res.json();
+    const body = await readJson<ErrorBody>(res);
     assert.equal(body.status, '401');
     assert.equal(body.code, 40101);
   });
@@ -42,13 +43,13 @@ describe('retail operations secured by the auth service', () => {
     });
     assert.equal(res.status, 401);
     assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer error="invalid_token"/);
-    assert.equal((await res.json()).code, 40101);
+    assert.equal((await readJson<ErrorBody>(res)).code, 40101);
   });
 
   it('answers 403 for a location not granted, and 400 when the header is missing', async () => {
     const forbidden = await search({ authorization: bearer, 'platform-restaurant-external-id': 'loc-2' });
     assert.equal(forbidden.status, 403);
-    assert.equal((await forbidden.json()).code, 40302);
+    assert.equal((await readJson<ErrorBody>(forbidden)).code, 40302);
     const missing = await search({ authorization: bearer });
     assert.equal(missing.status, 400);
   });
