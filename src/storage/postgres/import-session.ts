@@ -1,6 +1,6 @@
-import type pg from 'pg';
 import type { ImportCounts, ImportSession } from '../store.js';
-import { isUnavailableError, toStoreError } from './pg-errors.js';
+import type { Checkout } from './checkout.js';
+import { toStoreError } from './pg-errors.js';
 import { upsertInventory, upsertPurchaseOrders } from './upsert-records.js';
 
 /**
@@ -8,7 +8,7 @@ import { upsertInventory, upsertPurchaseOrders } from './upsert-records.js';
  * other connections see the location as it was until COMMIT, and any failure rolls everything back. After a failed
  * statement the transaction is dead, so the session refuses further puts and commit rolls back.
  */
-export const postgresImportSession = (client: pg.PoolClient, locationId: string): ImportSession => {
+export const postgresImportSession = ({ client, release }: Checkout, locationId: string): ImportSession => {
   let state: 'open' | 'failed' | 'closed' = 'open';
   const counts: ImportCounts = { purchaseOrders: 0, inventoryEntries: 0 };
 
@@ -16,9 +16,9 @@ export const postgresImportSession = (client: pg.PoolClient, locationId: string)
     state = 'closed';
     try {
       await client.query(statement);
-      client.release();
+      release();
     } catch (error) {
-      client.release(isUnavailableError(error) ? (error as Error) : undefined);
+      release(error);
       throw toStoreError(error);
     }
   };
@@ -53,8 +53,9 @@ export const postgresImportSession = (client: pg.PoolClient, locationId: string)
       await finish('COMMIT');
       return { ...counts };
     },
+    // A ROLLBACK that fails has lost its connection, and with it the transaction: nothing to report.
     rollback: async () => {
-      if (state !== 'closed') await finish('ROLLBACK');
+      if (state !== 'closed') await finish('ROLLBACK').catch(() => {});
     },
   };
 };

@@ -11,6 +11,7 @@ import type {
   Store,
   StoredRow,
 } from '../store.js';
+import { checkout } from './checkout.js';
 import { connectionConfig, type PostgresConnectionOptions } from './connection.js';
 import { postgresImportSession } from './import-session.js';
 import { type KeysetSearch, keysetSearch } from './keyset-search.js';
@@ -47,22 +48,14 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
   // reported here; without a listener the event would crash the process. The next query opens a new one.
   pool.on('error', () => {});
 
-  const connect = async (): Promise<pg.PoolClient> => {
-    try {
-      return await pool.connect();
-    } catch (error) {
-      throw toStoreError(error);
-    }
-  };
-
   const withClient = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
-    const client = await connect();
+    const { client, release } = await checkout(pool);
     try {
       const result = await work(client);
-      client.release();
+      release();
       return result;
     } catch (error) {
-      client.release(isUnavailableError(error) ? (error as Error) : undefined);
+      release(error);
       throw toStoreError(error);
     }
   };
@@ -196,16 +189,16 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
     beginImport: async ({ id, name }) => {
       // The location row is written inside the import's transaction: a rolled-back import into a new location
       // leaves no location behind either.
-      const client = await connect();
+      const connection = await checkout(pool);
       try {
-        await client.query('BEGIN');
-        await client.query(UPSERT_LOCATION, [id, name ?? null, new Date().toISOString()]);
+        await connection.client.query('BEGIN');
+        await connection.client.query(UPSERT_LOCATION, [id, name ?? null, new Date().toISOString()]);
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
-        client.release(isUnavailableError(error) ? (error as Error) : undefined);
+        await connection.client.query('ROLLBACK').catch(() => {});
+        connection.release(error);
         throw toStoreError(error);
       }
-      return postgresImportSession(client, id);
+      return postgresImportSession(connection, id);
     },
 
     getSetting: async (name) => {

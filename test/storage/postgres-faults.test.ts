@@ -1,0 +1,153 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { isLarderError } from '../../src/shared/errors.js';
+import { createPostgresStore } from '../../src/storage/postgres/postgres-store.js';
+import type { Store } from '../../src/storage/store.js';
+import { adminQuery, freshSchemaName, postgresUnreachable, postgresUrl } from './backends.js';
+import { idFor, importInto, newLocationId, purchaseOrder, T0 } from './records.js';
+import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+
+/** PostgreSQL going away: callers get ERR_UNAVAILABLE (503, retry), and the same store recovers by itself. */
+
+const unreachable = await postgresUnreachable();
+
+const isUnavailable = (error: unknown): boolean => {
+  assert.ok(isLarderError(error), `expected a LarderError, got ${String(error)}`);
+  assert.equal(error.code, 'ERR_UNAVAILABLE');
+  assert.equal(error.status, 503);
+  return true;
+};
+
+/** A call right after a fault may fail (with ERR_UNAVAILABLE only) or already succeed on a new connection. */
+const succeedsOrUnavailable = async (call: () => Promise<unknown>): Promise<void> => {
+  try {
+    await call();
+  } catch (error) {
+    isUnavailable(error);
+  }
+};
+
+const withUrl = (host: string, port: number): string => {
+  const url = new URL(postgresUrl);
+  url.hostname = host;
+  url.port = String(port);
+  return url.href;
+};
+
+const terminate = async (applicationName: string): Promise<number> => {
+  const result = await adminQuery(
+    'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
+    [applicationName],
+  );
+  return result.rowCount ?? 0;
+};
+
+if (unreachable !== undefined) {
+  test('PostgreSQL faults', { skip: unreachable }, () => {});
+} else {
+  describe('PostgreSQL faults', () => {
+    const schema = freshSchemaName();
+    const applicationName = `larder-faults-${process.pid}`;
+    let store: Store;
+
+    before(async () => {
+      store = await createPostgresStore({
+        databaseUrl: postgresUrl,
+        schema,
+        migrate: true,
+        poolSize: 3,
+        applicationName,
+      });
+    });
+
+    after(async () => {
+      await store?.close();
+      await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    });
+
+    test('connections killed with pg_terminate_backend: the pool reconnects by itself', async () => {
+      const location = await importInto(store, { purchaseOrders: [purchaseOrder(1, T0)] });
+      // Several pooled connections, all of which die.
+      await Promise.all([1, 2, 3].map(() => store.getPurchaseOrder(location, idFor(1))));
+      assert.ok((await terminate(applicationName)) >= 1);
+
+      await succeedsOrUnavailable(() => store.getPurchaseOrder(location, idFor(1)));
+      await succeedsOrUnavailable(() => store.setSetting('faults.after-kill', 'x'));
+      assert.equal(await store.getPurchaseOrder(location, idFor(1)), purchaseOrder(1, T0).json);
+      await store.setSetting('faults.after-kill', 'y');
+      assert.equal(await store.getSetting('faults.after-kill'), 'y');
+    });
+
+    test('an import whose connection dies fails with ERR_UNAVAILABLE and leaves nothing behind', async () => {
+      const id = newLocationId();
+      const session = await store.beginImport({ id });
+      await session.putPurchaseOrders([purchaseOrder(1, T0)]);
+      await terminate(applicationName);
+      await assert.rejects(async () => {
+        await session.putPurchaseOrders([purchaseOrder(2, T0)]);
+        await session.commit();
+      }, isUnavailable);
+      await session.rollback();
+      assert.equal(await store.getLocation(id), undefined);
+      assert.equal(await store.getPurchaseOrder(id, idFor(1)), undefined);
+    });
+
+    test('a statement over the timeout fails with ERR_UNAVAILABLE, and the store carries on', async () => {
+      const quick = await createPostgresStore({ databaseUrl: postgresUrl, schema, statementTimeoutMs: 200 });
+      const { Client } = (await import('pg')).default;
+      const locker = new Client({ connectionString: postgresUrl });
+      await locker.connect();
+      try {
+        await locker.query('BEGIN');
+        await locker.query(`LOCK TABLE ${schema}.settings IN ACCESS EXCLUSIVE MODE`);
+        const started = Date.now();
+        await assert.rejects(quick.getSetting('faults.locked'), isUnavailable);
+        assert.ok(Date.now() - started < 2000, 'the statement timeout bounded the wait');
+        await locker.query('ROLLBACK');
+        assert.equal(await quick.getSetting('faults.locked'), undefined);
+      } finally {
+        await locker.end();
+        await quick.close();
+      }
+    });
+
+    describe('the database going away and coming back', () => {
+      let proxy: TcpProxy;
+      let proxied: Store;
+
+      before(async () => {
+        const target = new URL(postgresUrl);
+        proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+        proxied = await createPostgresStore({ databaseUrl: withUrl('127.0.0.1', proxy.port), schema });
+      });
+
+      after(async () => {
+        await proxied?.close();
+        await proxy?.close();
+      });
+
+      test('calls fail fast with ERR_UNAVAILABLE while it is away and succeed once it is back', async () => {
+        const location = await importInto(proxied, { purchaseOrders: [purchaseOrder(1, T0)] });
+        await proxy.down();
+        await assert.rejects(proxied.getPurchaseOrder(location, idFor(1)), isUnavailable);
+        await assert.rejects(proxied.setSetting('faults.outage', 'x'), isUnavailable);
+        await assert.rejects(proxied.beginImport({ id: newLocationId() }), isUnavailable);
+        await assert.rejects(proxied.authVersion(), isUnavailable);
+
+        await proxy.up();
+        assert.equal(await proxied.getPurchaseOrder(location, idFor(1)), purchaseOrder(1, T0).json);
+        await proxied.setSetting('faults.outage', 'back');
+        assert.equal(await proxied.getSetting('faults.outage'), 'back');
+      });
+    });
+
+    test('opening a store on an unreachable server fails with ERR_UNAVAILABLE', async () => {
+      const proxy = await startTcpProxy('127.0.0.1', 1);
+      await proxy.down();
+      await assert.rejects(
+        createPostgresStore({ databaseUrl: withUrl('127.0.0.1', proxy.port), schema }),
+        isUnavailable,
+      );
+    });
+  });
+}
