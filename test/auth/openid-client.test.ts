@@ -51,7 +51,7 @@ describe('openid-client against a running server', () => {
     await temp.dispose();
   });
 
-  const discover = (clientId: string, secret: string, auth: oidc.ClientAuth) =>
+  const discover = (clientId: string, auth: oidc.ClientAuth) =>
     oidc.discovery(new URL(issuer), clientId, undefined, auth, {
       algorithm: 'oauth2',
       execute: [oidc.allowInsecureRequests],
@@ -67,7 +67,7 @@ describe('openid-client against a running server', () => {
         locations: ['loc-1'],
         scopes: ['retail.inventory:read', 'retail:read'],
       });
-      const config = await discover(client.clientId, client.clientSecret, auth(client.clientSecret));
+      const config = await discover(client.clientId, auth(client.clientSecret));
       assert.equal(config.serverMetadata().issuer, issuer);
       const tokens = await oidc.clientCredentialsGrant(config, { scope: 'retail.inventory:read' });
       assert.equal(tokens.token_type, 'bearer');
@@ -98,7 +98,7 @@ describe('openid-client against a running server', () => {
 
   it('surfaces invalid_client with the Basic challenge for a wrong secret', async () => {
     const client = await createClientCredentials(temp.store, { name: 'oidc', locations: ['loc-1'] });
-    const config = await discover(client.clientId, 'wrong', oidc.ClientSecretBasic('wrong'));
+    const config = await discover(client.clientId, oidc.ClientSecretBasic('wrong'));
     const error = await oidc.clientCredentialsGrant(config).then(
       () => assert.fail('the grant must be refused'),
       (error: unknown) => error,
