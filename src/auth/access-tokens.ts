@@ -21,6 +21,8 @@ export interface IssuedToken {
   token: string;
   /** Epoch ms of `exp`. */
   expiresAt: number;
+  /** The lifetime, for `expires_in` (exp - iat: exact, unlike exp - now with a sub-second clock). */
+  expiresIn: number;
 }
 
 export const issueAccessToken = async (
@@ -41,7 +43,7 @@ export const issueAccessToken = async (
     .setExpirationTime(expiresAt)
     .setJti(randomUUID())
     .sign(keys.signingKey);
-  return { token, expiresAt: expiresAt * 1000 };
+  return { token, expiresAt: expiresAt * 1000, expiresIn: settings.ttlSeconds };
 };
 
 export interface VerifiedToken {

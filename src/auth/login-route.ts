@@ -65,18 +65,27 @@ export const createLoginHandler = (deps: LoginDeps): Handler => {
 
     const now = deps.clock.now();
     const scopes = client.scopes.join(' ');
-    let reuse = current.get(clientId);
-    if (reuse === undefined || reuse.scopes !== scopes || reuse.expiresAt - now <= REUSE_MIN_REMAINING_MS) {
+    const existing = current.get(clientId);
+    let token: string;
+    let expiresIn: number;
+    if (
+      existing !== undefined &&
+      existing.scopes === scopes &&
+      existing.expiresAt - now > REUSE_MIN_REMAINING_MS
+    ) {
+      token = existing.token;
+      expiresIn = Math.floor((existing.expiresAt - now) / 1000);
+    } else {
       const issued = await deps.mint(clientId, client.scopes);
-      reuse = { token: issued.token, expiresAt: issued.expiresAt, scopes };
-      current.set(clientId, reuse);
+      current.set(clientId, { token: issued.token, expiresAt: issued.expiresAt, scopes });
+      ({ token, expiresIn } = issued);
     }
     const response: AuthenticationResponse = {
       token: {
         tokenType: 'Bearer',
         scope: null,
-        expiresIn: Math.floor((reuse.expiresAt - now) / 1000),
-        accessToken: reuse.token,
+        expiresIn,
+        accessToken: token,
         idToken: null,
         refreshToken: null,
       },

@@ -135,7 +135,7 @@ export const createOAuthTokenHandler =
       {
         access_token: issued.token,
         token_type: 'Bearer',
-        expires_in: Math.floor((issued.expiresAt - deps.clock.now()) / 1000),
+        expires_in: issued.expiresIn,
         scope: scopes.join(' '),
       },
       200,

@@ -11,9 +11,10 @@ export interface Principal {
   scopes: readonly string[];
 }
 
+/** With no `locationId` (header missing) only the token and its scope are checked; the caller then answers 400. */
 export type RetailGuard = (
   authorization: string | undefined,
-  locationId: string,
+  locationId: string | undefined,
 ) => Principal | Promise<Principal>;
 
 export const REALM = 'larder';
