@@ -88,9 +88,19 @@ export const createAuthState = async ({
     startPolling: (intervalMs) => {
       let timer: NodeJS.Timeout | undefined;
       let stopped = false;
+      // Log an outage once and its end once, not four lines a second; cached tokens keep being served.
+      let failing = false;
       const tick = (): void => {
         refresh()
-          .catch((error: unknown) => logger.warn('auth state reload failed', { error }))
+          .then(() => {
+            if (failing) logger.info('auth state reload recovered');
+            failing = false;
+          })
+          .catch((error: unknown) => {
+            if (!failing)
+              logger.warn('auth state reload failing; serving the last known clients and keys', { error });
+            failing = true;
+          })
           .finally(() => {
             if (!stopped) timer = setTimeout(tick, intervalMs).unref();
           });
