@@ -1,5 +1,6 @@
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { MAX_BODY_BYTES } from '../http/json-body.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import type { Store } from '../storage/store.js';
@@ -23,7 +24,6 @@ export const DEFAULT_TOKEN_TTL_SECONDS = 86_400;
 
 /** Revocations, grant changes and rotations elsewhere are seen within a second (decisions.md). */
 const POLL_INTERVAL_MS = 250;
-const MAX_BODY_BYTES = 64 * 1024;
 
 export interface AuthConfig {
   /** The issuer (`--public-url`), e.g. http://127.0.0.1:8080; a trailing slash is ignored. */
