@@ -1,0 +1,34 @@
+// autocannon ships no types; this declares the slice of its programmatic API the bench uses.
+declare module 'autocannon' {
+  interface RequestOptions {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    setupRequest?: (request: RequestOptions) => RequestOptions;
+  }
+  interface Options extends RequestOptions {
+    url: string;
+    connections: number;
+    duration: number;
+    requests?: RequestOptions[];
+  }
+  interface Histogram {
+    average: number;
+    p50: number;
+    p99: number;
+    total: number;
+  }
+  interface Result {
+    requests: Histogram;
+    latency: Histogram;
+    throughput: Histogram;
+    duration: number;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    '2xx': number;
+  }
+  function autocannon(options: Options): Promise<Result>;
+  export = autocannon;
+}

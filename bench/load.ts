@@ -1,0 +1,50 @@
+import autocannon from 'autocannon';
+
+/** One load shape: the same requests are sent to every target, so only the server differs. */
+export interface Load {
+  method: 'GET' | 'POST';
+  /** Paths (with query) cycled in order across all connections: ids rotate, no single row is flattered. */
+  paths: readonly string[];
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface Measurement {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  /** Non-2xx answers plus socket errors and timeouts: a run with any of them is not a valid figure. */
+  failures: number;
+}
+
+export const measure = async (
+  baseUrl: string,
+  load: Load,
+  options: { connections: number; duration: number },
+): Promise<Measurement> => {
+  let next = 0;
+  const { paths } = load;
+  const result = await autocannon({
+    url: baseUrl,
+    connections: options.connections,
+    duration: options.duration,
+    method: load.method,
+    headers: load.headers,
+    ...(load.body === undefined ? {} : { body: load.body }),
+    requests: [
+      {
+        setupRequest: (request) => {
+          request.path = paths[next]!;
+          next = next + 1 === paths.length ? 0 : next + 1;
+          return request;
+        },
+      },
+    ],
+  });
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    failures: result.non2xx + result.errors + result.timeouts,
+  };
+};
