@@ -1,7 +1,6 @@
 import type {
   Fee,
   PurchaseOrder,
-  PurchaseOrderItem,
   PurchaseOrderStatus,
   PurchasingEntityDiscount,
   PurchasingItemDiscount,
@@ -93,7 +92,7 @@ const deliveryMorning = (world: World, random: Random, at: number, lead: number)
 
 const chooseLines = (world: World, random: Random, supplierIndex: number, dayIndex: number): Line[] => {
   const offered = world.catalog.bySupplier[supplierIndex]!;
-  const wanted = Math.min(offered.length, 1 + random.count(random.between(1, 8)));
+  const wanted = Math.min(offered.length, 1 + random.count(random.between(0.5, 6.5)));
   const chosen: number[] = [];
   while (chosen.length < wanted) {
     const candidate = random.pick(offered);
