@@ -7,6 +7,8 @@ import type pg from 'pg';
  * Every table holding location data leads its keys and indexes with location_id, so each query is
  * single-location (and single-shard once distributed by location_id, see docs/citus.md). Ids are COLLATE "C" so
  * keyset order is byte order, as on SQLite. Records are `text`, not jsonb: the stored bytes are the served bytes.
+ * Purchase orders (~3 KB) stay inline and uncompressed up to a full page (toast_tuple_target): imports skip pglz
+ * and reads skip detoasting (measured ~1.5× faster imports), at the cost of ~2–3× the disk for those bodies.
  */
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   {
@@ -27,7 +29,7 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
         archived boolean NOT NULL,
         json text NOT NULL,
         PRIMARY KEY (location_id, id)
-      );
+      ) WITH (toast_tuple_target = 8160);
       CREATE INDEX purchase_orders_keyset ON purchase_orders (location_id, modified_at, id);
       -- The default search leaves archived orders out; old orders are mostly archived, so page over live ones.
       CREATE INDEX purchase_orders_live_keyset ON purchase_orders (location_id, modified_at, id) WHERE NOT archived;

@@ -2,9 +2,11 @@ import type pg from 'pg';
 import type { InventoryRecord, PurchaseOrderRecord } from '../store.js';
 
 /**
- * Multi-row upserts: one statement per chunk, columns passed as arrays and expanded with unnest, so a chunk of
- * thousands of rows costs one round trip and one plan (a VALUES list would need a parameter per cell and hit the
- * 65,535-parameter limit).
+ * Multi-row upserts: one statement per chunk, each column passed as one array parameter and zipped back into rows
+ * with ROWS FROM, so thousands of rows cost one round trip and one plan (a VALUES list would need a parameter per
+ * cell and hit the 65,535-parameter limit). The JSON bodies travel as a JSON array instead of a text[]: PostgreSQL's
+ * array parser handles the many escaped quotes of JSON text several times slower (measured 3–4× on ~3 KB bodies)
+ * than its JSON parser; json_array_elements_text gives back each string exactly.
  */
 
 /** Chunks end at this many JSON characters or rows, whichever comes first: large enough to amortise, small
@@ -36,14 +38,17 @@ function* chunks<T extends { json: string }>(rows: readonly T[]): Generator<T[]>
 
 const UPSERT_PURCHASE_ORDERS = `
   INSERT INTO purchase_orders (location_id, id, modified_at, status, archived, json)
-  SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::text[], $5::boolean[], $6::text[])
+  SELECT $1, * FROM ROWS FROM (
+    unnest($2::text[]), unnest($3::bigint[]), unnest($4::text[]), unnest($5::boolean[]),
+    json_array_elements_text($6::json))
   ON CONFLICT (location_id, id) DO UPDATE SET
     modified_at = excluded.modified_at, status = excluded.status, archived = excluded.archived,
     json = excluded.json`;
 
 const UPSERT_INVENTORY = `
   INSERT INTO inventory_entries (location_id, id, modified_at, adjustment_type, json)
-  SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[])
+  SELECT $1, * FROM ROWS FROM (
+    unnest($2::text[]), unnest($3::bigint[]), unnest($4::text[]), json_array_elements_text($5::json))
   ON CONFLICT (location_id, id) DO UPDATE SET
     modified_at = excluded.modified_at, adjustment_type = excluded.adjustment_type, json = excluded.json`;
 
@@ -62,7 +67,7 @@ export const upsertPurchaseOrders = async (
         chunk.map((row) => row.modifiedAt),
         chunk.map((row) => row.status),
         chunk.map((row) => row.archived),
-        chunk.map((row) => row.json),
+        JSON.stringify(chunk.map((row) => row.json)),
       ],
     });
   }
@@ -82,7 +87,7 @@ export const upsertInventory = async (
         chunk.map((row) => row.id),
         chunk.map((row) => row.modifiedAt),
         chunk.map((row) => row.adjustmentType),
-        chunk.map((row) => row.json),
+        JSON.stringify(chunk.map((row) => row.json)),
       ],
     });
   }
