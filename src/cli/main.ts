@@ -1,8 +1,20 @@
+import { isLarderError } from '../shared/errors.js';
 import { type Command, type CommandIo, parseCommandArgs, renderHelp, UsageError } from './command.js';
+import { checkCommand } from './commands/check-command.js';
+import { clientsCommand } from './commands/clients-command.js';
 import { importCommand } from './commands/import-command.js';
+import { keysCommand } from './commands/keys-command.js';
 import { locationsCommand } from './commands/locations-command.js';
+import { seedCommand } from './commands/seed-command.js';
+import { serveCommand } from './commands/serve-command.js';
 
-const COMMANDS: readonly Command[] = [importCommand, locationsCommand];
+const COMMANDS: readonly Command[] = [
+  serveCommand,
+  importCommand,
+  locationsCommand,
+  clientsCommand,
+  keysCommand,
+];
 
 const overview = () =>
   `larder — a self-hostable authentication + retail API server (purchase orders and inventory history).
@@ -47,6 +59,11 @@ export const main = async (argv: readonly string[], io: CommandIo = defaultIo())
         `larder ${command.name}: ${error.message}\nRun \`larder ${command.name} --help\` for usage.\n`,
       );
       return 2;
+    }
+    // Mistakes the domain reports (unknown client, bad scope): the message alone, no stack.
+    if (isLarderError(error) && error.status < 500) {
+      io.stderr(`larder ${command.name}: ${error.message}\n`);
+      return 1;
     }
     throw error;
   }

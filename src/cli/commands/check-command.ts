@@ -1,0 +1,35 @@
+import { checkLocation, checkStore } from '../../check/check-location.js';
+import { type Command, STORE_OPTIONS } from '../command.js';
+import { withStore } from '../store-options.js';
+
+export const checkCommand: Command = {
+  name: 'check',
+  summary: 'Verify that stored records are consistent (links, totals, on-hand, dates, statuses).',
+  usage: 'larder check [--location ID] [--json]',
+  options: {
+    ...STORE_OPTIONS,
+    location: { type: 'string', placeholder: 'ID', description: 'Check one location (default: all).' },
+    json: { type: 'boolean', description: 'Print the reports as JSON.' },
+  },
+  notes: 'Exit code 1 when anything is found, so it can gate an import in a script.',
+  run: async (args, io) => {
+    const location = args.strings['location'];
+    const reports = await withStore(args, async (store) =>
+      location === undefined ? checkStore(store) : [await checkLocation(store, location)],
+    );
+    const findings = reports.flatMap((report) => report.findings);
+    if (args.flags['json']) io.stdout(`${JSON.stringify(reports, null, 2)}\n`);
+    else {
+      for (const report of reports) {
+        io.stdout(
+          `${report.locationId}: ${report.purchaseOrders} purchase orders, ${report.inventoryEntries} inventory entries, ${report.findings.length} finding(s)\n`,
+        );
+        for (const finding of report.findings) {
+          io.stdout(`  ${finding.kind}  ${finding.recordType} ${finding.recordId}: ${finding.message}\n`);
+        }
+      }
+      if (reports.length === 0) io.stdout('No locations to check.\n');
+    }
+    return findings.length === 0 ? 0 : 1;
+  },
+};

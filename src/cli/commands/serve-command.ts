@@ -1,0 +1,176 @@
+import cluster from 'node:cluster';
+import { availableParallelism } from 'node:os';
+import { DEFAULT_TOKEN_TTL_SECONDS } from '../../auth/auth-service.js';
+import { localUrl, startServer } from '../../http/server.js';
+import { systemClock } from '../../shared/clock.js';
+import { createJsonLogger } from '../../shared/logger.js';
+import type { Store } from '../../storage/store.js';
+import {
+  type Command,
+  type CommandIo,
+  intOption,
+  type ParsedArgs,
+  STORE_OPTIONS,
+  UsageError,
+} from '../command.js';
+import { prepareDemo, printDemo } from '../demo.js';
+import { openStoreFromArgs } from '../store-options.js';
+
+const parseWorkers = (args: ParsedArgs): number =>
+  args.strings['workers'] === 'auto' ? availableParallelism() : intOption(args, 'workers', 1, 64);
+
+const parsePublicUrl = (raw: string | undefined): string | undefined => {
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`--public-url must be an absolute http(s) URL, not ${raw}.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError('--public-url must use http or https.');
+  return raw.replace(/\/+$/, '');
+};
+
+/** Waits for SIGINT/SIGTERM, then runs `stop` once. */
+const untilSignal = (stop: () => Promise<void>) =>
+  new Promise<void>((resolve) => {
+    const onSignal = () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      stop().then(resolve, resolve);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+
+type Announce = (url: string, publicUrl: string) => Promise<void>;
+
+const serveHere = async (args: ParsedArgs, store: Store, announce: Announce | undefined): Promise<number> => {
+  const logger = createJsonLogger();
+  const publicUrl = parsePublicUrl(args.strings['public-url']);
+  const server = await startServer({
+    store,
+    clock: systemClock,
+    logger,
+    config: {
+      host: args.strings['host'] ?? '127.0.0.1',
+      port: intOption(args, 'port', 0, 65535),
+      ...(publicUrl === undefined ? {} : { publicUrl }),
+      tokenTtlSeconds: intOption(args, 'token-ttl', 60, 31_536_000),
+      trustProxy: args.flags['trust-proxy'] === true,
+    },
+  });
+  await announce?.(server.url, server.publicUrl);
+  await untilSignal(async () => {
+    await server.close();
+    await store.close();
+  });
+  return 0;
+};
+
+const serveWithWorkers = async (args: ParsedArgs, io: CommandIo, workers: number, announce: Announce) => {
+  let stopping = false;
+  const fork = () => cluster.fork();
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    io.stderr(`larder: worker ${worker.process.pid} exited (${signal ?? code}); starting another.\n`);
+    setTimeout(fork, 1000);
+  });
+  let announced = false;
+  cluster.on('listening', (_worker, address) => {
+    if (announced) return;
+    announced = true;
+    const url = localUrl(args.strings['host'] ?? '127.0.0.1', address.port);
+    void announce(url, parsePublicUrl(args.strings['public-url']) ?? url);
+  });
+  for (let i = 0; i < workers; i++) fork();
+  await untilSignal(async () => {
+    stopping = true;
+    await Promise.all(
+      Object.values(cluster.workers ?? {}).map(
+        (worker) =>
+          new Promise<void>((resolve) => {
+            worker?.once('exit', () => resolve());
+            worker?.process.kill('SIGTERM');
+          }),
+      ),
+    );
+  });
+  return 0;
+};
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'Serve the authentication and retail APIs on one port.',
+  usage:
+    'larder serve [--db PATH | --database-url URL] [--host HOST] [--port PORT] [--workers N] [--no-demo]',
+  options: {
+    ...STORE_OPTIONS,
+    host: {
+      type: 'string',
+      env: 'HOST',
+      default: '127.0.0.1',
+      placeholder: 'HOST',
+      description: 'Address to bind.',
+    },
+    port: {
+      type: 'string',
+      env: 'PORT',
+      default: '8080',
+      placeholder: 'PORT',
+      description: 'Port to bind (0: any free port).',
+    },
+    'public-url': {
+      type: 'string',
+      env: 'LARDER_PUBLIC_URL',
+      placeholder: 'URL',
+      description: 'Public base URL and token issuer, when behind a proxy (default http://HOST:PORT).',
+    },
+    'token-ttl': {
+      type: 'string',
+      env: 'LARDER_TOKEN_TTL',
+      default: String(DEFAULT_TOKEN_TTL_SECONDS),
+      placeholder: 'SECONDS',
+      description: 'Access token lifetime.',
+    },
+    workers: {
+      type: 'string',
+      env: 'LARDER_WORKERS',
+      default: '1',
+      placeholder: 'N',
+      description: 'Worker processes sharing the port (node:cluster); "auto" = one per core.',
+    },
+    'trust-proxy': {
+      type: 'boolean',
+      env: 'LARDER_TRUST_PROXY',
+      description: 'Take client addresses from X-Forwarded-For (only behind a proxy you run).',
+    },
+    'no-demo': {
+      type: 'boolean',
+      env: 'LARDER_NO_DEMO',
+      description: 'Start empty: no demo data or demo client on a new database.',
+    },
+  },
+  notes:
+    'On a new database (and without --no-demo) Larder seeds three demo locations with ~6 months of data,\n' +
+    'creates a demo client granted all of them, and prints its credentials and a curl to try.',
+  run: async (args, io) => {
+    const workers = parseWorkers(args);
+    intOption(args, 'port', 0, 65535);
+    parsePublicUrl(args.strings['public-url']);
+    if (cluster.isWorker) return serveHere(args, await openStoreFromArgs(args), undefined);
+    const store = await openStoreFromArgs(args);
+    if (args.flags['no-demo'] !== true) await prepareDemo(store, io);
+    const announce: Announce = async (url, publicUrl) => {
+      io.stdout(
+        `Larder is listening on ${url} (issuer ${publicUrl}, ${store.kind} storage, ${workers} worker(s)).\n`,
+      );
+      await printDemo(store, publicUrl, io);
+      io.stdout('Press Ctrl-C to stop.\n');
+    };
+    if (workers === 1) return serveHere(args, store, announce);
+    // Workers open their own connections; the primary keeps one only to print the banner.
+    return serveWithWorkers(args, io, workers, announce).finally(() => store.close());
+  },
+};

@@ -1,0 +1,91 @@
+import type { Server } from 'node:http';
+import { createAdaptorServer } from '@hono/node-server';
+import { createAuthService } from '../auth/auth-service.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/logger.js';
+import type { Store } from '../storage/store.js';
+import { createApp } from './app.js';
+
+export interface ServerConfig {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** Issuer and public base URL; default http://HOST:PORT as bound (localhost for a wildcard host). */
+  publicUrl?: string;
+  tokenTtlSeconds: number;
+  trustProxy: boolean;
+}
+
+export interface RunningServer {
+  url: string;
+  publicUrl: string;
+  port: number;
+  /** Stops accepting, lets in-flight requests finish (bounded), then stops background work. */
+  close(): Promise<void>;
+}
+
+const WILDCARD = new Set(['0.0.0.0', '::', '[::]']);
+
+/** The URL a local client uses to reach a server bound to `host` (localhost for a wildcard bind). */
+export const localUrl = (host: string, port: number): string =>
+  `http://${WILDCARD.has(host) ? 'localhost' : host.includes(':') ? `[${host}]` : host}:${port}`;
+
+const listen = (server: Server, port: number, host: string) =>
+  new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address();
+      resolve(typeof address === 'object' && address !== null ? address.port : port);
+    });
+  });
+
+/**
+ * Binds first, so `--port 0` and the default issuer (which contains the bound port) work; requests that race
+ * the few milliseconds before the app exists get a 503.
+ */
+export const startServer = async (deps: {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  config: ServerConfig;
+}): Promise<RunningServer> => {
+  const { store, clock, logger, config } = deps;
+  // `env` carries the node request/socket: the login throttle reads the client address from it.
+  let handle: (request: Request, env: unknown) => Response | Promise<Response> = () =>
+    new Response('{"status":"503","code":50301,"message":"Starting up.","canRetry":"true"}', { status: 503 });
+  const server = createAdaptorServer({
+    fetch: (request: Request, env: unknown) => handle(request, env),
+  }) as Server;
+  // Longer than the usual load balancer idle timeout (60 s), so the balancer closes idle connections first.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 30_000;
+  const port = await listen(server, config.port, config.host);
+  const url = localUrl(config.host, port);
+  const publicUrl = (config.publicUrl ?? url).replace(/\/+$/, '');
+
+  const auth = await createAuthService({
+    store,
+    clock,
+    logger,
+    config: { publicUrl, tokenTtlSeconds: config.tokenTtlSeconds, trustProxy: config.trustProxy },
+  });
+  const app = await createApp({ store, logger, auth, publicUrl });
+  handle = (request, env) => app.fetch(request, env);
+  const stopPolling = auth.start();
+
+  return {
+    url,
+    publicUrl,
+    port,
+    close: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const deadline = setTimeout(() => server.closeAllConnections(), 10_000);
+      await closed;
+      clearTimeout(deadline);
+      stopPolling();
+    },
+  };
+};

@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { inventoryFixture, purchaseOrderFixture } from '../helpers/fixtures.js';
+
+/** The real CLI from bin/ (built by `npm run build`), as a user runs it. */
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'larder.js');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const larder = (args: string[], env: Record<string, string> = {}) =>
+  new Promise<Run>((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+
+/** Starts `larder serve` and resolves with its URL once it says it is listening. */
+const startServe = (args: string[]) =>
+  new Promise<{ child: ChildProcess; url: string; output: () => string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'serve', ...args]);
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+?) /.exec(output);
+      if (match?.[1] !== undefined && output.includes('Press Ctrl-C')) {
+        clearTimeout(timer);
+        resolve({ child, url: match[1], output: () => output });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`serve exited with ${code}:\n${output}`)));
+  });
+
+const T = Date.parse('2024-06-01T00:00:00Z');
+const orders = Array.from({ length: 3 }, (_, i) => purchaseOrderFixture(i, { modifiedAt: T + i }));
+const entries = Array.from({ length: 2 }, (_, i) => inventoryFixture(i, { modifiedAt: T + i }));
+
+describe('larder CLI end to end', () => {
+  let dir: string;
+  let db: string;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'larder-e2e-'));
+    db = join(dir, 'larder.db');
+    await writeFile(join(dir, 'po.ndjson'), orders.map((order) => JSON.stringify(order)).join('\n'));
+    await writeFile(join(dir, 'ih.json'), JSON.stringify(entries, null, 2));
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  test('an invalid import stores nothing, exits non-zero and prints FILE:LINE field: message', async () => {
+    const bad = join(dir, 'bad.ndjson');
+    await writeFile(
+      bad,
+      `${JSON.stringify(orders[0])}\n${JSON.stringify({ ...orders[1], status: 'LOST' })}\n`,
+    );
+    const run = await larder(['import', '--db', db, '--location', 'loc-e2e', '--purchase-orders', bad]);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, new RegExp(`${bad.replaceAll('/', '\\/')}:2 status: must be one of`));
+    const list = await larder(['locations', 'list', '--db', db, '--json']);
+    assert.deepEqual(JSON.parse(list.stdout), []);
+  });
+
+  test('import, create a client, serve, log in, search, and stop on SIGTERM', async () => {
+    const imported = await larder([
+      'import',
+      '--db',
+      db,
+      '--location',
+      'loc-e2e',
+      '--name',
+      'E2E Kitchen',
+      '--purchase-orders',
+      join(dir, 'po.ndjson'),
+      '--inventory-history',
+      join(dir, 'ih.json'),
+    ]);
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.match(imported.stdout, /Imported 3 purchase orders and 2 inventory history entries/);
+
+    const locations = JSON.parse((await larder(['locations', 'list', '--json'], { LARDER_DB: db })).stdout);
+    assert.deepEqual(
+      locations.map((l: Record<string, unknown>) => [l['id'], l['name'], l['purchaseOrders']]),
+      [['loc-e2e', 'E2E Kitchen', 3]],
+    );
+
+    const created = await larder([
+      'clients',
+      'create',
+      '--db',
+      db,
+      '--name',
+      'e2e',
+      '--locations',
+      'loc-e2e',
+      '--json',
+    ]);
+    assert.equal(created.code, 0, created.stderr);
+    const { clientId, clientSecret } = JSON.parse(created.stdout) as {
+      clientId: string;
+      clientSecret: string;
+    };
+
+    const server = await startServe(['--db', db, '--port', '0', '--no-demo']);
+    try {
+      const login = await fetch(`${server.url}/authentication/v1/authentication/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ clientId, clientSecret, userAccessType: 'PLATFORM_MACHINE_CLIENT' }),
+      });
+      assert.equal(login.status, 200);
+      const session = (await login.json()) as { status: string; token: { accessToken: string } };
+      assert.equal(session.status, 'SUCCESS');
+
+      const headers = {
+        authorization: `Bearer ${session.token.accessToken}`,
+        'platform-restaurant-external-id': 'loc-e2e',
+        'content-type': 'application/json',
+      };
+      const search = await fetch(`${server.url}/v1/purchaseOrders/search`, {
+        method: 'POST',
+        headers,
+        body: '{}',
+      });
+      assert.equal(search.status, 200);
+      const page = (await search.json()) as { data: { id: string }[]; nextPageToken: string };
+      assert.deepEqual(
+        page.data.map((order) => order.id),
+        orders.map((order) => order.id),
+      );
+      const one = await fetch(`${server.url}/v1/inventoryHistory/${entries[1]!.inventoryHistoryLogId}`, {
+        headers,
+      });
+      assert.equal(await one.text(), JSON.stringify(entries[1]));
+
+      const other = await fetch(`${server.url}/v1/purchaseOrders/search`, {
+        method: 'POST',
+        headers: { ...headers, 'platform-restaurant-external-id': 'loc-other' },
+        body: '{}',
+      });
+      assert.equal(other.status, 403);
+    } finally {
+      const exited = new Promise<number | null>((resolve) => server.child.on('exit', resolve));
+      server.child.kill('SIGTERM');
+      assert.equal(await exited, 0, server.output());
+    }
+  });
+});
