@@ -11,6 +11,8 @@ import { serveCommand } from './commands/serve-command.js';
 const COMMANDS: readonly Command[] = [
   serveCommand,
   importCommand,
+  seedCommand,
+  checkCommand,
   locationsCommand,
   clientsCommand,
   keysCommand,
