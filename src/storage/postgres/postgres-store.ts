@@ -155,13 +155,17 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
       return rows[0];
     },
 
+    // Grouped subqueries joined on location_id rather than correlated counts: the form Citus pushes down to the
+    // shards when the tables are distributed by location.
     listLocations: () =>
       read<LocationSummary>({
         text: `
           SELECT l.location_id AS id, l.name, l.created_at AS "createdAt",
-            (SELECT count(*) FROM purchase_orders p WHERE p.location_id = l.location_id) AS "purchaseOrders",
-            (SELECT count(*) FROM inventory_entries i WHERE i.location_id = l.location_id) AS "inventoryEntries"
-          FROM locations l ORDER BY l.location_id`,
+            coalesce(p.count, 0) AS "purchaseOrders", coalesce(i.count, 0) AS "inventoryEntries"
+          FROM locations l
+          LEFT JOIN (SELECT location_id, count(*) FROM purchase_orders GROUP BY location_id) p USING (location_id)
+          LEFT JOIN (SELECT location_id, count(*) FROM inventory_entries GROUP BY location_id) i USING (location_id)
+          ORDER BY l.location_id`,
       }),
 
     getPurchaseOrder: (locationId, id) => getJson('purchase_orders_get', 'purchase_orders', locationId, id),
