@@ -141,6 +141,15 @@ if (unreachable !== undefined) {
       });
     });
 
+    test('close() rolls back an import left open instead of waiting for it', async () => {
+      const closing = await createPostgresStore({ databaseUrl: postgresUrl, schema });
+      const id = newLocationId();
+      const session = await closing.beginImport({ id });
+      await session.putPurchaseOrders([purchaseOrder(1, T0)]);
+      await closing.close();
+      assert.equal(await store.getLocation(id), undefined);
+    });
+
     test('opening a store on an unreachable server fails with ERR_UNAVAILABLE', async () => {
       const proxy = await startTcpProxy('127.0.0.1', 1);
       await proxy.down();

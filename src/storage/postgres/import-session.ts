@@ -8,12 +8,17 @@ import { upsertInventory, upsertPurchaseOrders } from './upsert-records.js';
  * other connections see the location as it was until COMMIT, and any failure rolls everything back. After a failed
  * statement the transaction is dead, so the session refuses further puts and commit rolls back.
  */
-export const postgresImportSession = ({ client, release }: Checkout, locationId: string): ImportSession => {
+export const postgresImportSession = (
+  { client, release }: Checkout,
+  locationId: string,
+  onClosed: () => void,
+): ImportSession => {
   let state: 'open' | 'failed' | 'closed' = 'open';
   const counts: ImportCounts = { purchaseOrders: 0, inventoryEntries: 0 };
 
   const finish = async (statement: 'COMMIT' | 'ROLLBACK'): Promise<void> => {
     state = 'closed';
+    onClosed();
     try {
       await client.query(statement);
       release();

@@ -3,6 +3,7 @@ import { LarderError } from '../../shared/errors.js';
 import type {
   ClientRecord,
   ClientUpdate,
+  ImportSession,
   InventorySearch,
   LocationInfo,
   LocationSummary,
@@ -111,6 +112,9 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
     throw error;
   }
 
+  /** Open imports, rolled back by close(): the pool cannot end while they hold connections. */
+  const imports = new Set<ImportSession>();
+
   const search = (query: KeysetSearch): Promise<StoredRow[]> => read<StoredRow>(keysetSearch(query));
 
   async function* scan(table: KeysetSearch['table'], locationId: string, batchSize = DEFAULT_SCAN_BATCH) {
@@ -202,7 +206,9 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
         connection.release(error);
         throw toStoreError(error);
       }
-      return postgresImportSession(connection, id);
+      const session = postgresImportSession(connection, id, () => imports.delete(session));
+      imports.add(session);
+      return session;
     },
 
     getSetting: async (name) => {
@@ -325,6 +331,9 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
       return rows[0]?.version ?? 0;
     },
 
-    close: () => pool.end(),
+    close: async () => {
+      await Promise.all([...imports].map((session) => session.rollback()));
+      await pool.end();
+    },
   };
 };
