@@ -22,7 +22,7 @@ const types: pg.CustomTypesConfig = {
       : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-export const checkSchemaName = (schema: string | undefined): void => {
+const checkSchemaName = (schema: string | undefined): void => {
   if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
     throw new Error(`Invalid PostgreSQL schema name ${JSON.stringify(schema)}: use [a-z_][a-z0-9_]*.`);
   }

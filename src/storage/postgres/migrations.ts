@@ -10,7 +10,7 @@ import type pg from 'pg';
  * Purchase orders (~3 KB) stay inline and uncompressed up to a full page (toast_tuple_target): imports skip pglz
  * and reads skip detoasting (measured ~1.5× faster imports), at the cost of ~2–3× the disk for those bodies.
  */
-export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   {
     version: 1,
     name: 'initial',
