@@ -13,8 +13,18 @@ import { ErrorMessageSchema } from './error-message.js';
  * The OpenAPI 3.1 document, derived from the same TypeBox schemas that validate requests and imports
  * (OpenAPI 3.1 schemas are JSON Schema, so they are used as they are).
  */
-const json = (schema: TSchema) => ({ 'application/json': { schema } });
-const error = (description: string) => ({ description, content: json(ErrorMessageSchema) });
+const json = (schema: TSchema | { $ref: string }) => ({ 'application/json': { schema } });
+
+// Type.Recursive names the schema with a generated $id ("T0") and refers to itself by that id, which OpenAPI
+// tools (Prism among them) try to open as a file: the document keeps it in components, self-referenced by pointer.
+const ERROR_MESSAGE_REF = '#/components/schemas/ErrorMessage';
+const { $id, ...errorMessageSchema } = JSON.parse(
+  JSON.stringify(ErrorMessageSchema).replaceAll(
+    `"$ref":${JSON.stringify(ErrorMessageSchema.$id)}`,
+    `"$ref":${JSON.stringify(ERROR_MESSAGE_REF)}`,
+  ),
+) as TSchema;
+const error = (description: string) => ({ description, content: json({ $ref: ERROR_MESSAGE_REF }) });
 
 const retailParameters = [
   {
@@ -107,6 +117,7 @@ export const openApiDocument = (publicUrl: string) => ({
     ),
   },
   components: {
+    schemas: { ErrorMessage: errorMessageSchema },
     securitySchemes: {
       oauth2: {
         type: 'oauth2',
