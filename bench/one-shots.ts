@@ -3,10 +3,12 @@ import { once } from 'node:events';
 import { createWriteStream, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { importFiles } from '../src/import/import-files.js';
+import { createLocationGenerator } from '../src/seed/generate-location.js';
+import { seedStore } from '../src/seed/seed-store.js';
 import { createPostgresStore } from '../src/storage/postgres/postgres-store.js';
 import { createSqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import type { Store } from '../src/storage/store.js';
-import { batches, inventoryEntryAt, purchaseOrderAt } from './dataset.js';
+import { importGenerateOptions } from './dataset.js';
 import type { Row } from './report.js';
 import { DATABASE_URL, dropSchema } from './stores.js';
 
@@ -72,14 +74,34 @@ export const measureColdStart = async (
   };
 };
 
-const writeNdjson = async <T>(path: string, count: number, make: (n: number, count: number) => T) => {
-  const out = createWriteStream(path);
-  for (const batch of batches(count, make)) {
-    if (!out.write(`${batch.map((record) => JSON.stringify(record)).join('\n')}\n`)) await once(out, 'drain');
+/** One NDJSON file per record kind from the demo generator. */
+const writeNdjson = async (scale: number, files: { purchaseOrders: string; inventoryEntries: string }) => {
+  const outputs = {
+    purchaseOrders: createWriteStream(files.purchaseOrders),
+    inventoryEntries: createWriteStream(files.inventoryEntries),
+  };
+  const write = async (kind: keyof typeof outputs, records: readonly unknown[]) => {
+    if (records.length === 0) return;
+    const text = `${records.map((record) => JSON.stringify(record)).join('\n')}\n`;
+    if (!outputs[kind].write(text)) await once(outputs[kind], 'drain');
+  };
+  for (const batch of createLocationGenerator(importGenerateOptions(scale)).batches()) {
+    await write('purchaseOrders', batch.purchaseOrders);
+    await write('inventoryEntries', batch.inventory);
   }
-  out.end();
-  await once(out, 'finish');
+  for (const output of Object.values(outputs)) {
+    output.end();
+    await once(output, 'finish');
+  }
 };
+
+const openFresh = async (backend: 'sqlite' | 'postgres', path: string, schema: string): Promise<Store> => {
+  if (backend === 'sqlite') return createSqliteStore({ path });
+  await dropSchema(schema);
+  return createPostgresStore({ databaseUrl: DATABASE_URL, schema, migrate: true });
+};
+
+const backendName = (backend: 'sqlite' | 'postgres') => (backend === 'sqlite' ? 'SQLite' : 'PostgreSQL');
 
 const IMPORT_TARGETS = {
   sqlite: { purchaseOrders: 15_000, inventoryEntries: 50_000 },
@@ -96,24 +118,13 @@ export const measureImports = async (
   scratch: string,
   log: (line: string) => void,
 ): Promise<Row[]> => {
-  const counts = {
-    purchaseOrders: Math.max(100, Math.round(20_000 * scale)),
-    inventoryEntries: Math.max(1000, Math.round(100_000 * scale)),
-  };
   const files = { purchaseOrders: join(scratch, 'po.ndjson'), inventoryEntries: join(scratch, 'ih.ndjson') };
-  await writeNdjson(files.purchaseOrders, counts.purchaseOrders, purchaseOrderAt);
-  await writeNdjson(files.inventoryEntries, counts.inventoryEntries, inventoryEntryAt);
+  await writeNdjson(scale, files);
   const rows: Row[] = [];
   for (const backend of backends) {
     log(`import into ${backend} …`);
     const schema = `larder_bench_import_${process.pid}`;
-    const store: Store =
-      backend === 'sqlite'
-        ? await createSqliteStore({ path: join(scratch, 'import.db') })
-        : await (async () => {
-            await dropSchema(schema);
-            return createPostgresStore({ databaseUrl: DATABASE_URL, schema, migrate: true });
-          })();
+    const store = await openFresh(backend, join(scratch, 'import.db'), schema);
     try {
       for (const kind of ['purchaseOrders', 'inventoryEntries'] as const) {
         const started = performance.now();
@@ -128,14 +139,43 @@ export const measureImports = async (
         const rate = result.counts[kind] / seconds;
         const target = IMPORT_TARGETS[backend][kind];
         rows.push({
-          scenario: `Import ${kind === 'purchaseOrders' ? 'purchase orders' : 'inventory entries'} (validated, ${counts[kind].toLocaleString('en-US')} records)`,
-          server: backend === 'sqlite' ? 'SQLite' : 'PostgreSQL',
+          scenario: `Import ${kind === 'purchaseOrders' ? 'purchase orders' : 'inventory entries'} (validated, ${result.counts[kind].toLocaleString('en-US')} records)`,
+          server: backendName(backend),
           rate,
           rateUnit: 'records/s',
           target: `≥ ${target.toLocaleString('en-US')} records/s`,
           pass: rate >= target,
         });
       }
+    } finally {
+      await store.close();
+      if (backend === 'postgres') await dropSchema(schema);
+    }
+  }
+  return rows;
+};
+
+/** `larder seed` throughput: generating and writing one location into an empty store, records of both kinds. */
+export const measureSeed = async (
+  backends: readonly ('sqlite' | 'postgres')[],
+  scale: number,
+  scratch: string,
+  log: (line: string) => void,
+): Promise<Row[]> => {
+  const rows: Row[] = [];
+  for (const backend of backends) {
+    log(`seed into ${backend} …`);
+    const schema = `larder_bench_seed_${process.pid}`;
+    const store = await openFresh(backend, join(scratch, 'seed.db'), schema);
+    try {
+      const result = await seedStore(store, { ...importGenerateOptions(scale), locations: 1 });
+      const records = result.locations.reduce((sum, l) => sum + l.purchaseOrders + l.inventoryEntries, 0);
+      rows.push({
+        scenario: `Seed (generate + write, ${records.toLocaleString('en-US')} records)`,
+        server: backendName(backend),
+        rate: records / (result.ms / 1000),
+        rateUnit: 'records/s',
+      });
     } finally {
       await store.close();
       if (backend === 'postgres') await dropSchema(schema);

@@ -4,12 +4,20 @@ import { join } from 'node:path';
 import { createClientCredentials } from '../src/auth/clients.js';
 import { RETAIL_INVENTORY_READ, RETAIL_READ } from '../src/auth/scopes.js';
 import { type Child, startChild, startPrism } from './children.js';
-import { BENCH_LOCATION, datasetSize, inventoryEntryId, purchaseOrderId } from './dataset.js';
+import { BENCH_LOCATION } from './dataset.js';
 import { type Load, type Measurement, measure } from './load.js';
-import { measureColdStart, measureImports } from './one-shots.js';
+import { measureColdStart, measureImports, measureSeed } from './one-shots.js';
 import { parseOptions } from './options.js';
 import { machineLine, markdownTable, type Row } from './report.js';
-import { ensureStore, openSpec, postgresAvailable, type StoreSpec } from './stores.js';
+import {
+  type DatasetSize,
+  datasetSize,
+  ensureStore,
+  openSpec,
+  postgresAvailable,
+  type StoreSpec,
+  sampleIds,
+} from './stores.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const options = parseOptions(process.argv.slice(2), join(ROOT, 'bench', 'results'));
@@ -45,21 +53,17 @@ interface Scenario {
   peer?: boolean;
 }
 
-const size = datasetSize(options.scale);
+let size: DatasetSize = { purchaseOrders: 0, inventoryEntries: 0 };
 const json = { 'content-type': 'application/json' };
 const retailHeaders = (larder: Larder) => ({
   authorization: `Bearer ${larder.accessToken}`,
   [LOCATION_HEADER]: BENCH_LOCATION,
 });
-const rotation = (count: number, id: (n: number) => string, prefix: string) =>
-  Array.from(
-    { length: Math.min(ROTATION, count) },
-    (_, i) => `${prefix}${id(Math.floor((i * count) / Math.min(ROTATION, count)))}`,
-  );
-const poPaths = rotation(size.purchaseOrders, purchaseOrderId, '/v1/purchaseOrders/');
-const ihPaths = rotation(size.inventoryEntries, inventoryEntryId, '/v1/inventoryHistory/');
+// Filled from the store before the first run.
+let poPaths: string[] = [];
+let ihPaths: string[] = [];
 const FIRST_PAGE_BODY = JSON.stringify({ includeArchived: true });
-// About one month in six of history, two of the six adjustment types.
+// One month of the 23 in the store, two of the adjustment types.
 const INVENTORY_FILTER = JSON.stringify({
   adjustmentType: ['RECEIVE', 'WASTED'],
   updatedDateRange: { startDate: '2025-04-01', endDate: '2025-04-30' },
@@ -314,7 +318,7 @@ const writeResults = () => {
     `Machine: ${machine}`,
     '',
     `${new Date().toISOString()} · ${options.connections} connections · ${options.duration} s per run after ${options.warmup} s warm-up · ` +
-      `store: 1 location, ${size.purchaseOrders.toLocaleString('en-US')} purchase orders, ${size.inventoryEntries.toLocaleString('en-US')} inventory entries (scale ${options.scale}). ` +
+      `store: 1 demo-generator location, ${size.purchaseOrders.toLocaleString('en-US')} purchase orders, ${size.inventoryEntries.toLocaleString('en-US')} inventory entries (scale ${options.scale}). ` +
       'autocannon runs in the bench process; each server under test (raw node:http, Larder per backend, Prism) runs in its own process, so on 2 cores the load generator and the server each get about one. ' +
       'Stores are warm: each run follows a warm-up run, and the database pages are in the OS page cache. Ratios are to the raw server in the same run.',
     ...notes.map((note) => `\n${note}`),
@@ -344,7 +348,15 @@ const main = async () => {
   try {
     const specs: StoreSpec[] = [];
     for (const backend of backends)
-      specs.push(await ensureStore(backend, size, { cacheDir, fresh: options.fresh, log }));
+      specs.push(await ensureStore(backend, options.scale, { cacheDir, fresh: options.fresh, log }));
+    if (specs[0] === undefined) throw new Error('no backend to bench');
+    size = await datasetSize(specs[0]);
+    poPaths = (await sampleIds(specs[0], 'purchase_orders', ROTATION)).map(
+      (id) => `/v1/purchaseOrders/${id}`,
+    );
+    ihPaths = (await sampleIds(specs[0], 'inventory_entries', ROTATION)).map(
+      (id) => `/v1/inventoryHistory/${id}`,
+    );
     const larders: Larder[] = [];
     for (const spec of specs) {
       const larder = await startLarder(spec);
@@ -373,6 +385,7 @@ const main = async () => {
       if (sqlite?.backend === 'sqlite')
         rows.push(await measureColdStart(sqlite.path, { log, build: !options.smoke }));
       rows.push(...(await measureImports(backends, options.scale, scratch, log)));
+      rows.push(...(await measureSeed(backends, options.scale, scratch, log)));
     }
   } finally {
     for (const child of children) await child.stop();

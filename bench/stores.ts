@@ -1,18 +1,17 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import pg from 'pg';
-import { toInventoryRecord, toPurchaseOrderRecord } from '../src/retail/records.js';
+import { seedStore } from '../src/seed/seed-store.js';
 import { createPostgresStore } from '../src/storage/postgres/postgres-store.js';
 import { createSqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import type { Store } from '../src/storage/store.js';
-import {
-  BENCH_LOCATION,
-  batches,
-  DATASET_VERSION,
-  type DatasetSize,
-  inventoryEntryAt,
-  purchaseOrderAt,
-} from './dataset.js';
+import { BENCH_LOCATION, benchGenerateOptions, datasetKey } from './dataset.js';
+
+export interface DatasetSize {
+  purchaseOrders: number;
+  inventoryEntries: number;
+}
 
 export const DATABASE_URL =
   process.env['LARDER_BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -48,32 +47,62 @@ export const dropSchema = async (schema: string): Promise<void> => {
   }
 };
 
-/** Writes the dataset through the store's own import session (no validation: the records are generated valid). */
-export const fillStore = async (store: Store, size: DatasetSize): Promise<void> => {
-  const session = await store.beginImport({ id: BENCH_LOCATION, name: 'Bench location' });
+const DATASET_SETTING = 'bench.dataset';
+
+/** Writes the bench location with the demo generator, then marks the store as holding it (a rebuild is keyed by it). */
+const fillStore = async (store: Store, scale: number): Promise<void> => {
+  await seedStore(store, { ...benchGenerateOptions(scale), locations: 1 });
+  await store.setSetting(DATASET_SETTING, datasetKey(scale));
+};
+
+const holdsDataset = async (store: Store, scale: number): Promise<boolean> =>
+  (await store.getSetting(DATASET_SETTING)) === datasetKey(scale);
+
+/** Record counts of the bench location, for the report. */
+export const datasetSize = async (spec: StoreSpec): Promise<DatasetSize> => {
+  const store = await openSpec(spec);
   try {
-    for (const batch of batches(size.purchaseOrders, purchaseOrderAt))
-      await session.putPurchaseOrders(batch.map(toPurchaseOrderRecord));
-    for (const batch of batches(size.inventoryEntries, inventoryEntryAt))
-      await session.putInventoryEntries(batch.map(toInventoryRecord));
-  } catch (error) {
-    await session.rollback();
-    throw error;
+    const location = (await store.listLocations()).find((entry) => entry.id === BENCH_LOCATION);
+    return {
+      purchaseOrders: location?.purchaseOrders ?? 0,
+      inventoryEntries: location?.inventoryEntries ?? 0,
+    };
+  } finally {
+    await store.close();
   }
-  await session.commit();
 };
 
-const holdsDataset = async (store: Store, size: DatasetSize): Promise<boolean> => {
-  const location = (await store.listLocations()).find((entry) => entry.id === BENCH_LOCATION);
-  return (
-    location !== undefined &&
-    location.purchaseOrders === size.purchaseOrders &&
-    location.inventoryEntries === size.inventoryEntries
-  );
+/**
+ * `count` ids spread evenly over the bench location's records in keyset order, read from the tables directly (the
+ * Store contract has no id listing; both backends hold the same generated records).
+ */
+export const sampleIds = async (
+  spec: StoreSpec,
+  table: 'purchase_orders' | 'inventory_entries',
+  count: number,
+): Promise<string[]> => {
+  const sql = `SELECT id FROM ${table} WHERE location_id = $location ORDER BY modified_at, id`;
+  let ids: string[];
+  if (spec.backend === 'sqlite') {
+    const db = new Database(spec.path, { readonly: true });
+    ids = db.prepare<{ location: string }, string>(sql).pluck().all({ location: BENCH_LOCATION });
+    db.close();
+  } else {
+    const client = new pg.Client({
+      connectionString: DATABASE_URL,
+      options: `-c search_path=${spec.schema}`,
+    });
+    await client.connect();
+    try {
+      const result = await client.query<{ id: string }>(sql.replace('$location', '$1'), [BENCH_LOCATION]);
+      ids = result.rows.map((row) => row.id);
+    } finally {
+      await client.end();
+    }
+  }
+  const step = ids.length / Math.min(count, ids.length);
+  return Array.from({ length: Math.min(count, ids.length) }, (_, i) => ids[Math.floor(i * step)]!);
 };
-
-const sizeTag = (size: DatasetSize) =>
-  `${size.purchaseOrders}po_${size.inventoryEntries}ih_v${DATASET_VERSION}`;
 
 /**
  * The realistic store is slow to build (a million entries), so it is kept between runs in bench/.cache (SQLite)
@@ -81,39 +110,39 @@ const sizeTag = (size: DatasetSize) =>
  */
 export const ensureStore = async (
   backend: StoreSpec['backend'],
-  size: DatasetSize,
+  scale: number,
   options: { cacheDir: string; fresh: boolean; log: (line: string) => void },
 ): Promise<StoreSpec> => {
   if (backend === 'sqlite') {
     mkdirSync(options.cacheDir, { recursive: true });
-    const path = join(options.cacheDir, `larder-${sizeTag(size)}.db`);
+    const path = join(options.cacheDir, `larder-${datasetKey(scale)}.db`);
     if (!options.fresh && existsSync(path)) {
       const store = await createSqliteStore({ path });
-      const ready = await holdsDataset(store, size);
+      const ready = await holdsDataset(store, scale);
       await store.close();
       if (ready) return { backend, path };
     }
-    options.log(`building the SQLite bench store (${sizeTag(size)}) …`);
+    options.log(`building the SQLite bench store (${datasetKey(scale)}) …`);
     const building = `${path}.building`;
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${building}${suffix}`, { force: true });
     const store = await createSqliteStore({ path: building });
-    await fillStore(store, size);
+    await fillStore(store, scale);
     await store.close();
     for (const suffix of ['-wal', '-shm']) rmSync(`${building}${suffix}`, { force: true });
     renameSync(building, path);
     return { backend, path };
   }
-  const schema = `larder_bench_${sizeTag(size)}`;
+  const schema = `larder_bench_${datasetKey(scale)}`;
   if (!options.fresh) {
     const store = await createPostgresStore({ databaseUrl: DATABASE_URL, schema, migrate: true });
-    const ready = await holdsDataset(store, size);
+    const ready = await holdsDataset(store, scale);
     await store.close();
     if (ready) return { backend, schema };
   }
   options.log(`building the PostgreSQL bench store (schema ${schema}) …`);
   await dropSchema(schema);
   const store = await createPostgresStore({ databaseUrl: DATABASE_URL, schema, migrate: true });
-  await fillStore(store, size);
+  await fillStore(store, scale);
   await store.close();
   return { backend, schema };
 };

@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+
+/** CI does not run the full bench (minutes on 2 cores); this smoke keeps every part of it from rotting. */
+const ROOT = join(import.meta.dirname, '..', '..');
+let out: string | undefined;
+
+after(async () => {
+  if (out !== undefined) await rm(out, { recursive: true, force: true });
+});
+
+test('npm run bench --smoke measures every scenario and writes the table', { timeout: 90_000 }, async () => {
+  out = await mkdtemp(join(tmpdir(), 'larder-bench-smoke-'));
+  const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--smoke', '--out', out!], {
+      cwd: ROOT,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  assert.equal(run.code, 0, run.stderr);
+
+  const table = await readFile(join(out, 'smoke.md'), 'utf8');
+  assert.match(table, /^Machine: .+ cores, Node v\d+/m);
+  assert.match(table, /\| Scenario \| Server \| req\/s \| p50 ms \| p99 ms \| Ratio \| Target \| Result \|/);
+  for (const scenario of [
+    'GET purchase order by id',
+    'GET inventory entry by id',
+    'First search page',
+    'Deep search page',
+    'Inventory search, type + date filter',
+    'Login',
+    'OAuth token grant',
+    'Server RSS after the run',
+    'Import purchase orders',
+    'Import inventory entries',
+  ])
+    assert.ok(table.includes(`| ${scenario}`), `the table has a "${scenario}" row`);
+  assert.equal(run.stdout.includes('| raw node:http |'), true, 'the table is printed too');
+
+  const results = JSON.parse(await readFile(join(out, 'smoke.json'), 'utf8')) as {
+    rows: { server: string; rate?: number; note?: string }[];
+  };
+  const larderRows = results.rows.filter((row) => row.server === 'Larder sqlite' && row.rate !== undefined);
+  assert.ok(larderRows.length >= 7);
+  // Every request the load generator sent was answered with a 200 (a failure would be noted on its row).
+  for (const row of larderRows) assert.doesNotMatch(row.note ?? '', /failed requests/);
+});
