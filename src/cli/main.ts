@@ -5,6 +5,7 @@ import { clientsCommand } from './commands/clients-command.js';
 import { importCommand } from './commands/import-command.js';
 import { keysCommand } from './commands/keys-command.js';
 import { locationsCommand } from './commands/locations-command.js';
+import { migrateCommand } from './commands/migrate-command.js';
 import { seedCommand } from './commands/seed-command.js';
 import { serveCommand } from './commands/serve-command.js';
 
@@ -16,6 +17,7 @@ const COMMANDS: readonly Command[] = [
   locationsCommand,
   clientsCommand,
   keysCommand,
+  migrateCommand,
 ];
 
 const overview = () =>

@@ -3,11 +3,15 @@ import type { Store } from '../storage/store.js';
 import type { ParsedArgs } from './command.js';
 
 /** Opens the store the command's --db / --database-url (or their environment variables) name. */
-export const openStoreFromArgs = (args: ParsedArgs): Promise<Store> => {
+export const openStoreFromArgs = (
+  args: ParsedArgs,
+  options: { migrate?: boolean; poolSize?: number } = {},
+): Promise<Store> => {
   const databaseUrl = args.strings['database-url'];
   return openStore({
     db: args.strings['db'] ?? './larder.db',
     ...(databaseUrl === undefined ? {} : { databaseUrl }),
+    ...options,
   });
 };
 

@@ -9,6 +9,7 @@ import type { Logger } from '../shared/logger.js';
 import type { Store } from '../storage/store.js';
 import { toErrorMessage } from './error-message.js';
 import { openApiDocument } from './openapi.js';
+import { requestHeader, setResponseHeader } from './request-header.js';
 
 export interface AppDeps {
   store: Store;
@@ -40,10 +41,10 @@ export const createApp = async ({ store, logger, auth, publicUrl }: AppDeps): Pr
   const app = new Hono<Env>();
 
   app.use(async (c, next) => {
-    const incoming = c.req.header('x-request-id');
+    const incoming = requestHeader(c, 'x-request-id');
     const requestId = incoming !== undefined && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     c.set('requestId', requestId);
-    c.header('X-Request-Id', requestId);
+    setResponseHeader(c, 'X-Request-Id', requestId);
     await next();
   });
 

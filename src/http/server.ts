@@ -32,9 +32,17 @@ export const localUrl = (host: string, port: number): string =>
 
 const listen = (server: Server, port: number, host: string) =>
   new Promise<number>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(
+              `Port ${port} on ${host} is already in use: stop the other server or pick another --port.`,
+            )
+          : error,
+      ),
+    );
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.removeAllListeners('error');
       const address = server.address();
       resolve(typeof address === 'object' && address !== null ? address.port : port);
     });
@@ -64,16 +72,23 @@ export const startServer = async (deps: {
   const port = await listen(server, config.port, config.host);
   const url = localUrl(config.host, port);
   const publicUrl = (config.publicUrl ?? url).replace(/\/+$/, '');
+  let stopPolling: () => void;
 
-  const auth = await createAuthService({
-    store,
-    clock,
-    logger,
-    config: { publicUrl, tokenTtlSeconds: config.tokenTtlSeconds, trustProxy: config.trustProxy },
-  });
-  const app = await createApp({ store, logger, auth, publicUrl });
+  let app: Awaited<ReturnType<typeof createApp>>;
+  try {
+    const auth = await createAuthService({
+      store,
+      clock,
+      logger,
+      config: { publicUrl, tokenTtlSeconds: config.tokenTtlSeconds, trustProxy: config.trustProxy },
+    });
+    app = await createApp({ store, logger, auth, publicUrl });
+    stopPolling = auth.start();
+  } catch (error) {
+    server.close();
+    throw error;
+  }
   handle = (request, env) => app.fetch(request, env);
-  const stopPolling = auth.start();
 
   return {
     url,

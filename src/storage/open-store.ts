@@ -1,17 +1,25 @@
 import type { Store } from './store.js';
 
 export interface StoreLocation {
-  /** SQLite file (the embedded default). */
+  /** SQLite file (the embedded default; migrated on open). */
   db: string;
   /** PostgreSQL URL; when set it wins over `db`. */
   databaseUrl?: string;
+  /** PostgreSQL: apply pending migrations instead of refusing an out-of-date schema. */
+  migrate?: boolean;
+  /** PostgreSQL: connections in this process's pool. */
+  poolSize?: number;
 }
 
 /** Opens the configured backend; PostgreSQL code is loaded only when it is used. */
 export const openStore = async (location: StoreLocation): Promise<Store> => {
   if (location.databaseUrl !== undefined) {
     const { createPostgresStore } = await import('./postgres/postgres-store.js');
-    return createPostgresStore({ databaseUrl: location.databaseUrl });
+    return createPostgresStore({
+      databaseUrl: location.databaseUrl,
+      migrate: location.migrate === true,
+      ...(location.poolSize === undefined ? {} : { poolSize: location.poolSize }),
+    });
   }
   const { createSqliteStore } = await import('./sqlite/sqlite-store.js');
   return createSqliteStore({ path: location.db });

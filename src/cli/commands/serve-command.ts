@@ -60,6 +60,10 @@ const serveHere = async (args: ParsedArgs, store: Store, announce: Announce | un
       tokenTtlSeconds: intOption(args, 'token-ttl', 60, 31_536_000),
       trustProxy: args.flags['trust-proxy'] === true,
     },
+  }).catch(async (error: unknown) => {
+    // An open pool would keep the process alive after the failure.
+    await store.close();
+    throw error;
   });
   await announce?.(server.url, server.publicUrl);
   await untilSignal(async () => {
@@ -69,36 +73,52 @@ const serveHere = async (args: ParsedArgs, store: Store, announce: Announce | un
   return 0;
 };
 
-const serveWithWorkers = async (args: ParsedArgs, io: CommandIo, workers: number, announce: Announce) => {
-  let stopping = false;
-  const fork = () => cluster.fork();
-  cluster.on('exit', (worker, code, signal) => {
-    if (stopping) return;
-    io.stderr(`larder: worker ${worker.process.pid} exited (${signal ?? code}); starting another.\n`);
-    setTimeout(fork, 1000);
+const stopWorkers = () =>
+  Promise.all(
+    Object.values(cluster.workers ?? {}).map(
+      (worker) =>
+        new Promise<void>((resolve) => {
+          if (worker === undefined || worker.isDead()) return resolve();
+          worker.once('exit', () => resolve());
+          worker.process.kill('SIGTERM');
+        }),
+    ),
+  );
+
+/**
+ * A worker that crashes after it was serving is replaced; one that dies before it ever listened (port in use,
+ * bad schema, database down) would die again, so that stops everything with exit code 1.
+ */
+const serveWithWorkers = (args: ParsedArgs, io: CommandIo, workers: number, announce: Announce) =>
+  new Promise<number>((resolve) => {
+    let stopping = false;
+    const listened = new Set<number>();
+    const finish = (code: number) => {
+      if (stopping) return;
+      stopping = true;
+      void stopWorkers().then(() => resolve(code));
+    };
+    cluster.on('exit', (worker, code, signal) => {
+      if (stopping) return;
+      if (!listened.has(worker.id)) {
+        io.stderr(
+          `larder: worker ${worker.process.pid} exited (${signal ?? code}) before serving; stopping.\n`,
+        );
+        finish(1);
+        return;
+      }
+      io.stderr(`larder: worker ${worker.process.pid} exited (${signal ?? code}); starting another.\n`);
+      setTimeout(() => cluster.fork(), 1000);
+    });
+    cluster.on('listening', (worker, address) => {
+      listened.add(worker.id);
+      if (listened.size !== 1) return;
+      const url = localUrl(args.strings['host'] ?? '127.0.0.1', address.port);
+      void announce(url, parsePublicUrl(args.strings['public-url']) ?? url);
+    });
+    for (let i = 0; i < workers; i++) cluster.fork();
+    void untilSignal(async () => finish(0));
   });
-  let announced = false;
-  cluster.on('listening', (_worker, address) => {
-    if (announced) return;
-    announced = true;
-    const url = localUrl(args.strings['host'] ?? '127.0.0.1', address.port);
-    void announce(url, parsePublicUrl(args.strings['public-url']) ?? url);
-  });
-  for (let i = 0; i < workers; i++) fork();
-  await untilSignal(async () => {
-    stopping = true;
-    await Promise.all(
-      Object.values(cluster.workers ?? {}).map(
-        (worker) =>
-          new Promise<void>((resolve) => {
-            worker?.once('exit', () => resolve());
-            worker?.process.kill('SIGTERM');
-          }),
-      ),
-    );
-  });
-  return 0;
-};
 
 export const serveCommand: Command = {
   name: 'serve',
@@ -146,6 +166,18 @@ export const serveCommand: Command = {
       env: 'LARDER_TRUST_PROXY',
       description: 'Take client addresses from X-Forwarded-For (only behind a proxy you run).',
     },
+    migrate: {
+      type: 'boolean',
+      env: 'LARDER_MIGRATE',
+      description: 'PostgreSQL: apply pending migrations at start instead of refusing an old schema.',
+    },
+    'pool-size': {
+      type: 'string',
+      env: 'LARDER_POOL_SIZE',
+      default: '10',
+      placeholder: 'N',
+      description: 'PostgreSQL connections per worker process.',
+    },
     'no-demo': {
       type: 'boolean',
       env: 'LARDER_NO_DEMO',
@@ -159,8 +191,19 @@ export const serveCommand: Command = {
     const workers = parseWorkers(args);
     intOption(args, 'port', 0, 65535);
     parsePublicUrl(args.strings['public-url']);
-    if (cluster.isWorker) return serveHere(args, await openStoreFromArgs(args), undefined);
-    const store = await openStoreFromArgs(args);
+    const poolSize = intOption(args, 'pool-size', 1, 1000);
+    // The primary migrates (once); workers only check the schema.
+    if (cluster.isWorker) {
+      // A worker's IPC channel keeps it alive, so it must exit explicitly, also when it cannot start.
+      const code = await serveHere(args, await openStoreFromArgs(args, { poolSize }), undefined).catch(
+        (error) => {
+          io.stderr(`larder: ${error instanceof Error ? error.message : String(error)}\n`);
+          return 1;
+        },
+      );
+      process.exit(code);
+    }
+    const store = await openStoreFromArgs(args, { migrate: args.flags['migrate'] === true, poolSize });
     if (args.flags['no-demo'] !== true) await prepareDemo(store, io);
     const announce: Announce = async (url, publicUrl) => {
       io.stdout(

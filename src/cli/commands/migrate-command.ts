@@ -1,0 +1,28 @@
+import { migratePostgres } from '../../storage/postgres/migrate-postgres.js';
+import { type Command, STORE_OPTIONS } from '../command.js';
+import { withStore } from '../store-options.js';
+
+export const migrateCommand: Command = {
+  name: 'migrate',
+  summary: 'Bring the database schema up to date (PostgreSQL; SQLite migrates itself on open).',
+  usage: 'larder migrate --database-url postgres://user@host/db',
+  options: STORE_OPTIONS,
+  notes:
+    'Safe to run from several places at once (an advisory lock serialises them). `serve` refuses an\n' +
+    'unmigrated or newer schema unless started with --migrate.',
+  run: async (args, io) => {
+    const databaseUrl = args.strings['database-url'];
+    if (databaseUrl === undefined) {
+      await withStore(args, async () => {});
+      io.stdout(`SQLite database ${args.strings['db']} is up to date.\n`);
+      return 0;
+    }
+    const result = await migratePostgres({ databaseUrl });
+    io.stdout(
+      result.from === result.to
+        ? `Schema already at version ${result.to}.\n`
+        : `Migrated schema from version ${result.from} to ${result.to}.\n`,
+    );
+    return 0;
+  },
+};
