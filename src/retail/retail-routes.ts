@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { readJsonObject } from '../http/json-body.js';
+import { requestHeader } from '../http/request-header.js';
 import { LarderError } from '../shared/errors.js';
 import type { Store, StoredRow } from '../storage/store.js';
 import type { PageTokens } from './page-token.js';
@@ -14,11 +15,13 @@ export interface RetailGuard {
 }
 
 export const LOCATION_HEADER = 'Platform-Restaurant-External-ID';
+const LOCATION_HEADER_KEY = LOCATION_HEADER.toLowerCase();
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 500;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' } as const;
+// A fresh record per response: @hono/node-server writes Content-Length into the record it is handed.
+const jsonHeaders = () => ({ 'content-type': 'application/json; charset=utf-8' });
 
 export interface RetailRoutesDeps {
   store: Store;
@@ -100,8 +103,8 @@ export const createRetailRoutes = ({ store, guard, pageTokens }: RetailRoutesDep
   ) =>
     routes.post(`/v1/${operation}/search`, async (c) => {
       const locationId = await authorizedLocation(
-        c.req.header('authorization'),
-        c.req.header(LOCATION_HEADER),
+        requestHeader(c, 'authorization'),
+        requestHeader(c, LOCATION_HEADER_KEY),
       );
       const filter = parse(await readJsonObject(c));
       const pageSize = parsePageSize(c.req.query('pageSize'));
@@ -112,7 +115,7 @@ export const createRetailRoutes = ({ store, guard, pageTokens }: RetailRoutesDep
       const rows = await run(locationId, filter, pageSize + 1, after);
       const count = Math.min(rows.length, pageSize);
       const next = rows.length > pageSize ? pageTokens.encode(binding, rows[pageSize - 1]!) : '';
-      return c.body(pageBody(current, next, rows, count), 200, JSON_HEADERS);
+      return c.body(pageBody(current, next, rows, count), 200, jsonHeaders());
     });
 
   const getById = (
@@ -122,8 +125,8 @@ export const createRetailRoutes = ({ store, guard, pageTokens }: RetailRoutesDep
   ) =>
     routes.get(`/v1/${path}/:${param}`, async (c) => {
       const locationId = await authorizedLocation(
-        c.req.header('authorization'),
-        c.req.header(LOCATION_HEADER),
+        requestHeader(c, 'authorization'),
+        requestHeader(c, LOCATION_HEADER_KEY),
       );
       const id = parseId(c.req.param(param) ?? '', param);
       const body = await load(locationId, id);
@@ -132,7 +135,7 @@ export const createRetailRoutes = ({ store, guard, pageTokens }: RetailRoutesDep
           message: `No ${path === 'purchaseOrders' ? 'purchase order' : 'inventory history entry'} ${id} at location ${locationId}.`,
         });
       }
-      return c.body(body, 200, JSON_HEADERS);
+      return c.body(body, 200, jsonHeaders());
     });
 
   // Registered before the by-id routes, so `GET …/search` is a 405 rather than "search is not a UUID".
