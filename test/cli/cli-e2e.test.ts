@@ -1,52 +1,10 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { larder, startServe } from '../helpers/cli.js';
 import { inventoryFixture, purchaseOrderFixture } from '../helpers/fixtures.js';
-
-/** The real CLI from bin/ (built by `npm run build`), as a user runs it. */
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'larder.js');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-const larder = (args: string[], env: Record<string, string> = {}) =>
-  new Promise<Run>((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-
-/** Starts `larder serve` and resolves with its URL once it says it is listening. */
-const startServe = (args: string[]) =>
-  new Promise<{ child: ChildProcess; url: string; output: () => string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve', ...args]);
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+?) /.exec(output);
-      if (match?.[1] !== undefined && output.includes('Press Ctrl-C')) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1], output: () => output });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`serve exited with ${code}:\n${output}`)));
-  });
 
 const T = Date.parse('2024-06-01T00:00:00Z');
 const orders = Array.from({ length: 3 }, (_, i) => purchaseOrderFixture(i, { modifiedAt: T + i }));

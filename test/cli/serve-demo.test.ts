@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { larder, startServe, stop } from '../helpers/cli.js';
+
+/** `npx larder serve` with no flags, as a new user runs it: demo data, demo client, a curl that works. */
+
+const credentials = (output: string) => {
+  const clientId = /clientId: +(\S+)/.exec(output)?.[1];
+  const clientSecret = /clientSecret: +(\S+)/.exec(output)?.[1];
+  const location = /Platform-Restaurant-External-ID: (\S+?)'/.exec(output)?.[1];
+  assert.ok(clientId && clientSecret && location, output);
+  return { clientId, clientSecret, location };
+};
+
+describe('first start', () => {
+  let cwd: string;
+  before(async () => {
+    cwd = await mkdtemp(join(tmpdir(), 'larder-demo-'));
+  });
+  after(() => rm(cwd, { recursive: true, force: true }));
+
+  test('a new default database gets demo data and a demo client whose printed credentials work', async () => {
+    const server = await startServe(['--port', '0'], { cwd });
+    try {
+      const output = server.output();
+      assert.match(output, /Demo data ready/);
+      const { clientId, clientSecret, location } = credentials(output);
+      assert.equal((output.match(/^ {2}loc-\S+ {2}/gm) ?? []).length, 3);
+      const login = await fetch(`${server.url}/authentication/v1/authentication/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ clientId, clientSecret, userAccessType: 'PLATFORM_MACHINE_CLIENT' }),
+      });
+      const token = ((await login.json()) as { token: { accessToken: string } }).token.accessToken;
+      const response = await fetch(`${server.url}/v1/inventoryHistory/search`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'platform-restaurant-external-id': location,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ adjustmentType: ['RECEIVE'] }),
+      });
+      assert.equal(response.status, 200);
+      const page = (await response.json()) as { data: unknown[]; nextPageToken: string };
+      assert.equal(page.data.length, 100);
+      assert.notEqual(page.nextPageToken, '');
+    } finally {
+      assert.equal(await stop(server.child), 0);
+    }
+  });
+
+  test('a second start reuses the database and prints the same credentials without seeding again', async () => {
+    const before = JSON.parse((await larder(['locations', 'list', '--json'], {}, cwd)).stdout) as unknown[];
+    const first = await startServe(['--port', '0'], { cwd });
+    const output = first.output();
+    await stop(first.child);
+    assert.doesNotMatch(output, /creating demo data/);
+    assert.ok(credentials(output).clientSecret.length >= 43);
+    const afterwards = JSON.parse(
+      (await larder(['locations', 'list', '--json'], {}, cwd)).stdout,
+    ) as unknown[];
+    assert.deepEqual(afterwards, before);
+  });
+
+  test('--no-demo on a new database starts empty and says how to load data', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'larder-nodemo-'));
+    try {
+      const server = await startServe(['--port', '0', '--no-demo'], { cwd: empty });
+      await stop(server.child);
+      assert.match(server.output(), /The database is empty/);
+      assert.doesNotMatch(server.output(), /clientSecret/);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+});

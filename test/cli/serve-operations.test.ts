@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { larder, startServe, stop } from '../helpers/cli.js';
+import { adminQuery, postgresUnreachable, postgresUrl } from '../storage/backends.js';
+
+/** Operator paths of `larder serve`: workers, a busy port, and PostgreSQL schema handling. */
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+
+describe('serve on SQLite', () => {
+  let dir: string;
+  let db: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'larder-ops-'));
+    db = join(dir, 'larder.db');
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  test('--workers 2 serves from two processes and stops them all on SIGTERM', async () => {
+    const port = await freePort();
+    const server = await startServe(['--db', db, '--no-demo', '--port', String(port), '--workers', '2']);
+    assert.match(server.output(), /2 worker\(s\)/);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => fetch(`${server.url}/healthz`)));
+    assert.ok(answers.every((response) => response.status === 200));
+    assert.equal(await stop(server.child), 0);
+  });
+
+  test('a port already in use ends serve with exit code 1 and says so', async () => {
+    const port = await freePort();
+    const busy = createServer().listen(port, '127.0.0.1');
+    try {
+      const run = await larder(['serve', '--db', db, '--no-demo', '--port', String(port), '--workers', '2']);
+      assert.equal(run.code, 1);
+      assert.match(run.stderr, new RegExp(`Port ${port} on 127.0.0.1 is already in use`));
+    } finally {
+      busy.close();
+    }
+  });
+
+  test('an invalid flag value is a usage error naming the flag', async () => {
+    const run = await larder(['serve', '--db', db, '--port', '70000']);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /--port must be a whole number from 0 to 65535/);
+  });
+});
+
+const unreachable = await postgresUnreachable();
+
+describe('serve on PostgreSQL', { skip: unreachable ?? false }, () => {
+  const database = `larder_cli_${randomBytes(4).toString('hex')}`;
+  const url = postgresUrl.replace(/\/[^/]*$/, `/${database}`);
+  before(() => adminQuery(`CREATE DATABASE ${database}`));
+  after(() => adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
+
+  test('serve refuses an unmigrated schema and says how to migrate', async () => {
+    const run = await larder(['serve', '--database-url', url, '--port', '0']);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /larder migrate --database-url/);
+  });
+
+  test('migrate, import-free seed, then serve answers with the stored data', async () => {
+    assert.match((await larder(['migrate', '--database-url', url])).stdout, /from version 0 to 1/);
+    assert.match((await larder(['migrate', '--database-url', url])).stdout, /already at version 1/);
+    const seeded = await larder(['seed', '--locations', '1', '--days', '7', '--end-date', '2024-06-30'], {
+      DATABASE_URL: url,
+    });
+    assert.equal(seeded.code, 0, seeded.stderr);
+    const server = await startServe(['--database-url', url, '--port', '0']);
+    try {
+      assert.match(server.output(), /postgres storage/);
+      assert.equal((await fetch(`${server.url}/readyz`)).status, 200);
+    } finally {
+      assert.equal(await stop(server.child), 0);
+    }
+  });
+});

@@ -1,0 +1,58 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+/** The real CLI from bin/ (built by `npm run build`), as a user runs it. */
+export const BIN = join(import.meta.dirname, '..', '..', 'bin', 'larder.js');
+
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export const larder = (args: string[], env: Record<string, string> = {}, cwd?: string) =>
+  new Promise<Run>((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, ...env },
+      ...(cwd === undefined ? {} : { cwd }),
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+
+/** Starts `larder serve` and resolves with its URL once it says it is listening. */
+export const startServe = (args: string[], options: { cwd?: string } = {}) =>
+  new Promise<{ child: ChildProcess; url: string; output: () => string }>((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [BIN, 'serve', ...args],
+      options.cwd === undefined ? {} : { cwd: options.cwd },
+    );
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+?) /.exec(output);
+      if (match?.[1] !== undefined && output.includes('Press Ctrl-C')) {
+        clearTimeout(timer);
+        resolve({ child, url: match[1], output: () => output });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`serve exited with ${code}:\n${output}`)));
+  });
+
+/** Sends SIGTERM and resolves with the exit code. */
+export const stop = (child: ChildProcess) => {
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  child.kill('SIGTERM');
+  return exited;
+};
