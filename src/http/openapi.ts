@@ -1,4 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
+import { LOGIN_PATH } from '../auth/auth-service.js';
+import { TOKEN_ENDPOINT_PATH } from '../auth/oauth-token-route.js';
+import { AuthenticationRequestSchema, AuthenticationResponseSchema } from '../auth/schemas.js';
 import {
   InventoryHistoryLogEntrySchema,
   InventoryHistoryResponseSchema,
@@ -95,6 +98,19 @@ export const openApiDocument = (publicUrl: string) => ({
   info: { title: 'Larder retail and authentication API', version: '1.0.0' },
   servers: [{ url: publicUrl }],
   paths: {
+    [LOGIN_PATH]: {
+      post: {
+        operationId: 'authenticationLoginPost',
+        security: [],
+        requestBody: { required: true, content: json(AuthenticationRequestSchema) },
+        responses: {
+          '200': { description: 'Authenticated.', content: json(AuthenticationResponseSchema) },
+          '400': error('Invalid body (userAccessType must be PLATFORM_MACHINE_CLIENT).'),
+          '401': error('Client credentials not valid.'),
+          '429': error('Too many failed logins; see Retry-After.'),
+        },
+      },
+    },
     '/v1/purchaseOrders/search': search(
       'searchPurchaseOrders',
       PurchaseOrdersSearchRequestSchema,
@@ -123,7 +139,7 @@ export const openApiDocument = (publicUrl: string) => ({
         type: 'oauth2',
         flows: {
           clientCredentials: {
-            tokenUrl: '/authentication/v1/authentication/customer/oauth/token',
+            tokenUrl: TOKEN_ENDPOINT_PATH,
             scopes: {
               'retail:read': 'Read access to retail information for integration partners.',
               'retail.inventory:read': 'Read purchase orders and inventory history.',
