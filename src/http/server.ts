@@ -1,10 +1,14 @@
-import type { Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { type Server, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { createAdaptorServer } from '@hono/node-server';
 import { createAuthService } from '../auth/auth-service.js';
 import type { Clock } from '../shared/clock.js';
+import { LarderError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { Store } from '../storage/store.js';
 import { createApp } from './app.js';
+import { toErrorMessage } from './error-message.js';
 
 export interface ServerConfig {
   host: string;
@@ -29,6 +33,25 @@ const WILDCARD = new Set(['0.0.0.0', '::', '[::]']);
 /** The URL a local client uses to reach a server bound to `host` (localhost for a wildcard bind). */
 export const localUrl = (host: string, port: number): string =>
   `http://${WILDCARD.has(host) ? 'localhost' : host.includes(':') ? `[${host}]` : host}:${port}`;
+
+/**
+ * Requests Node's HTTP parser rejects before any handler runs (oversized headers or URL, malformed syntax)
+ * still get an ErrorMessage body rather than a bare status line.
+ */
+const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
+  if (!socket.writable) return;
+  const larderError =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new LarderError('ERR_HEADERS_TOO_LARGE')
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new LarderError('ERR_REQUEST_TIMEOUT')
+        : new LarderError('ERR_VALIDATION', { message: 'The request is not valid HTTP.' });
+  const body = JSON.stringify(toErrorMessage(larderError, randomUUID()));
+  socket.end(
+    `HTTP/1.1 ${larderError.status} ${STATUS_CODES[larderError.status]}\r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+};
 
 const listen = (server: Server, port: number, host: string) =>
   new Promise<number>((resolve, reject) => {
@@ -69,6 +92,7 @@ export const startServer = async (deps: {
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = 30_000;
+  server.on('clientError', answerClientError);
   const port = await listen(server, config.port, config.host);
   const url = localUrl(config.host, port);
   const publicUrl = (config.publicUrl ?? url).replace(/\/+$/, '');

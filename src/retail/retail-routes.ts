@@ -140,7 +140,7 @@ export const createRetailRoutes = ({ store, guard, pageTokens }: RetailRoutesDep
 
   // Registered before the by-id routes, so `GET …/search` is a 405 rather than "search is not a UUID".
   for (const operation of ['purchaseOrders', 'inventoryHistory']) {
-    routes.on(['GET', 'PUT', 'PATCH', 'DELETE'], `/v1/${operation}/search`, () => {
+    routes.on(['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], `/v1/${operation}/search`, () => {
       throw new LarderError('ERR_METHOD_NOT_ALLOWED', { headers: { allow: 'POST' } });
     });
   }
@@ -155,7 +155,7 @@ export const createRetailRoutes = ({ store, guard, pageTokens }: RetailRoutesDep
     store.getInventoryEntry(locationId, id),
   );
   for (const operation of ['purchaseOrders', 'inventoryHistory']) {
-    routes.on(['POST', 'PUT', 'PATCH', 'DELETE'], `/v1/${operation}/:id`, () => {
+    routes.on(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], `/v1/${operation}/:id`, () => {
       throw new LarderError('ERR_METHOD_NOT_ALLOWED', { headers: { allow: 'GET, HEAD' } });
     });
   }

@@ -38,11 +38,17 @@ export const ERROR_CATALOG = {
   ERR_NOT_FOUND: { status: 404, numericCode: 40401, message: 'The record was not found at this location.' },
   ERR_ROUTE_NOT_FOUND: { status: 404, numericCode: 40402, message: 'No such endpoint.' },
   ERR_METHOD_NOT_ALLOWED: { status: 405, numericCode: 40501, message: 'The method is not allowed here.' },
+  ERR_REQUEST_TIMEOUT: { status: 408, numericCode: 40801, message: 'The request took too long to arrive.' },
   ERR_BODY_TOO_LARGE: { status: 413, numericCode: 41301, message: 'The request body is over 64 KiB.' },
   ERR_UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     numericCode: 41501,
     message: 'The request body must be sent as Content-Type: application/json.',
+  },
+  ERR_HEADERS_TOO_LARGE: {
+    status: 431,
+    numericCode: 43101,
+    message: 'The request headers or URL are too large.',
   },
   ERR_RATE_LIMITED: { status: 429, numericCode: 42901, message: 'Too many failed attempts; retry later.' },
   ERR_INTERNAL: { status: 500, numericCode: 50001, message: 'Internal server error.' },

@@ -376,3 +376,9 @@ describe('request ids, routes and methods', () => {
     assert.doesNotMatch(text, /disk on fire|secret|at .*\.ts/);
   });
 });
+
+test('OPTIONS on a search path answers 405 with Allow: POST', async () => {
+  const response = await h.call('OPTIONS', '/v1/inventoryHistory/search', { location: 'loc-a' });
+  await expectError(response, 405, 40501);
+  assert.equal(response.headers.get('allow'), 'POST');
+});

@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { type RunningServer, startServer } from '../../src/http/server.js';
+import { systemClock } from '../../src/shared/clock.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import { createSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import type { Store } from '../../src/storage/store.js';
+
+/** What only a real socket shows: requests Node's HTTP parser rejects before any route runs. */
+
+let dir: string;
+let store: Store;
+let server: RunningServer;
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'larder-server-'));
+  store = await createSqliteStore({ path: join(dir, 'larder.db') });
+  server = await startServer({
+    store,
+    clock: systemClock,
+    logger: silentLogger,
+    config: { host: '127.0.0.1', port: 0, tokenTtlSeconds: 3600, trustProxy: false },
+  });
+});
+after(async () => {
+  await server.close();
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const rawExchange = (text: string) =>
+  new Promise<string>((resolve, reject) => {
+    const socket = connect(server.port, '127.0.0.1', () => socket.end(text));
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += chunk.toString();
+    });
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
+
+test('oversized headers get a 431 ErrorMessage, not a bare status line', async () => {
+  const response = await fetch(`${server.url}/healthz`, { headers: { 'x-big': 'a'.repeat(20_000) } });
+  assert.equal(response.status, 431);
+  const body = (await response.json()) as Record<string, unknown>;
+  assert.equal(body['status'], '431');
+  assert.equal(body['code'], 43101);
+  assert.equal(typeof body['requestId'], 'string');
+});
+
+test('a request that is not HTTP gets a 400 ErrorMessage', async () => {
+  const answer = await rawExchange('GARBAGE\r\n\r\n');
+  assert.match(answer, /^HTTP\/1\.1 400 Bad Request/);
+  const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+  assert.equal(body['code'], 40001);
+});
+
+test('the issuer defaults to the bound address', async () => {
+  assert.equal(server.publicUrl, `http://127.0.0.1:${server.port}`);
+  const metadata = (await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json()) as {
+    issuer: string;
+  };
+  assert.equal(metadata.issuer, server.publicUrl);
+});
