@@ -31,7 +31,9 @@ const configure = (db: Db): void => {
   db.pragma('synchronous = NORMAL');
   db.pragma('temp_store = MEMORY');
   db.pragma('cache_size = -65536');
-  db.pragma('mmap_size = 268435456');
+  // No mmap: mapped pages count in the server's RSS (256 MiB of them took it to 515 MB with a million entries
+  // stored) and follow the OS page cache, which shrinks on its own here; the 64 MiB page cache keeps hot pages.
+  db.pragma('mmap_size = 0');
 };
 
 const migrate = (db: Db, path: string): void => {
