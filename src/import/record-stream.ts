@@ -33,8 +33,22 @@ export async function* readRecords(input: Readable): AsyncGenerator<RawRecord> {
 
   for await (const chunk of input.setEncoding('utf8') as AsyncIterable<string>) {
     const text = pending + chunk;
+    // Inside strings (most of the text) the scan jumps to the next character that matters with native indexOf;
+    // the next backslash and newline are remembered, so each is searched for once per occurrence.
+    const next = (code: number, from: number) => {
+      const at = text.indexOf(String.fromCharCode(code), from);
+      return at === -1 ? text.length : at;
+    };
+    let nextBackslash = -1;
+    let nextNewline = -1;
     // `pending` was scanned already; only the new chunk is.
     for (let i = pending.length; i < text.length; i++) {
+      if (inString && !escaped) {
+        if (nextBackslash < i) nextBackslash = next(92, i);
+        if (nextNewline < i) nextNewline = next(10, i);
+        i = Math.min(next(34, i), nextBackslash, nextNewline);
+        if (i === text.length) break;
+      }
       const ch = text.charCodeAt(i);
       if (inString) {
         if (escaped) escaped = false;
