@@ -229,10 +229,31 @@ const teachRaw = async (raw: Child, larder: Larder) => {
   await raw.ask({ routes }, 'loaded');
 };
 
-const run = async (url: string, load: Load): Promise<Measurement> => {
+/**
+ * Rounds per measured run: targets alternate, so load that drifts on a shared machine hits all of them alike
+ * (one in the smoke, where only completing matters).
+ */
+const ROUNDS = options.smoke ? 1 : 2;
+
+const measureAll = async (targets: readonly { url: string; load: Load }[]): Promise<Measurement[]> => {
+  const { connections } = options;
   if (options.warmup > 0)
-    await measure(url, load, { connections: options.connections, duration: options.warmup });
-  return measure(url, load, { connections: options.connections, duration: options.duration });
+    for (const target of targets)
+      await measure(target.url, target.load, { connections, duration: options.warmup });
+  const parts = targets.map((): Measurement[] => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, target] of targets.entries())
+      parts[i]!.push(
+        await measure(target.url, target.load, { connections, duration: options.duration / ROUNDS }),
+      );
+  }
+  // Rounds are equally long: the rate is their mean; p50 is the mean of the rounds' and p99 the worst.
+  return parts.map((rounds) => ({
+    requestsPerSecond: rounds.reduce((sum, m) => sum + m.requestsPerSecond, 0) / rounds.length,
+    p50: rounds.reduce((sum, m) => sum + m.p50, 0) / rounds.length,
+    p99: Math.max(...rounds.map((m) => m.p99)),
+    failures: rounds.reduce((sum, m) => sum + m.failures, 0),
+  }));
 };
 
 const loadRow = (scenario: string, server: string, m: Measurement, raw?: Measurement): Row => ({
@@ -257,14 +278,20 @@ const runScenarios = async (raw: Child, larders: Larder[], prism: Child | undefi
   if (reference === undefined) return;
   for (const scenario of SCENARIOS) {
     log(`${scenario.label} …`);
-    const rawResult = await run(raw.url, scenario.load(reference));
+    const usePrism = scenario.peer === true && prism !== undefined;
+    const [rawResult, ...results] = await measureAll([
+      { url: raw.url, load: scenario.load(reference) },
+      ...larders.map((larder) => ({ url: larder.child.url, load: scenario.load(larder) })),
+      ...(usePrism ? [{ url: prism.url, load: scenario.load(reference) }] : []),
+    ]);
+    if (rawResult === undefined) continue;
     rows.push({ ...loadRow(scenario.label, 'raw node:http', rawResult), ratio: 1 });
     const firstPages = new Map(
       rows.filter((row) => row.scenario.startsWith('First search page')).map((row) => [row.server, row]),
     );
     const larderRows: Row[] = [];
-    for (const larder of larders) {
-      const result = await run(larder.child.url, scenario.load(larder));
+    for (const [i, larder] of larders.entries()) {
+      const result = results[i]!;
       const row = loadRow(
         scenario.key === 'search-deep' ? `${scenario.label} (page ${larder.deepPage})` : scenario.label,
         larder.name,
@@ -285,16 +312,15 @@ const runScenarios = async (raw: Child, larders: Larder[], prism: Child | undefi
       larderRows.push(row);
       rows.push(row);
     }
-    if (scenario.peer === true && prism !== undefined) {
-      const result = await run(prism.url, scenario.load(reference));
+    const result = results[larders.length];
+    if (usePrism && result !== undefined) {
       const row = loadRow(scenario.label, 'Prism mock', result, rawResult);
-      // Prism answers with generated examples, so its failures are noted but do not void the peer ratio.
       const factors = larderRows.map(
         (larder) => `${larder.server}: ${(larder.rate! / result.requestsPerSecond).toFixed(1)}×`,
       );
       row.target = 'Larder ≥ 10 × Prism';
       row.pass = larderRows.every((larder) => larder.rate! >= 10 * result.requestsPerSecond);
-      row.note = factors.join(', ');
+      row.note = `${row.note === undefined ? '' : `${row.note}; `}${factors.join(', ')}`;
       rows.push(row);
     }
   }
