@@ -343,7 +343,7 @@ const rssRows = async (larders: Larder[]) => {
       row,
       '≤ 250 MB',
       rss <= 250 * 2 ** 20,
-      `V8 heap ${mb(before.heapTotal)}; after a full GC: RSS ${mb(after.rss)}, heap ${mb(after.heapTotal)}`,
+      `V8 heap ${mb(before.heapTotal)} committed; after a full GC: RSS ${mb(after.rss)}, ${mb(after.heapUsed)} live`,
     );
     rows.push(row);
   }
