@@ -1,5 +1,8 @@
+import type { IncomingMessage } from 'node:http';
+import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
 import { LarderError } from '../shared/errors.js';
+import { requestHeader } from './request-header.js';
 
 /** decisions.md: search bodies over 64 KiB are refused with 413. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -31,6 +34,34 @@ const readLimited = async (request: Request, maxBytes: number): Promise<string> 
 };
 
 /**
+ * The same from Node's request stream: a fetch Request (web stream, abort signal) costs more than a small search
+ * body. Past the limit the rest is drained, not the socket destroyed, so the 413 still reaches the client.
+ */
+const readIncoming = (incoming: IncomingMessage, maxBytes: number): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (error: LarderError | undefined) => {
+      incoming.off('data', onData).off('end', onEnd).off('close', onClose).off('error', onClose);
+      if (error === undefined) resolve(Buffer.concat(chunks).toString('utf8'));
+      else reject(error);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size <= maxBytes) chunks.push(chunk);
+      else {
+        settle(tooLarge());
+        incoming.resume();
+      }
+    };
+    const onEnd = () => settle(undefined);
+    // A client that goes away mid-body: nobody reads the answer, but the handler must not wait forever.
+    const onClose = () =>
+      settle(new LarderError('ERR_BODY_NOT_JSON', { message: 'The request body was cut off.' }));
+    incoming.on('data', onData).once('end', onEnd).once('close', onClose).once('error', onClose);
+  });
+
+/**
  * Reads a required JSON object body: 413 over the limit, 415 for another content type, 400 when it is missing,
  * not JSON, or not an object. Checks the declared length before reading a byte.
  */
@@ -38,10 +69,13 @@ export const readJsonObject = async (
   c: Context,
   maxBytes = MAX_BODY_BYTES,
 ): Promise<Record<string, unknown>> => {
-  const declared = c.req.header('content-length');
+  const declared = requestHeader(c, 'content-length');
   if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge();
-  const type = c.req.header('content-type');
-  if (declared === '0' || c.req.raw.body === null) throw missingBody();
+  const type = requestHeader(c, 'content-type');
+  const incoming = (c.env as Partial<HttpBindings> | undefined)?.incoming;
+  const fromNode = incoming?.rawHeaders !== undefined;
+  // A Node request always has a body stream; an empty one reads as '' and is refused below like a missing one.
+  if (declared === '0' || (!fromNode && c.req.raw.body === null)) throw missingBody();
   if (type === undefined || !JSON_TYPE.test(type)) {
     throw new LarderError('ERR_UNSUPPORTED_MEDIA_TYPE', {
       message: `The request body must be a JSON object sent as Content-Type: application/json${
@@ -49,7 +83,10 @@ export const readJsonObject = async (
       }.`,
     });
   }
-  const text = await readLimited(c.req.raw, maxBytes);
+  const text =
+    fromNode && incoming !== undefined
+      ? await readIncoming(incoming, maxBytes)
+      : await readLimited(c.req.raw, maxBytes);
   if (text.trim() === '') throw missingBody();
   let value: unknown;
   try {
