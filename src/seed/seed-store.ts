@@ -1,7 +1,7 @@
-import { toInventoryRecord, toPurchaseOrderRecord } from '../retail/records.js';
-import type { Store } from '../storage/store.js';
-import { createLocationGenerator } from './generate-location.js';
+import type { ImportCounts, Store } from '../storage/store.js';
+import { type LocationIdentity, locationIdentity } from './location-profile.js';
 import { type GenerateOptions, resolveGenerateOptions, SEED_DEFAULTS } from './options.js';
+import { type RowBatch, workerRowBatches } from './row-batches.js';
 
 export interface SeedOptions extends Partial<Omit<GenerateOptions, 'locationIndex'>> {
   /** Number of locations (indexes 0 … locations − 1 of the seed). Default 3. */
@@ -27,8 +27,31 @@ export interface SeedResult {
 }
 
 /**
+ * Writes one location's rows as one import session: committed once complete, rolled back on any failure of the
+ * store or of the batch source (the generating worker), leaving nothing of the location behind.
+ */
+export const importLocation = async (
+  store: Store,
+  location: LocationIdentity,
+  batches: AsyncIterable<RowBatch>,
+): Promise<ImportCounts> => {
+  const session = await store.beginImport(location);
+  try {
+    for await (const batch of batches) {
+      if (batch.purchaseOrders.length > 0) await session.putPurchaseOrders(batch.purchaseOrders);
+      if (batch.inventory.length > 0) await session.putInventoryEntries(batch.inventory);
+    }
+    return await session.commit();
+  } catch (error) {
+    await session.rollback();
+    throw error;
+  }
+};
+
+/**
  * Generates `locations` locations into the store. Each location is one import session, committed once it is
  * complete: a failure rolls that location back and leaves none of it behind (locations committed before stay).
+ * Generation and serialisation run in a worker thread while this thread writes, so the two halves overlap.
  */
 export const seedStore = async (store: Store, options: SeedOptions = {}): Promise<SeedResult> => {
   const count = options.locations ?? SEED_DEFAULTS.locations;
@@ -41,29 +64,11 @@ export const seedStore = async (store: Store, options: SeedOptions = {}): Promis
   const results: SeededLocation[] = [];
   for (let locationIndex = 0; locationIndex < count; locationIndex++) {
     const locationStarted = performance.now();
-    const generator = createLocationGenerator({ ...resolved, locationIndex });
-    const session = await store.beginImport({ id: generator.id, name: generator.name });
-    try {
-      for (const batch of generator.batches()) {
-        if (batch.purchaseOrders.length > 0) {
-          await session.putPurchaseOrders(batch.purchaseOrders.map(toPurchaseOrderRecord));
-        }
-        if (batch.inventory.length > 0)
-          await session.putInventoryEntries(batch.inventory.map(toInventoryRecord));
-      }
-      const counts = await session.commit();
-      const result = {
-        id: generator.id,
-        name: generator.name,
-        ...counts,
-        ms: Math.round(performance.now() - locationStarted),
-      };
-      results.push(result);
-      onLocation?.(result);
-    } catch (error) {
-      await session.rollback();
-      throw error;
-    }
+    const location = locationIdentity(resolved.seed, locationIndex);
+    const counts = await importLocation(store, location, workerRowBatches({ ...resolved, locationIndex }));
+    const result = { ...location, ...counts, ms: Math.round(performance.now() - locationStarted) };
+    results.push(result);
+    onLocation?.(result);
   }
   return { locations: results, options: resolved, ms: Math.round(performance.now() - started) };
 };
