@@ -144,5 +144,10 @@ export const ensureStore = async (
   const store = await createPostgresStore({ databaseUrl: DATABASE_URL, schema, migrate: true });
   await fillStore(store, scale);
   await store.close();
+  // What autovacuum does some time after a bulk load; without statistics the planner sorts every match of a
+  // type + date filter (30 ms against 0.8 ms for that search).
+  const client = new pg.Client({ connectionString: DATABASE_URL, options: `-c search_path=${schema}` });
+  await client.connect();
+  await client.query('ANALYZE').finally(() => client.end());
   return { backend, schema };
 };
