@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { runNode } from '../helpers/cli.js';
 
 /** CI does not run the full bench (minutes on 2 cores); this smoke keeps every part of it from rotting. */
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -15,20 +15,7 @@ after(async () => {
 
 test('npm run bench --smoke measures every scenario and writes the table', { timeout: 90_000 }, async () => {
   out = await mkdtemp(join(tmpdir(), 'larder-bench-smoke-'));
-  const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--smoke', '--out', out!], {
-      cwd: ROOT,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const run = await runNode(['--import', 'tsx', 'bench/run.ts', '--smoke', '--out', out], { cwd: ROOT });
   assert.equal(run.code, 0, run.stderr);
 
   const table = await readFile(join(out, 'smoke.md'), 'utf8');

@@ -10,11 +10,12 @@ export interface Run {
   stderr: string;
 }
 
-export const larder = (args: string[], env: Record<string, string> = {}, cwd?: string) =>
+/** Runs `node ...argv` to completion, collecting its output. */
+export const runNode = (argv: string[], options: { env?: Record<string, string>; cwd?: string } = {}) =>
   new Promise<Run>((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, ...env },
-      ...(cwd === undefined ? {} : { cwd }),
+    const child = spawn(process.execPath, argv, {
+      env: { ...process.env, ...options.env },
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     });
     let stdout = '';
     let stderr = '';
@@ -26,6 +27,9 @@ export const larder = (args: string[], env: Record<string, string> = {}, cwd?: s
     });
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+
+export const larder = (args: string[], env: Record<string, string> = {}, cwd?: string) =>
+  runNode([BIN, ...args], { env, ...(cwd === undefined ? {} : { cwd }) });
 
 /** Starts `larder serve` and resolves with its URL once it says it is listening. */
 export const startServe = (args: string[], options: { cwd?: string } = {}) =>
