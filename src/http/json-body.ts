@@ -72,10 +72,11 @@ export const readJsonObject = async (
   const declared = requestHeader(c, 'content-length');
   if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge();
   const type = requestHeader(c, 'content-type');
-  const incoming = (c.env as Partial<HttpBindings> | undefined)?.incoming;
-  const fromNode = incoming?.rawHeaders !== undefined;
+  const env = (c.env as Partial<HttpBindings> | undefined)?.incoming;
+  // Served by node:http (tests may pass a stand-in `incoming` without a stream).
+  const incoming = env?.rawHeaders !== undefined ? env : undefined;
   // A Node request always has a body stream; an empty one reads as '' and is refused below like a missing one.
-  if (declared === '0' || (!fromNode && c.req.raw.body === null)) throw missingBody();
+  if (declared === '0' || (incoming === undefined && c.req.raw.body === null)) throw missingBody();
   if (type === undefined || !JSON_TYPE.test(type)) {
     throw new LarderError('ERR_UNSUPPORTED_MEDIA_TYPE', {
       message: `The request body must be a JSON object sent as Content-Type: application/json${
@@ -84,9 +85,7 @@ export const readJsonObject = async (
     });
   }
   const text =
-    fromNode && incoming !== undefined
-      ? await readIncoming(incoming, maxBytes)
-      : await readLimited(c.req.raw, maxBytes);
+    incoming !== undefined ? await readIncoming(incoming, maxBytes) : await readLimited(c.req.raw, maxBytes);
   if (text.trim() === '') throw missingBody();
   let value: unknown;
   try {

@@ -8,7 +8,7 @@ import { toInventoryRecord } from '../../src/retail/records.js';
 import type { InventoryHistoryLogEntry } from '../../src/retail/schemas.js';
 import { seedStore } from '../../src/seed/seed-store.js';
 import { openStore } from '../../src/storage/open-store.js';
-import type { Store } from '../../src/storage/store.js';
+import { interceptInventoryPuts } from '../helpers/intercept-import.js';
 import { TEST_END_DATE } from '../seed/collect.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'larder-seed-'));
@@ -76,19 +76,8 @@ test('a seed that fails part-way leaves nothing of the failed location behind', 
   try {
     let batches = 0;
     // The store as seedStore sees it, failing on the third inventory batch.
-    const failing: Store = Object.create(store, {
-      beginImport: {
-        value: async (location: { id: string; name?: string }) => {
-          const session = await store.beginImport(location);
-          return {
-            ...session,
-            putInventoryEntries: async (rows: Parameters<typeof session.putInventoryEntries>[0]) => {
-              if (++batches === 3) throw new Error('disk full');
-              await session.putInventoryEntries(rows);
-            },
-          };
-        },
-      },
+    const failing = interceptInventoryPuts(store, () => {
+      if (++batches === 3) throw new Error('disk full');
     });
     await assert.rejects(seedStore(failing, { ...SMALL, locations: 1, batchSize: 100 }), /disk full/);
     assert.deepEqual(await store.listLocations(), []);

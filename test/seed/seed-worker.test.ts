@@ -11,6 +11,7 @@ import { resolveGenerateOptions } from '../../src/seed/options.js';
 import { type RowBatch, workerRowBatches } from '../../src/seed/row-batches.js';
 import { importLocation, seedStore } from '../../src/seed/seed-store.js';
 import { openStore } from '../../src/storage/open-store.js';
+import { interceptInventoryPuts } from '../helpers/intercept-import.js';
 import { TEST_END_DATE } from './collect.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'larder-seed-worker-'));
@@ -90,19 +91,8 @@ test('a worker that fails part-way rolls its location back; locations committed 
   try {
     const [kept] = (await seedStore(store, { ...SMALL, locations: 1 })).locations;
     let written = 0;
-    const counting: typeof store = Object.create(store, {
-      beginImport: {
-        value: async (location: { id: string; name?: string }) => {
-          const session = await store.beginImport(location);
-          return {
-            ...session,
-            putInventoryEntries: async (rows: Parameters<typeof session.putInventoryEntries>[0]) => {
-              written += rows.length;
-              await session.putInventoryEntries(rows);
-            },
-          };
-        },
-      },
+    const counting = interceptInventoryPuts(store, (rows) => {
+      written += rows.length;
     });
     const options = resolveGenerateOptions({ ...SMALL, locationIndex: 1 });
     const failing = new URL('./failing-seed-worker.ts', import.meta.url);
