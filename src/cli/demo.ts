@@ -20,7 +20,8 @@ export const prepareDemo = async (store: Store, io: CommandIo): Promise<void> =>
   if (locations.length > 0 || clients.length > 0) return;
   io.stdout('New database: creating demo data (3 locations, 180 days) and a demo client…\n');
   const started = performance.now();
-  await seedStore(store, {});
+  // Nothing serves yet, so the load may take the database to itself.
+  await seedStore(store, { exclusive: true });
   const client = await createClientCredentials(store, {
     name: 'Demo client',
     allLocations: true,

@@ -37,6 +37,8 @@ export interface ImportOptions {
   inventoryHistory?: ImportSource;
   /** Stop after this many problems (default 50). */
   maxProblems?: number;
+  /** Nothing else uses the store meanwhile: SQLite may write without its WAL (see ImportSessionOptions). */
+  exclusive?: boolean;
   /** Called at most every batch with the records read so far. */
   onProgress?: (records: number) => void;
 }
@@ -80,10 +82,13 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
   const problems: ImportProblem[] = [];
   let truncated = false;
   let read = 0;
-  const session = await store.beginImport({
-    id: options.locationId,
-    ...(options.locationName === undefined ? {} : { name: options.locationName }),
-  });
+  const session = await store.beginImport(
+    {
+      id: options.locationId,
+      ...(options.locationName === undefined ? {} : { name: options.locationName }),
+    },
+    { exclusive: options.exclusive ?? false },
+  );
 
   const load = async <T, R>(source: ImportSource, kind: Kind<T, R>) => {
     const report = (line: number, fieldName: string, message: string) => {

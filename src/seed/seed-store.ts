@@ -1,4 +1,4 @@
-import type { ImportCounts, Store } from '../storage/store.js';
+import type { ImportCounts, ImportSessionOptions, Store } from '../storage/store.js';
 import { type LocationIdentity, locationIdentity } from './location-profile.js';
 import { type GenerateOptions, resolveGenerateOptions, SEED_DEFAULTS } from './options.js';
 import { type RowBatch, workerRowBatches } from './row-batches.js';
@@ -6,6 +6,8 @@ import { type RowBatch, workerRowBatches } from './row-batches.js';
 export interface SeedOptions extends Partial<Omit<GenerateOptions, 'locationIndex'>> {
   /** Number of locations (indexes 0 … locations − 1 of the seed). Default 3. */
   locations?: number;
+  /** Nothing else uses the store meanwhile: SQLite may write without its WAL (see ImportSessionOptions). */
+  exclusive?: boolean;
   /** Called after each location is committed (for progress output). */
   onLocation?: (result: SeededLocation) => void;
 }
@@ -34,8 +36,9 @@ export const importLocation = async (
   store: Store,
   location: LocationIdentity,
   batches: AsyncIterable<RowBatch>,
+  sessionOptions: ImportSessionOptions = {},
 ): Promise<ImportCounts> => {
-  const session = await store.beginImport(location);
+  const session = await store.beginImport(location, sessionOptions);
   try {
     for await (const batch of batches) {
       if (batch.purchaseOrders.length > 0) await session.putPurchaseOrders(batch.purchaseOrders);
@@ -58,14 +61,16 @@ export const seedStore = async (store: Store, options: SeedOptions = {}): Promis
   if (!Number.isInteger(count) || count < 1 || count > 1000) {
     throw new RangeError(`locations must be an integer from 1 to 1000, got ${count}`);
   }
-  const { locations: _count, onLocation, ...generate } = options;
+  const { locations: _count, onLocation, exclusive = false, ...generate } = options;
   const { locationIndex: _index, ...resolved } = resolveGenerateOptions(generate);
   const started = performance.now();
   const results: SeededLocation[] = [];
   for (let locationIndex = 0; locationIndex < count; locationIndex++) {
     const locationStarted = performance.now();
     const location = locationIdentity(resolved.seed, locationIndex);
-    const counts = await importLocation(store, location, workerRowBatches({ ...resolved, locationIndex }));
+    const counts = await importLocation(store, location, workerRowBatches({ ...resolved, locationIndex }), {
+      exclusive,
+    });
     const result = { ...location, ...counts, ms: Math.round(performance.now() - locationStarted) };
     results.push(result);
     onLocation?.(result);

@@ -88,6 +88,15 @@ export interface ImportSession {
   rollback(): Promise<void>;
 }
 
+export interface ImportSessionOptions {
+  /**
+   * The caller reads and writes nothing else in this store until the session ends (a command-line bulk load).
+   * SQLite may then write the session straight into the database file, without the WAL, whenever no other
+   * process has the file open; other processes that open it meanwhile wait for the commit. Default false.
+   */
+  exclusive?: boolean;
+}
+
 export interface ClientRecord {
   clientId: string;
   name: string;
@@ -138,7 +147,10 @@ export interface Store {
 
   // Writes
   /** Creates the location if needed (name defaults to the id). */
-  beginImport(location: { id: string; name?: string }): Promise<ImportSession>;
+  beginImport(
+    location: { id: string; name?: string },
+    options?: ImportSessionOptions,
+  ): Promise<ImportSession>;
 
   // Settings: small named values (page-token HMAC secret, demo credentials, ...)
   getSetting(name: string): Promise<string | undefined>;

@@ -20,7 +20,12 @@ test('a seeded store passes the check, location by location', async () => {
   const store = await openStore({ db: join(dir, 'seeded.db') });
   try {
     const seeded: string[] = [];
-    const result = await seedStore(store, { ...SMALL, onLocation: (location) => seeded.push(location.id) });
+    // Exclusive, as `larder seed` runs it: on SQLite the direct (no-WAL) path with indexes built at commit.
+    const result = await seedStore(store, {
+      ...SMALL,
+      exclusive: true,
+      onLocation: (location) => seeded.push(location.id),
+    });
     assert.equal(result.locations.length, 2);
     assert.deepEqual(
       seeded,
@@ -79,7 +84,10 @@ test('a seed that fails part-way leaves nothing of the failed location behind', 
     const failing = interceptInventoryPuts(store, () => {
       if (++batches === 3) throw new Error('disk full');
     });
-    await assert.rejects(seedStore(failing, { ...SMALL, locations: 1, batchSize: 100 }), /disk full/);
+    await assert.rejects(
+      seedStore(failing, { ...SMALL, locations: 1, batchSize: 100, exclusive: true }),
+      /disk full/,
+    );
     assert.deepEqual(await store.listLocations(), []);
   } finally {
     await store.close();

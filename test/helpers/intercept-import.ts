@@ -1,4 +1,4 @@
-import type { InventoryRecord, Store } from '../../src/storage/store.js';
+import type { ImportSessionOptions, InventoryRecord, Store } from '../../src/storage/store.js';
 
 /** The store as the code under test sees it, with `onPut` called before each inventory batch is written. */
 export const interceptInventoryPuts = (
@@ -7,8 +7,8 @@ export const interceptInventoryPuts = (
 ): Store =>
   Object.create(store, {
     beginImport: {
-      value: async (location: { id: string; name?: string }) => {
-        const session = await store.beginImport(location);
+      value: async (location: { id: string; name?: string }, options?: ImportSessionOptions) => {
+        const session = await store.beginImport(location, options);
         return {
           ...session,
           putInventoryEntries: async (rows: readonly InventoryRecord[]) => {

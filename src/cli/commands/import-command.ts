@@ -53,6 +53,7 @@ export const importCommand: Command = {
         ...(name === undefined ? {} : { locationName: name }),
         ...(purchaseOrders === undefined ? {} : { purchaseOrders: { path: purchaseOrders } }),
         ...(inventoryHistory === undefined ? {} : { inventoryHistory: { path: inventoryHistory } }),
+        exclusive: true,
         onProgress: progress.update,
       }),
     );

@@ -73,6 +73,7 @@ export const seedCommand: Command = {
       try {
         return await seedStore(store, {
           ...options,
+          exclusive: true,
           onLocation: (location) => {
             records += location.purchaseOrders + location.inventoryEntries;
             io.stdout(

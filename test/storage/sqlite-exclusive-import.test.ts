@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { createSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import type { Store } from '../../src/storage/store.js';
+import { idFor, importInto, inventoryEntry, newLocationId, purchaseOrder, T0 } from './records.js';
+
+const ORDERS = [purchaseOrder(1, T0, 'DRAFT'), purchaseOrder(2, T0 + 1000, 'RECEIVED', true)];
+const ENTRIES = [inventoryEntry(1, T0, 'COUNT'), inventoryEntry(2, T0 + 1000, 'WASTED')];
+
+/** What another process would see of the file: its journal mode and the indexes in its committed schema. */
+const inspect = (path: string): { journalMode: string; indexes: string[] } => {
+  const other = new Database(path, { readonly: true });
+  try {
+    return {
+      journalMode: other.pragma('journal_mode', { simple: true }) as string,
+      indexes: other
+        .prepare<[], string>(
+          "SELECT sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name",
+        )
+        .pluck()
+        .all(),
+    };
+  } finally {
+    other.close();
+  }
+};
+
+describe('SQLite exclusive import sessions', () => {
+  let dir: string;
+  let path: string;
+  let store: Store;
+  let schemaIndexes: string[];
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'larder-exclusive-'));
+    path = join(dir, 'larder.db');
+    store = await createSqliteStore({ path });
+    schemaIndexes = inspect(path).indexes;
+  });
+
+  afterEach(async () => {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('with the file to itself, writes through a rollback journal and returns to WAL at commit', async () => {
+    const location = newLocationId();
+    const session = await store.beginImport({ id: location }, { exclusive: true });
+    await session.putPurchaseOrders(ORDERS);
+    await session.putInventoryEntries(ENTRIES);
+    assert.equal(inspect(path).journalMode, 'delete');
+    await session.commit();
+
+    assert.deepEqual(inspect(path), { journalMode: 'wal', indexes: schemaIndexes });
+    assert.equal(await store.getPurchaseOrder(location, idFor(2)), ORDERS[1]?.json);
+    const page = await store.searchInventory({
+      locationId: location,
+      adjustmentTypes: ['WASTED'],
+      limit: 10,
+    });
+    assert.deepEqual(
+      page.map((row) => row.id),
+      [idFor(2)],
+    );
+  });
+
+  test('a rolled-back exclusive session leaves no rows, no location, and the schema as it was', async () => {
+    const location = newLocationId();
+    const session = await store.beginImport({ id: location }, { exclusive: true });
+    await session.putPurchaseOrders(ORDERS);
+    await session.putInventoryEntries(ENTRIES);
+    await session.rollback();
+
+    assert.deepEqual(inspect(path), { journalMode: 'wal', indexes: schemaIndexes });
+    assert.equal(await store.getLocation(location), undefined);
+    assert.equal(await store.getPurchaseOrder(location, idFor(1)), undefined);
+  });
+
+  test('while another connection has the file open, keeps the WAL so that reader sees only committed data', async () => {
+    const kept = await importInto(store, { purchaseOrders: [purchaseOrder(9, T0)] });
+    const reader = new Database(path, { readonly: true });
+    try {
+      const count = reader.prepare<[], number>('SELECT count(*) FROM purchase_orders').pluck();
+      const session = await store.beginImport({ id: newLocationId() }, { exclusive: true });
+      await session.putPurchaseOrders(ORDERS);
+      assert.equal(reader.pragma('journal_mode', { simple: true }), 'wal');
+      assert.equal(count.get(), 1);
+      await session.commit();
+      assert.equal(count.get(), 1 + ORDERS.length);
+    } finally {
+      reader.close();
+    }
+    assert.equal(await store.getPurchaseOrder(kept, idFor(9)), purchaseOrder(9, T0).json);
+    assert.deepEqual(inspect(path), { journalMode: 'wal', indexes: schemaIndexes });
+  });
+
+  test('an import into empty tables builds their indexes at commit, and later imports keep using them', async () => {
+    const first = await importInto(store, { purchaseOrders: ORDERS, inventory: ENTRIES });
+    assert.deepEqual(inspect(path).indexes, schemaIndexes);
+    const second = newLocationId();
+    const session = await store.beginImport({ id: second }, { exclusive: true });
+    await session.putPurchaseOrders([purchaseOrder(3, T0 + 2000, 'ORDERED')]);
+    await session.commit();
+
+    assert.deepEqual(inspect(path).indexes, schemaIndexes);
+    const live = await store.searchPurchaseOrders({
+      locationId: first,
+      statuses: [],
+      includeArchived: false,
+      limit: 10,
+    });
+    assert.deepEqual(
+      live.map((row) => row.id),
+      [idFor(1)],
+    );
+    assert.equal(await store.getPurchaseOrder(second, idFor(3)), purchaseOrder(3, T0 + 2000, 'ORDERED').json);
+  });
+});
