@@ -97,26 +97,4 @@ describe('SQLite exclusive import sessions', () => {
     assert.equal(await store.getPurchaseOrder(kept, idFor(9)), purchaseOrder(9, T0).json);
     assert.deepEqual(inspect(path), { journalMode: 'wal', indexes: schemaIndexes });
   });
-
-  test('an import into empty tables builds their indexes at commit, and later imports keep using them', async () => {
-    const first = await importInto(store, { purchaseOrders: ORDERS, inventory: ENTRIES });
-    assert.deepEqual(inspect(path).indexes, schemaIndexes);
-    const second = newLocationId();
-    const session = await store.beginImport({ id: second }, { exclusive: true });
-    await session.putPurchaseOrders([purchaseOrder(3, T0 + 2000, 'ORDERED')]);
-    await session.commit();
-
-    assert.deepEqual(inspect(path).indexes, schemaIndexes);
-    const live = await store.searchPurchaseOrders({
-      locationId: first,
-      statuses: [],
-      includeArchived: false,
-      limit: 10,
-    });
-    assert.deepEqual(
-      live.map((row) => row.id),
-      [idFor(1)],
-    );
-    assert.equal(await store.getPurchaseOrder(second, idFor(3)), purchaseOrder(3, T0 + 2000, 'ORDERED').json);
-  });
 });
