@@ -10,7 +10,12 @@ import { createClientAuthenticator } from './client-authenticator.js';
 import { loadSecretHasher } from './client-secret.js';
 import { createFailureThrottle } from './failure-throttle.js';
 import { createLoginHandler } from './login-route.js';
-import { authorizationServerMetadata, JWKS_PATH, METADATA_PATH } from './metadata.js';
+import {
+  authorizationServerMetadata,
+  JWKS_PATH,
+  METADATA_PATH,
+  pathSuffixedMetadataPath,
+} from './metadata.js';
 import { createOAuthTokenHandler, TOKEN_ENDPOINT_PATH } from './oauth-token-route.js';
 import { createRetailGuard, type Principal } from './retail-guard.js';
 import { ensureSigningKey, pruneSigningKeys, recordTokenTtl } from './signing-keys.js';
@@ -100,7 +105,17 @@ export const createAuthService = async ({
     }),
     createOAuthTokenHandler(endpointDeps),
   );
-  routes.get(METADATA_PATH, (c) => c.json(metadata, 200, { 'Cache-Control': 'public, max-age=300' }));
+  const metadataResponse = (c: Context) => c.json(metadata, 200, { 'Cache-Control': 'public, max-age=300' });
+  // Routes are served at the root: behind a proxy that strips the issuer's path, this is <issuer>/.well-known/….
+  routes.get(METADATA_PATH, metadataResponse);
+  const suffixedPath = pathSuffixedMetadataPath(issuer);
+  if (suffixedPath !== undefined) {
+    // The RFC 8414 URL lies outside the issuer's path, so it arrives unstripped. Compared rather than
+    // registered as a route: the path is configuration and may hold route pattern syntax (`:`, `*`, `{`).
+    routes.get(`${METADATA_PATH}/*`, (c, next) =>
+      new URL(c.req.url).pathname === suffixedPath ? metadataResponse(c) : next(),
+    );
+  }
   // Short max-age: a rotated-in key must reach verifiers that cache the JWKS quickly.
   routes.get(JWKS_PATH, (c) => c.json(state.keys().jwks, 200, { 'Cache-Control': 'public, max-age=60' }));
 

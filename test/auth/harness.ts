@@ -48,18 +48,18 @@ export interface AuthHarness {
 }
 
 /** The real app (the lead's edge error handler) over a temporary SQLite store, with a settable clock. */
-export const createAuthHarness = async (): Promise<AuthHarness> => {
+export const createAuthHarness = async (issuer = ISSUER): Promise<AuthHarness> => {
   const temp = await openTempStore();
   const clock = createTestClock(Date.UTC(2025, 0, 1));
   const instance = () =>
     createAuthService({
       store: temp.store,
       clock,
-      config: { publicUrl: ISSUER, tokenTtlSeconds: TTL },
+      config: { publicUrl: issuer, tokenTtlSeconds: TTL },
       logger: silentLogger,
     });
   const auth = await instance();
-  const app = await createApp({ store: temp.store, logger: silentLogger, auth, publicUrl: ISSUER });
+  const app = await createApp({ store: temp.store, logger: silentLogger, auth, publicUrl: issuer });
   return {
     store: temp.store,
     clock,

@@ -7,6 +7,7 @@ import {
   type AuthHarness,
   basic,
   createAuthHarness,
+  type ErrorBody,
   ISSUER,
   type OAuthErrorBody,
   readJson,
@@ -194,5 +195,69 @@ describe('authorization server metadata and JWKS', () => {
     const token = (await readJson<AuthenticationResponse>(h.login(client.clientId, client.clientSecret)))
       .token.accessToken;
     assert.equal(decodeProtectedHeader(token).kid, key.kid);
+  });
+});
+
+describe('authorization server metadata for an issuer with a path', () => {
+  const issuer = 'https://api.example.com/team/larder';
+  let h: AuthHarness;
+  let root: AuthHarness;
+  before(async () => {
+    h = await createAuthHarness(issuer);
+    root = await createAuthHarness();
+  });
+  after(async () => {
+    await h.dispose();
+    await root.dispose();
+  });
+
+  const assertNotFound = async (res: Response) => {
+    assert.equal(res.status, 404);
+    const body = await readJson<ErrorBody>(res);
+    assert.equal(body.code, 40402);
+    assert.equal(typeof body.requestId, 'string');
+  };
+
+  it('serves it at the RFC 8414 location, the well-known segment between host and path', async () => {
+    const res = await h.app.request('/.well-known/oauth-authorization-server/team/larder');
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('cache-control'), 'public, max-age=300');
+    const metadata = await readJson<Record<string, unknown>>(res);
+    assert.equal(metadata['issuer'], issuer);
+    assert.equal(metadata['token_endpoint'], `${issuer}${TOKEN}`);
+    assert.equal(metadata['jwks_uri'], `${issuer}/.well-known/jwks.json`);
+  });
+
+  it('still serves it at the root, where a prefix-stripping proxy sends <issuer>/.well-known/…', async () => {
+    const suffixed = await readJson<unknown>(
+      h.app.request('/.well-known/oauth-authorization-server/team/larder'),
+    );
+    assert.deepEqual(
+      await readJson<unknown>(h.app.request('/.well-known/oauth-authorization-server')),
+      suffixed,
+    );
+    const { keys } = await readJson<JSONWebKeySet>(h.app.request('/.well-known/jwks.json'));
+    assert.equal(keys.length, 1);
+  });
+
+  it('answers other suffixes, and any suffix for a root issuer, with a 404 ErrorMessage', async () => {
+    for (const path of [
+      '/.well-known/oauth-authorization-server/team',
+      '/.well-known/oauth-authorization-server/team/larder/x',
+      '/.well-known/oauth-authorization-server/other',
+      '/.well-known/oauth-authorization-server/team/larder/',
+    ])
+      await assertNotFound(await h.app.request(path));
+    await assertNotFound(await root.app.request('/.well-known/oauth-authorization-server/team/larder'));
+  });
+
+  it('takes the path literally, route pattern syntax included', async () => {
+    const tenant = await createAuthHarness('https://api.example.com/:tenant');
+    try {
+      assert.equal((await tenant.app.request('/.well-known/oauth-authorization-server/:tenant')).status, 200);
+      await assertNotFound(await tenant.app.request('/.well-known/oauth-authorization-server/other'));
+    } finally {
+      await tenant.dispose();
+    }
   });
 });
