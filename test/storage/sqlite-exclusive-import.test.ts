@@ -97,4 +97,16 @@ describe('SQLite exclusive import sessions', () => {
     assert.equal(await store.getPurchaseOrder(kept, idFor(9)), purchaseOrder(9, T0).json);
     assert.deepEqual(inspect(path), { journalMode: 'wal', indexes: schemaIndexes });
   });
+
+  test('a store opened during an exclusive load waits, then fails with a message saying why', async () => {
+    const session = await store.beginImport({ id: newLocationId() }, { exclusive: true });
+    await session.putPurchaseOrders(ORDERS);
+    await assert.rejects(
+      createSqliteStore({ path, busyTimeoutMs: 50 }),
+      /is locked by another process: most likely a `larder import` or `larder seed` is still writing to it/,
+    );
+    await session.commit();
+    const later = await createSqliteStore({ path, busyTimeoutMs: 50 });
+    await later.close();
+  });
 });

@@ -19,17 +19,18 @@ export interface SqliteStoreOptions {
   path: string;
   /** Open without applying migrations (fails on an unmigrated file). Default false: migrate on open. */
   readonly?: boolean;
+  /** How long to wait for another process's lock (a bulk load in progress) before failing. Default 10 s. */
+  busyTimeoutMs?: number;
 }
 
 type Db = Database.Database;
 
-const BUSY_TIMEOUT = 10_000;
 // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the last commits.
 const SYNCHRONOUS = 'NORMAL';
 const CACHE_SIZE = -65_536;
 
-const configure = (db: Db): void => {
-  db.pragma(`busy_timeout = ${BUSY_TIMEOUT}`);
+const configure = (db: Db, busyTimeoutMs: number): void => {
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   // Takes effect only on a new, empty file (before WAL is on): 16 KiB pages suit ~3 KB bodies and bulk loads.
   db.pragma('page_size = 16384');
   db.pragma('journal_mode = WAL');
@@ -43,6 +44,7 @@ const configure = (db: Db): void => {
 
 /** Runs `action` without waiting for locks; undefined if another connection holds one. */
 const unlessBusy = <T>(db: Db, action: () => T): T | undefined => {
+  const busyTimeoutMs = db.pragma('busy_timeout', { simple: true }) as number;
   db.pragma('busy_timeout = 0');
   try {
     return action();
@@ -50,7 +52,7 @@ const unlessBusy = <T>(db: Db, action: () => T): T | undefined => {
     if ((error as { code?: string }).code === 'SQLITE_BUSY') return undefined;
     throw error;
   } finally {
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT}`);
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   }
 };
 
@@ -136,9 +138,19 @@ const pageClauses = (query: Bounds, params: unknown[]): string => {
 };
 
 export const createSqliteStore = async (options: SqliteStoreOptions): Promise<Store> => {
+  const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
   const db = new Database(options.path, { fileMustExist: options.readonly === true });
-  configure(db);
-  if (options.readonly !== true) migrate(db, options.path);
+  try {
+    configure(db, busyTimeoutMs);
+    if (options.readonly !== true) migrate(db, options.path);
+  } catch (error) {
+    db.close();
+    if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error;
+    throw new Error(
+      `${options.path} is locked by another process: most likely a \`larder import\` or \`larder seed\` is still writing to it. Try again when it has finished.`,
+      { cause: error },
+    );
+  }
 
   // Statements prepared once; searches with variable filters are cached by their SQL text (a bounded set).
   const searchCache = new Map<string, Database.Statement<unknown[], StoredRow>>();
@@ -273,7 +285,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
       // A rollback journal is only as safe as its syncs: FULL until the session ends.
       db.pragma('synchronous = FULL');
     } else {
-      configure(writer);
+      configure(writer, busyTimeoutMs);
     }
     // Bulk loads insert into the primary-key indexes at random (UUID ids): once those outgrow the cache, each row
     // re-reads a spilled page (1M orders: ~300 MB of index). The cache only grows as pages are used, so small
