@@ -41,6 +41,9 @@ const ENTRIES = [
 ];
 
 const ids = (rows: readonly StoredRow[]): string[] => rows.map((row) => row.id);
+
+/** SQLite reads share one snapshot per event-loop turn: another instance's commit shows from the next turn. */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 const idsOf = (...ns: number[]): string[] => ns.map(idFor);
 
 const poQuery = (locationId: string, query: Partial<PurchaseOrderSearch> = {}): PurchaseOrderSearch => ({
@@ -348,6 +351,7 @@ for (const backend of await backends()) {
         const updated = purchaseOrder(1, T0 + S, 'RECEIVED');
         await session.putPurchaseOrders([updated, purchaseOrder(2, T0)]);
         await session.putInventoryEntries([inventoryEntry(1, T0)]);
+        await nextTurn();
         for (const reader of [store, peer]) {
           assert.equal(await reader.getPurchaseOrder(location, idFor(1)), purchaseOrder(1, T0).json);
           assert.equal(await reader.getPurchaseOrder(location, idFor(2)), undefined);
@@ -356,11 +360,15 @@ for (const backend of await backends()) {
           assert.deepEqual((await collect(reader.scanInventory(location))).flat(), []);
         }
         await session.commit();
-        for (const reader of [store, peer]) {
+        const seesCommit = async (reader: Store) => {
           assert.equal(await reader.getPurchaseOrder(location, idFor(1)), updated.json);
           assert.deepEqual(ids(await reader.searchPurchaseOrders(poQuery(location))), idsOf(2, 1));
           assert.equal((await reader.searchInventory(inventoryQuery(location))).length, 1);
-        }
+        };
+        // The importing instance at once; another instance from its next event-loop turn at the latest.
+        await seesCommit(store);
+        await nextTurn();
+        await seesCommit(peer);
       });
     });
 

@@ -13,6 +13,7 @@ import type {
   StoredRow,
 } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
+import { createTurnSnapshot } from './turn-snapshot.js';
 
 export interface SqliteStoreOptions {
   /** Database file path. */
@@ -152,25 +153,29 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     );
   }
 
-  // Statements prepared once; searches with variable filters are cached by their SQL text (a bounded set).
-  const searchCache = new Map<string, Database.Statement<unknown[], StoredRow>>();
-  const searchStatement = (sql: string) => {
-    let statement = searchCache.get(sql);
-    if (statement === undefined) {
-      statement = db.prepare<unknown[], StoredRow>(sql);
-      searchCache.set(sql, statement);
-    }
-    return statement;
+  // The retail reads (by id and searches) go through the turn snapshot; searches with variable filters are
+  // prepared once per SQL text (a bounded set).
+  const snapshot = createTurnSnapshot(() => {
+    const reader = new Database(options.path, { fileMustExist: true });
+    configure(reader, busyTimeoutMs);
+    reader.pragma('query_only = ON');
+    return reader;
+  });
+  const search = (sql: string, params: unknown[]): StoredRow[] => {
+    const statement = snapshot.prepare<unknown[], StoredRow>(sql);
+    snapshot.begin();
+    return statement.all(...params);
   };
-
-  const getPo = db.prepare<[string, string], string>(
-    'SELECT body FROM purchase_orders WHERE location_id = ? AND id = ?',
-  );
-  getPo.pluck();
-  const getIh = db.prepare<[string, string], string>(
-    'SELECT body FROM inventory_entries WHERE location_id = ? AND id = ?',
-  );
-  getIh.pluck();
+  const byId = (table: string) => {
+    const sql = `SELECT body FROM ${table} WHERE location_id = ? AND id = ?`;
+    return (locationId: string, id: string): string | undefined => {
+      const statement = snapshot.prepare<[string, string], string>(sql).pluck();
+      snapshot.begin();
+      return statement.get(locationId, id.toLowerCase());
+    };
+  };
+  const getPo = byId('purchase_orders');
+  const getIh = byId('inventory_entries');
   const getLocation = db.prepare<[string], LocationInfo>(
     'SELECT id, name, created_at AS createdAt FROM locations WHERE id = ?',
   );
@@ -336,6 +341,8 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
       },
       commit: async () => {
         finish(true);
+        // This process's reads see its own import from now, not from the next turn.
+        snapshot.end();
         return { ...counts };
       },
       rollback: async () => finish(false),
@@ -349,8 +356,8 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     getLocation: async (id) => getLocation.get(id),
     listLocations: async () => listLocations.all(),
 
-    getPurchaseOrder: async (locationId, id) => getPo.get(locationId, id.toLowerCase()),
-    getInventoryEntry: async (locationId, id) => getIh.get(locationId, id.toLowerCase()),
+    getPurchaseOrder: async (locationId, id) => getPo(locationId, id),
+    getInventoryEntry: async (locationId, id) => getIh(locationId, id),
 
     searchPurchaseOrders: async (query: PurchaseOrderSearch) => {
       const params: unknown[] = [query.locationId];
@@ -364,7 +371,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
       }
       sql += pageClauses(query, params);
       params.push(query.limit);
-      return searchStatement(sql).all(...params);
+      return search(sql, params);
     },
 
     searchInventory: async (query: InventorySearch) => {
@@ -377,7 +384,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
       }
       sql += pageClauses(query, params);
       params.push(query.limit);
-      return searchStatement(sql).all(...params);
+      return search(sql, params);
     },
 
     scanPurchaseOrders: (locationId, batchSize) => scan('purchase_orders', locationId, batchSize),
@@ -429,6 +436,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
 
     close: async () => {
       if (!db.open) return;
+      snapshot.close();
       db.pragma('optimize');
       db.close();
     },
