@@ -16,6 +16,7 @@ import { checkout } from './checkout.js';
 import { connectionConfig, type PostgresConnectionOptions } from './connection.js';
 import { postgresImportSession } from './import-session.js';
 import { type KeysetSearch, keysetSearch } from './keyset-search.js';
+import { createLookupBatcher } from './lookup-batcher.js';
 import { assertSchemaCurrent, migrate, schemaVersion } from './migrations.js';
 import { isUnavailableError, toStoreError } from './pg-errors.js';
 
@@ -130,14 +131,20 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
     }
   }
 
-  const getJson = async (name: string, table: string, locationId: string, id: string) => {
-    const rows = await read<{ json: string }>({
-      name,
-      text: `SELECT json FROM ${table} WHERE location_id = $1 AND id = $2`,
-      values: [locationId, id.toLowerCase()],
+  /** By-id reads of one turn, batched per location into one query per table. */
+  const byId = (table: 'purchase_orders' | 'inventory_entries') => {
+    const batcher = createLookupBatcher(async (locationId, ids) => {
+      const rows = await read<{ id: string; json: string }>({
+        name: `${table}_get`,
+        text: `SELECT id, json FROM ${table} WHERE location_id = $1 AND id = ANY($2::text[])`,
+        values: [locationId, ids],
+      });
+      return new Map(rows.map((row) => [row.id, row.json]));
     });
-    return rows[0]?.json;
+    return (locationId: string, id: string) => batcher.get(locationId, id.toLowerCase());
   };
+  const getPo = byId('purchase_orders');
+  const getIh = byId('inventory_entries');
 
   return {
     kind: 'postgres',
@@ -172,9 +179,8 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
           ORDER BY l.location_id`,
       }),
 
-    getPurchaseOrder: (locationId, id) => getJson('purchase_orders_get', 'purchase_orders', locationId, id),
-    getInventoryEntry: (locationId, id) =>
-      getJson('inventory_entries_get', 'inventory_entries', locationId, id),
+    getPurchaseOrder: getPo,
+    getInventoryEntry: getIh,
 
     searchPurchaseOrders: ({ statuses, includeArchived, ...bounds }: PurchaseOrderSearch) =>
       search({
