@@ -110,7 +110,7 @@ const IMPORT_TARGETS = {
 
 /**
  * `larder import` throughput into an empty store, validation included: NDJSON files are written first (not
- * timed), then imported one kind at a time through importFiles, as the CLI does.
+ * timed), then imported one kind at a time through importFiles, exclusively, as the CLI does.
  */
 export const measureImports = async (
   backends: readonly ('sqlite' | 'postgres')[],
@@ -130,6 +130,7 @@ export const measureImports = async (
         const started = performance.now();
         const result = await importFiles(store, {
           locationId: 'bench-import',
+          exclusive: true,
           ...(kind === 'purchaseOrders'
             ? { purchaseOrders: { path: files.purchaseOrders } }
             : { inventoryHistory: { path: files.inventoryEntries } }),
@@ -168,7 +169,11 @@ export const measureSeed = async (
     const schema = `larder_bench_seed_${process.pid}`;
     const store = await openFresh(backend, join(scratch, 'seed.db'), schema);
     try {
-      const result = await seedStore(store, { ...importGenerateOptions(scale), locations: 1 });
+      const result = await seedStore(store, {
+        ...importGenerateOptions(scale),
+        locations: 1,
+        exclusive: true,
+      });
       const records = result.locations.reduce((sum, l) => sum + l.purchaseOrders + l.inventoryEntries, 0);
       rows.push({
         scenario: `Seed (generate + write, ${records.toLocaleString('en-US')} records)`,

@@ -51,7 +51,7 @@ const DATASET_SETTING = 'bench.dataset';
 
 /** Writes the bench location with the demo generator, then marks the store as holding it (a rebuild is keyed by it). */
 const fillStore = async (store: Store, scale: number): Promise<void> => {
-  await seedStore(store, { ...benchGenerateOptions(scale), locations: 1 });
+  await seedStore(store, { ...benchGenerateOptions(scale), locations: 1, exclusive: true });
   await store.setSetting(DATASET_SETTING, datasetKey(scale));
 };
 
