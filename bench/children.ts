@@ -44,14 +44,14 @@ const reply = <T>(child: ChildProcess, key: string, timeoutMs: number) =>
     child.once('exit', onExit);
   });
 
-/** Starts a bench TypeScript module in its own Node process (tsx), talking over IPC. */
+/** Starts a bench module in its own Node process (TypeScript through tsx, .mjs as is), talking over IPC. */
 export const startChild = async (
   script: string,
   options: { env?: Record<string, string>; execArgv?: string[] } = {},
 ): Promise<Child> => {
   const child = fork(join(import.meta.dirname, script), [], {
     cwd: ROOT,
-    execArgv: ['--import', 'tsx', ...(options.execArgv ?? [])],
+    execArgv: [...(script.endsWith('.ts') ? ['--import', 'tsx'] : []), ...(options.execArgv ?? [])],
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

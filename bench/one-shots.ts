@@ -49,11 +49,10 @@ const coldStartOnce = async (dbPath: string): Promise<number> => {
 
 export const measureColdStart = async (
   dbPath: string,
-  options: { log: (line: string) => void; build: boolean },
+  options: { log: (line: string) => void },
 ): Promise<Row> => {
   const scenario = 'Cold start to first answered request (existing SQLite store)';
-  // Cold start is the shipped CLI (dist/), so it is rebuilt from the current source first.
-  if (options.build) spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
+  // Cold start is the shipped CLI (dist/, which the bench rebuilt before it started).
   if (!existsSync(join(ROOT, 'dist', 'cli', 'commands', 'serve-command.js')))
     return { scenario, server: 'larder serve', note: 'skipped: dist/ has no serve command (npm run build)' };
   options.log('cold start …');

@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClientCredentials } from '../src/auth/clients.js';
@@ -10,6 +11,7 @@ import { measureColdStart, measureImports, measureSeed } from './one-shots.js';
 import { parseOptions } from './options.js';
 import { machineLine, markdownTable, type Row } from './report.js';
 import {
+  DATABASE_URL,
   type DatasetSize,
   datasetSize,
   ensureStore,
@@ -166,8 +168,8 @@ const startLarder = async (spec: StoreSpec): Promise<Larder> => {
     scopes: [RETAIL_INVENTORY_READ, RETAIL_READ],
   });
   await store.close();
-  const child = await startChild('server-child.ts', {
-    env: { LARDER_BENCH_STORE: JSON.stringify(spec) },
+  const child = await startChild('server-child.mjs', {
+    env: { LARDER_BENCH_STORE: JSON.stringify(spec), LARDER_BENCH_DATABASE_URL: DATABASE_URL },
     execArgv: [
       '--expose-gc',
       ...(options.cpuProf === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProf}`]),
@@ -376,6 +378,10 @@ const writeResults = () => {
 
 const main = async () => {
   log(machineLine());
+  // Larder runs as shipped, from dist/: rebuilt from the current source first (the smoke runs after npm test's build).
+  if (!options.smoke) spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
+  if (!existsSync(join(ROOT, 'dist', 'http', 'server.js')))
+    throw new Error('dist/ is missing: run npm run build');
   const backends = [...options.backends];
   if (backends.includes('postgres') && !(await postgresAvailable())) {
     notes.push('PostgreSQL was not reachable: its rows are missing.');
@@ -421,8 +427,7 @@ const main = async () => {
     for (const child of children.splice(0)) await child.stop();
     if (options.only.length === 0) {
       const sqlite = specs.find((spec) => spec.backend === 'sqlite');
-      if (sqlite?.backend === 'sqlite')
-        rows.push(await measureColdStart(sqlite.path, { log, build: !options.smoke }));
+      if (sqlite?.backend === 'sqlite') rows.push(await measureColdStart(sqlite.path, { log }));
       rows.push(...(await measureImports(backends, options.scale, scratch, log)));
       rows.push(...(await measureSeed(backends, options.scale, scratch, log)));
     }

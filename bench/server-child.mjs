@@ -1,0 +1,39 @@
+import { startServer } from '../dist/http/server.js';
+import { systemClock } from '../dist/shared/clock.js';
+import { createJsonLogger } from '../dist/shared/logger.js';
+import { createPostgresStore } from '../dist/storage/postgres/postgres-store.js';
+import { createSqliteStore } from '../dist/storage/sqlite/sqlite-store.js';
+
+/**
+ * Larder under test, alone in its process and run as `larder serve` runs: compiled JavaScript from dist/, with
+ * no TypeScript loader (tsx keeps a loader thread and esbuild, ~35 MB of RSS that is not Larder's). The load
+ * generator runs elsewhere, so the RSS it reports is Larder's own. Reports `{ url }` once serving, answers `rss`
+ * with its memory usage as the run left it and after a full GC, and exits (writing a CPU profile when started
+ * with --cpu-prof) when the parent disconnects. The store spec is bench/stores.ts's StoreSpec.
+ */
+const spec = JSON.parse(process.env.LARDER_BENCH_STORE ?? '');
+const store =
+  spec.backend === 'sqlite'
+    ? await createSqliteStore({ path: spec.path })
+    : await createPostgresStore({ databaseUrl: process.env.LARDER_BENCH_DATABASE_URL, schema: spec.schema });
+const server = await startServer({
+  store,
+  clock: systemClock,
+  logger: createJsonLogger(),
+  config: { host: '127.0.0.1', port: 0, tokenTtlSeconds: 86_400, trustProxy: false },
+});
+process.on('message', (message) => {
+  if (message === 'rss') {
+    const before = process.memoryUsage();
+    // Started with --expose-gc: the live set, next to what the process happens to hold after the load.
+    globalThis.gc?.();
+    process.send?.({ rss: { before, after: process.memoryUsage() } });
+  }
+});
+process.once('disconnect', () => {
+  void server
+    .close()
+    .then(() => store.close())
+    .finally(() => process.exit(0));
+});
+process.send?.({ url: server.url });
