@@ -96,6 +96,14 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
       if (problems.length >= maxProblems) truncated = true;
     };
     let batch: R[] = [];
+    // One batch is written while the next is read and validated: on PostgreSQL the two halves overlap.
+    let writing: Promise<void> = Promise.resolve();
+    const write = async (rows: R[]) => {
+      await writing;
+      writing = kind.put(session, rows);
+      // Awaited before the next write and at the end; until then it must not count as an unhandled rejection.
+      writing.catch(() => {});
+    };
     try {
       for await (const raw of readRecords(source.input ?? openInput(source.path))) {
         if (truncated) return;
@@ -115,7 +123,7 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
         if (found.length > 0 || problems.length > 0) continue;
         batch.push(kind.toRecord(value as T));
         if (batch.length === BATCH) {
-          await kind.put(session, batch);
+          await write(batch);
           batch = [];
           options.onProgress?.(read);
         }
@@ -130,6 +138,8 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
         return;
       }
       throw error;
+    } finally {
+      await writing;
     }
     if (problems.length === 0 && batch.length > 0) await kind.put(session, batch);
     options.onProgress?.(read);

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
+import { after, before, test } from 'node:test';
+import { importFiles } from '../../src/import/import-files.js';
+import type { ImportSession, InventoryRecord, Store } from '../../src/storage/store.js';
+import { collectLocation } from '../seed/collect.js';
+import { type BackendInstance, backends, describeBackend } from '../storage/backends.js';
+import { newLocationId } from '../storage/records.js';
+
+// Several 1,000-record write batches, so reading the next batch overlaps writing the previous one.
+const { orders, entries } = collectLocation({ days: 84, ordersPerWeek: 60, items: 60, suppliers: 6 });
+const ndjson = (records: readonly unknown[]) =>
+  Readable.from([records.map((r) => JSON.stringify(r)).join('\n')]);
+
+/** NDJSON arriving in chunks across event-loop turns, as from a file or a pipe. */
+const trickle = (records: readonly unknown[]) =>
+  Readable.from(
+    (async function* () {
+      for (let i = 0; i < records.length; i += 250) {
+        await new Promise((resolve) => setImmediate(resolve));
+        yield `${records
+          .slice(i, i + 250)
+          .map((r) => JSON.stringify(r))
+          .join('\n')}\n`;
+      }
+    })(),
+  );
+
+/** The store as importFiles sees it, with `onPut` run before each inventory batch is written. */
+const failingPuts = (store: Store, onPut: (rows: readonly InventoryRecord[]) => void): Store =>
+  Object.create(store, {
+    beginImport: {
+      value: async (...args: Parameters<Store['beginImport']>): Promise<ImportSession> => {
+        const session = await store.beginImport(...args);
+        return {
+          ...session,
+          putInventoryEntries: async (rows) => {
+            onPut(rows);
+            await session.putInventoryEntries(rows);
+          },
+        };
+      },
+    },
+  });
+
+for (const backend of await backends()) {
+  describeBackend(`importFiles: ${backend.name}`, backend, () => {
+    let instance: BackendInstance;
+    before(async () => {
+      instance = await backend.create();
+    });
+    after(async () => instance.destroy());
+
+    test('imports every record of files spanning several write batches', async () => {
+      assert.ok(entries.length > 3000, `only ${entries.length} entries`);
+      const locationId = newLocationId();
+      const result = await importFiles(instance.store, {
+        locationId,
+        purchaseOrders: { path: 'po.ndjson', input: ndjson(orders) },
+        inventoryHistory: { path: 'ih.ndjson', input: ndjson(entries) },
+      });
+      assert.deepEqual(result.counts, { purchaseOrders: orders.length, inventoryEntries: entries.length });
+      const summary = (await instance.store.listLocations()).find((location) => location.id === locationId);
+      assert.equal(summary?.inventoryEntries, entries.length);
+      const last = entries.at(-1)!;
+      assert.equal(
+        await instance.store.getInventoryEntry(locationId, last.inventoryHistoryLogId),
+        JSON.stringify(last),
+      );
+    });
+
+    test('a store failure while a later batch is being read fails the import and stores nothing', async () => {
+      const locationId = newLocationId();
+      let puts = 0;
+      const failing = failingPuts(instance.store, () => {
+        if (++puts === 2) throw new Error('disk full');
+      });
+      await assert.rejects(
+        importFiles(failing, {
+          locationId,
+          inventoryHistory: { path: 'ih.ndjson', input: trickle(entries) },
+        }),
+        /disk full/,
+      );
+      assert.equal(await instance.store.getLocation(locationId), undefined);
+    });
+
+    test('an invalid record after batches were written stores nothing', async () => {
+      const locationId = newLocationId();
+      const broken = [...entries, { ...entries[0], adjustmentType: 'MISPLACED' }];
+      const result = await importFiles(instance.store, {
+        locationId,
+        inventoryHistory: { path: 'ih.ndjson', input: ndjson(broken) },
+      });
+      assert.equal(result.committed, false);
+      assert.deepEqual(
+        result.problems.map((problem) => [problem.line, problem.fieldName]),
+        [[broken.length, 'adjustmentType']],
+      );
+      assert.equal(await instance.store.getLocation(locationId), undefined);
+    });
+  });
+}
