@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { importFiles } from '../../src/import/import-files.js';
-import type { ImportSession, InventoryRecord, Store } from '../../src/storage/store.js';
+import { interceptInventoryPuts } from '../helpers/intercept-import.js';
 import { collectLocation } from '../seed/collect.js';
 import { type BackendInstance, backends, describeBackend } from '../storage/backends.js';
 import { newLocationId } from '../storage/records.js';
@@ -25,23 +25,6 @@ const trickle = (records: readonly unknown[]) =>
       }
     })(),
   );
-
-/** The store as importFiles sees it, with `onPut` run before each inventory batch is written. */
-const failingPuts = (store: Store, onPut: (rows: readonly InventoryRecord[]) => void): Store =>
-  Object.create(store, {
-    beginImport: {
-      value: async (...args: Parameters<Store['beginImport']>): Promise<ImportSession> => {
-        const session = await store.beginImport(...args);
-        return {
-          ...session,
-          putInventoryEntries: async (rows) => {
-            onPut(rows);
-            await session.putInventoryEntries(rows);
-          },
-        };
-      },
-    },
-  });
 
 for (const backend of await backends()) {
   describeBackend(`importFiles: ${backend.name}`, backend, () => {
@@ -72,7 +55,7 @@ for (const backend of await backends()) {
     test('a store failure while a later batch is being read fails the import and stores nothing', async () => {
       const locationId = newLocationId();
       let puts = 0;
-      const failing = failingPuts(instance.store, () => {
+      const failing = interceptInventoryPuts(instance.store, () => {
         if (++puts === 2) throw new Error('disk full');
       });
       await assert.rejects(
