@@ -43,6 +43,8 @@ const configure = (db: Db, busyTimeoutMs: number): void => {
   db.pragma('mmap_size = 0');
 };
 
+const isBusy = (error: unknown): boolean => (error as { code?: string }).code === 'SQLITE_BUSY';
+
 /** Runs `action` without waiting for locks; undefined if another connection holds one. */
 const unlessBusy = <T>(db: Db, action: () => T): T | undefined => {
   const busyTimeoutMs = db.pragma('busy_timeout', { simple: true }) as number;
@@ -50,7 +52,7 @@ const unlessBusy = <T>(db: Db, action: () => T): T | undefined => {
   try {
     return action();
   } catch (error) {
-    if ((error as { code?: string }).code === 'SQLITE_BUSY') return undefined;
+    if (isBusy(error)) return undefined;
     throw error;
   } finally {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
@@ -146,7 +148,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     if (options.readonly !== true) migrate(db, options.path);
   } catch (error) {
     db.close();
-    if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error;
+    if (!isBusy(error)) throw error;
     throw new Error(
       `${options.path} is locked by another process: most likely a \`larder import\` or \`larder seed\` is still writing to it. Try again when it has finished.`,
       { cause: error },
@@ -167,9 +169,11 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     return statement.all(...params);
   };
   const byId = (table: string) => {
-    const sql = `SELECT body FROM ${table} WHERE location_id = ? AND id = ?`;
+    let statement: Database.Statement<[string, string], string> | undefined;
     return (locationId: string, id: string): string | undefined => {
-      const statement = snapshot.prepare<[string, string], string>(sql).pluck();
+      statement ??= snapshot
+        .prepare<[string, string], string>(`SELECT body FROM ${table} WHERE location_id = ? AND id = ?`)
+        .pluck();
       snapshot.begin();
       return statement.get(locationId, id.toLowerCase());
     };
