@@ -52,43 +52,50 @@ const UPSERT_INVENTORY = `
   ON CONFLICT (location_id, id) DO UPDATE SET
     modified_at = excluded.modified_at, adjustment_type = excluded.adjustment_type, json = excluded.json`;
 
-export const upsertPurchaseOrders = async (
+/** Writes rows chunk by chunk: the location, the ids and modified times, `columns` in between, the bodies last. */
+const upsertRows = async <R extends { id: string; modifiedAt: number; json: string }>(
   client: pg.ClientBase,
+  statement: { name: string; text: string },
   locationId: string,
-  rows: readonly PurchaseOrderRecord[],
+  rows: readonly R[],
+  columns: (chunk: R[]) => unknown[],
 ): Promise<void> => {
   for (const chunk of chunks(lastById(rows))) {
     await client.query({
-      name: 'purchase_orders_upsert',
-      text: UPSERT_PURCHASE_ORDERS,
+      ...statement,
       values: [
         locationId,
         chunk.map((row) => row.id),
         chunk.map((row) => row.modifiedAt),
-        chunk.map((row) => row.status),
-        chunk.map((row) => row.archived),
+        ...columns(chunk),
         JSON.stringify(chunk.map((row) => row.json)),
       ],
     });
   }
 };
 
-export const upsertInventory = async (
+export const upsertPurchaseOrders = (
+  client: pg.ClientBase,
+  locationId: string,
+  rows: readonly PurchaseOrderRecord[],
+): Promise<void> =>
+  upsertRows(
+    client,
+    { name: 'purchase_orders_upsert', text: UPSERT_PURCHASE_ORDERS },
+    locationId,
+    rows,
+    (chunk) => [chunk.map((row) => row.status), chunk.map((row) => row.archived)],
+  );
+
+export const upsertInventory = (
   client: pg.ClientBase,
   locationId: string,
   rows: readonly InventoryRecord[],
-): Promise<void> => {
-  for (const chunk of chunks(lastById(rows))) {
-    await client.query({
-      name: 'inventory_entries_upsert',
-      text: UPSERT_INVENTORY,
-      values: [
-        locationId,
-        chunk.map((row) => row.id),
-        chunk.map((row) => row.modifiedAt),
-        chunk.map((row) => row.adjustmentType),
-        JSON.stringify(chunk.map((row) => row.json)),
-      ],
-    });
-  }
-};
+): Promise<void> =>
+  upsertRows(
+    client,
+    { name: 'inventory_entries_upsert', text: UPSERT_INVENTORY },
+    locationId,
+    rows,
+    (chunk) => [chunk.map((row) => row.adjustmentType)],
+  );
