@@ -94,10 +94,25 @@ const writeNdjson = async (scale: number, files: { purchaseOrders: string; inven
   }
 };
 
-const openFresh = async (backend: 'sqlite' | 'postgres', path: string, schema: string): Promise<Store> => {
-  if (backend === 'sqlite') return createSqliteStore({ path });
-  await dropSchema(schema);
-  return createPostgresStore({ databaseUrl: DATABASE_URL, schema, migrate: true });
+/** Runs `work` on an empty store of the backend (a new file, or a new schema dropped afterwards). */
+const withFreshStore = async <T>(
+  backend: 'sqlite' | 'postgres',
+  name: string,
+  scratch: string,
+  work: (store: Store) => Promise<T>,
+): Promise<T> => {
+  const schema = `larder_bench_${name}_${process.pid}`;
+  if (backend === 'postgres') await dropSchema(schema);
+  const store =
+    backend === 'sqlite'
+      ? await createSqliteStore({ path: join(scratch, `${name}.db`) })
+      : await createPostgresStore({ databaseUrl: DATABASE_URL, schema, migrate: true });
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+    if (backend === 'postgres') await dropSchema(schema);
+  }
 };
 
 const backendName = (backend: 'sqlite' | 'postgres') => (backend === 'sqlite' ? 'SQLite' : 'PostgreSQL');
@@ -122,9 +137,7 @@ export const measureImports = async (
   const rows: Row[] = [];
   for (const backend of backends) {
     log(`import into ${backend} …`);
-    const schema = `larder_bench_import_${process.pid}`;
-    const store = await openFresh(backend, join(scratch, 'import.db'), schema);
-    try {
+    await withFreshStore(backend, 'import', scratch, async (store) => {
       for (const kind of ['purchaseOrders', 'inventoryEntries'] as const) {
         const started = performance.now();
         const result = await importFiles(store, {
@@ -147,10 +160,7 @@ export const measureImports = async (
           pass: rate >= target,
         });
       }
-    } finally {
-      await store.close();
-      if (backend === 'postgres') await dropSchema(schema);
-    }
+    });
   }
   return rows;
 };
@@ -165,9 +175,7 @@ export const measureSeed = async (
   const rows: Row[] = [];
   for (const backend of backends) {
     log(`seed into ${backend} …`);
-    const schema = `larder_bench_seed_${process.pid}`;
-    const store = await openFresh(backend, join(scratch, 'seed.db'), schema);
-    try {
+    await withFreshStore(backend, 'seed', scratch, async (store) => {
       const result = await seedStore(store, {
         ...importGenerateOptions(scale),
         locations: 1,
@@ -180,10 +188,7 @@ export const measureSeed = async (
         rate: records / (result.ms / 1000),
         rateUnit: 'records/s',
       });
-    } finally {
-      await store.close();
-      if (backend === 'postgres') await dropSchema(schema);
-    }
+    });
   }
   return rows;
 };
