@@ -67,12 +67,18 @@ describe('retail guard (authorizeRetail)', () => {
     return { kid: key.kid, key: await importJWK(JSON.parse(key.privateJwk) as JWK, 'ES256') };
   };
 
-  /** Signs like the issuer does, with one thing changed, using the real active private key. */
+  /** Signs like the issuer does, with one thing changed, using the real active private key unless given another. */
   const signed = async (
     clientId: string,
-    change: { header?: Record<string, unknown>; claims?: JWTPayload } = {},
+    change: {
+      header?: Record<string, unknown>;
+      claims?: JWTPayload;
+      key?: Parameters<SignJWT['sign']>[0];
+    } = {},
   ): Promise<string> => {
-    const { kid, key } = await activePrivateKey();
+    const active = await activePrivateKey();
+    const kid = active.kid;
+    const key = change.key ?? active.key;
     const now = Math.floor(h.clock.now() / 1000);
     const jwt = new SignJWT({
       iss: ISSUER,
@@ -119,18 +125,9 @@ describe('retail guard (authorizeRetail)', () => {
   it('rejects garbage and a forged signature as invalid_token', async () => {
     const { client } = await loginToken();
     await assertInvalidToken('Bearer not-a-jwt', /malformed/);
-    const { kid } = await activePrivateKey();
     const forger = await generateKeyPair('ES256');
-    const forged = await new SignJWT({ client_id: client.clientId, scope: 'retail.inventory:read' })
-      .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid })
-      .setIssuer(ISSUER)
-      .setSubject(client.clientId)
-      .setAudience(AUDIENCE)
-      .setIssuedAt()
-      .setExpirationTime('1h')
-      .setJti('x')
-      .sign(forger.privateKey);
-    await assertInvalidToken(`Bearer ${forged}`, /signature/);
+    const forged = await signed(client.clientId, { key: forger.privateKey });
+    await assertInvalidToken(forged, /signature/);
   });
 
   it('rejects alg none', async () => {
@@ -152,16 +149,11 @@ describe('retail guard (authorizeRetail)', () => {
       await exportSPKI(publicKey as Parameters<typeof exportSPKI>[0]),
       record.publicJwk,
     ]) {
-      const confused = await new SignJWT({ client_id: client.clientId, scope: 'retail.inventory:read' })
-        .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: record.kid })
-        .setIssuer(ISSUER)
-        .setSubject(client.clientId)
-        .setAudience(AUDIENCE)
-        .setIssuedAt()
-        .setExpirationTime('1h')
-        .setJti('x')
-        .sign(new TextEncoder().encode(secret));
-      await assertInvalidToken(`Bearer ${confused}`, /algorithm/);
+      const confused = await signed(client.clientId, {
+        header: { alg: 'HS256', kid: record.kid },
+        key: new TextEncoder().encode(secret),
+      });
+      await assertInvalidToken(confused, /algorithm/);
     }
   });
 
