@@ -1,6 +1,4 @@
 import { type Context, Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
-import { MAX_BODY_BYTES } from '../http/json-body.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import type { Store } from '../storage/store.js';
@@ -94,17 +92,7 @@ export const createAuthService = async ({
 
   const routes = new Hono();
   routes.post(LOGIN_PATH, createLoginHandler(endpointDeps));
-  routes.post(
-    TOKEN_ENDPOINT_PATH,
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: (c) =>
-        c.json({ error: 'invalid_request', error_description: 'The body is over 64 KiB' }, 413, {
-          'Cache-Control': 'no-store',
-        }),
-    }),
-    createOAuthTokenHandler(endpointDeps),
-  );
+  routes.post(TOKEN_ENDPOINT_PATH, createOAuthTokenHandler(endpointDeps));
   const metadataResponse = (c: Context) => c.json(metadata, 200, { 'Cache-Control': 'public, max-age=300' });
   // Routes are served at the root: behind a proxy that strips the issuer's path, this is <issuer>/.well-known/….
   routes.get(METADATA_PATH, metadataResponse);

@@ -1,5 +1,5 @@
 import type { Context, Handler } from 'hono';
-import { readJsonObject } from '../http/json-body.js';
+import { readJsonObject } from '../http/request-body.js';
 import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
 import { createValidator } from '../shared/validator.js';

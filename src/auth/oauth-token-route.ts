@@ -1,5 +1,7 @@
 import type { Context, Handler } from 'hono';
+import { MAX_BODY_BYTES, readBodyText } from '../http/request-body.js';
 import type { Clock } from '../shared/clock.js';
+import { isLarderError } from '../shared/errors.js';
 import type { ClientAuthenticator } from './client-authenticator.js';
 import { type FailureThrottle, throttleKeys } from './failure-throttle.js';
 import { REALM } from './retail-guard.js';
@@ -28,7 +30,7 @@ const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
 /** RFC 6749 §5.2 error, answered here rather than through LarderError: OAuth clients parse this shape. */
 const oauthError = (
   c: Context,
-  status: 400 | 401 | 429,
+  status: 400 | 401 | 413 | 429,
   error: OAuthErrorCode,
   description: string,
   headers: Record<string, string> = {},
@@ -72,7 +74,14 @@ export const createOAuthTokenHandler =
     const type = c.req.header('content-type') ?? '';
     if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type))
       return oauthError(c, 400, 'invalid_request', 'The body must be application/x-www-form-urlencoded');
-    const form = new URLSearchParams(await c.req.text());
+    let body: string;
+    try {
+      body = await readBodyText(c);
+    } catch (error) {
+      if (!isLarderError(error) || error.code !== 'ERR_BODY_TOO_LARGE') throw error;
+      return oauthError(c, 413, 'invalid_request', `The body is over ${MAX_BODY_BYTES / 1024} KiB`);
+    }
+    const form = new URLSearchParams(body);
     for (const name of SINGLE_VALUED)
       if (form.getAll(name).length > 1) return oauthError(c, 400, 'invalid_request', `${name} is repeated`);
 

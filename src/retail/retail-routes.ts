@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { readJsonObject } from '../http/json-body.js';
+import { readJsonObject } from '../http/request-body.js';
 import { requestHeader } from '../http/request-header.js';
 import { LarderError } from '../shared/errors.js';
 import type { Store, StoredRow } from '../storage/store.js';

@@ -151,6 +151,31 @@ describe('POST /authentication/v1/authentication/customer/oauth/token', () => {
     await assertError(json, 400, 'invalid_request');
   });
 
+  it('answers invalid_request 413 for a form body over 64 KiB, declared or not', async () => {
+    const client = await h.createClient();
+    const auth = { authorization: basic(client.clientId, client.clientSecret) };
+    const padding = 'x'.repeat(70_000);
+    await assertError(
+      await h.token({ grant_type: 'client_credentials', padding }, auth),
+      413,
+      'invalid_request',
+    );
+    // No Content-Length: the limit holds on the bytes as they are read.
+    const streamed = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(`grant_type=client_credentials&padding=${padding}`));
+        controller.close();
+      },
+    });
+    const res = await h.app.request(TOKEN, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...auth },
+      body: streamed,
+      duplex: 'half',
+    } as RequestInit);
+    await assertError(res, 413, 'invalid_request');
+  });
+
   it('shares the failed-login throttle: 429 with Retry-After after 10 failures', async () => {
     const client = await h.createClient();
     const form = { grant_type: 'client_credentials', client_id: client.clientId, client_secret: 'wrong' };

@@ -66,3 +66,25 @@ test('the issuer defaults to the bound address', async () => {
   };
   assert.equal(metadata.issuer, server.publicUrl);
 });
+
+test('a chunked token request over 64 KiB gets the OAuth 413 once the limit passes, not a cut connection', async () => {
+  const chunk = new TextEncoder().encode(`grant_type=client_credentials&padding=${'x'.repeat(16_000)}`);
+  let sent = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      // Far past the limit: the server answers without reading it all.
+      if (sent++ < 64) controller.enqueue(chunk);
+      else controller.close();
+    },
+  });
+  const response = await fetch(`${server.url}/authentication/v1/authentication/customer/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body,
+    duplex: 'half',
+  } as RequestInit);
+  assert.equal(response.status, 413);
+  assert.equal(response.headers.get('cache-control'), 'no-store');
+  const answer = (await response.json()) as Record<string, unknown>;
+  assert.equal(answer['error'], 'invalid_request');
+});

@@ -61,6 +61,23 @@ const readIncoming = (incoming: IncomingMessage, maxBytes: number): Promise<stri
     incoming.on('data', onData).once('end', onEnd).once('close', onClose).once('error', onClose);
   });
 
+/** Node's request behind a Hono context, when served by node:http (tests may pass a stand-in without a stream). */
+const nodeIncoming = (c: Context): IncomingMessage | undefined => {
+  const env = (c.env as Partial<HttpBindings> | undefined)?.incoming;
+  return env?.rawHeaders !== undefined ? env : undefined;
+};
+
+/**
+ * Reads the whole body as UTF-8 text, refusing it with ERR_BODY_TOO_LARGE (413) past `maxBytes`: on the declared
+ * length before a byte is read, else as soon as the bytes read pass it. The one body reader of every endpoint.
+ */
+export const readBodyText = (c: Context, maxBytes = MAX_BODY_BYTES): Promise<string> => {
+  const declared = requestHeader(c, 'content-length');
+  if (declared !== undefined && Number(declared) > maxBytes) return Promise.reject(tooLarge());
+  const incoming = nodeIncoming(c);
+  return incoming !== undefined ? readIncoming(incoming, maxBytes) : readLimited(c.req.raw, maxBytes);
+};
+
 /**
  * Reads a required JSON object body: 413 over the limit, 415 for another content type, 400 when it is missing,
  * not JSON, or not an object. Checks the declared length before reading a byte.
@@ -72,11 +89,8 @@ export const readJsonObject = async (
   const declared = requestHeader(c, 'content-length');
   if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge();
   const type = requestHeader(c, 'content-type');
-  const env = (c.env as Partial<HttpBindings> | undefined)?.incoming;
-  // Served by node:http (tests may pass a stand-in `incoming` without a stream).
-  const incoming = env?.rawHeaders !== undefined ? env : undefined;
   // A Node request always has a body stream; an empty one reads as '' and is refused below like a missing one.
-  if (declared === '0' || (incoming === undefined && c.req.raw.body === null)) throw missingBody();
+  if (declared === '0' || (nodeIncoming(c) === undefined && c.req.raw.body === null)) throw missingBody();
   if (type === undefined || !JSON_TYPE.test(type)) {
     throw new LarderError('ERR_UNSUPPORTED_MEDIA_TYPE', {
       message: `The request body must be a JSON object sent as Content-Type: application/json${
@@ -84,8 +98,7 @@ export const readJsonObject = async (
       }.`,
     });
   }
-  const text =
-    incoming !== undefined ? await readIncoming(incoming, maxBytes) : await readLimited(c.req.raw, maxBytes);
+  const text = await readBodyText(c, maxBytes);
   if (text.trim() === '') throw missingBody();
   let value: unknown;
   try {
