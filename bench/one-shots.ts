@@ -1,18 +1,15 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { importFiles } from '../src/import/import-files.js';
+import { promisify } from 'node:util';
 import { createLocationGenerator } from '../src/seed/generate-location.js';
-import { seedStore } from '../src/seed/seed-store.js';
-import { createPostgresStore } from '../src/storage/postgres/postgres-store.js';
-import { createSqliteStore } from '../src/storage/sqlite/sqlite-store.js';
-import type { Store } from '../src/storage/store.js';
 import { importGenerateOptions } from './dataset.js';
 import type { Row } from './report.js';
 import { DATABASE_URL, dropSchema } from './stores.js';
 
 const ROOT = join(import.meta.dirname, '..');
+const execFileAsync = promisify(execFile);
 const CLI = join(ROOT, 'bin', 'larder.js');
 
 const median = (values: number[]): number =>
@@ -94,23 +91,35 @@ const writeNdjson = async (scale: number, files: { purchaseOrders: string; inven
   }
 };
 
-/** Runs `work` on an empty store of the backend (a new file, or a new schema dropped afterwards). */
-const withFreshStore = async <T>(
+/**
+ * Runs one job of bench/one-shot-child.mjs on an empty store of the backend (a new file, or a new schema dropped
+ * afterwards), in a process of its own, and returns what it printed.
+ */
+const inFreshStore = async <T>(
   backend: 'sqlite' | 'postgres',
   name: string,
   scratch: string,
-  work: (store: Store) => Promise<T>,
+  job: Record<string, unknown>,
 ): Promise<T> => {
   const schema = `larder_bench_${name}_${process.pid}`;
   if (backend === 'postgres') await dropSchema(schema);
-  const store =
-    backend === 'sqlite'
-      ? await createSqliteStore({ path: join(scratch, `${name}.db`) })
-      : await createPostgresStore({ databaseUrl: DATABASE_URL, schema, migrate: true });
+  const store = backend === 'sqlite' ? { backend, path: join(scratch, `${name}.db`) } : { backend, schema };
   try {
-    return await work(store);
+    const { stdout } = await execFileAsync(
+      process.execPath,
+      [join(import.meta.dirname, 'one-shot-child.mjs')],
+      {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          LARDER_BENCH_JOB: JSON.stringify({ ...job, store }),
+          LARDER_BENCH_DATABASE_URL: DATABASE_URL,
+        },
+        maxBuffer: 1024 * 1024,
+      },
+    );
+    return JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as T;
   } finally {
-    await store.close();
     if (backend === 'postgres') await dropSchema(schema);
   }
 };
@@ -124,7 +133,8 @@ const IMPORT_TARGETS = {
 
 /**
  * `larder import` throughput into an empty store, validation included: NDJSON files are written first (not
- * timed), then imported one kind at a time through importFiles, exclusively, as the CLI does.
+ * timed), then imported one kind at a time through importFiles, exclusively, as the CLI does, in a process of
+ * its own.
  */
 export const measureImports = async (
   backends: readonly ('sqlite' | 'postgres')[],
@@ -137,30 +147,22 @@ export const measureImports = async (
   const rows: Row[] = [];
   for (const backend of backends) {
     log(`import into ${backend} …`);
-    await withFreshStore(backend, 'import', scratch, async (store) => {
-      for (const kind of ['purchaseOrders', 'inventoryEntries'] as const) {
-        const started = performance.now();
-        const result = await importFiles(store, {
-          locationId: 'bench-import',
-          exclusive: true,
-          ...(kind === 'purchaseOrders'
-            ? { purchaseOrders: { path: files.purchaseOrders } }
-            : { inventoryHistory: { path: files.inventoryEntries } }),
-        });
-        const seconds = (performance.now() - started) / 1000;
-        if (!result.committed) throw new Error(`bench import failed: ${JSON.stringify(result.problems[0])}`);
-        const rate = result.counts[kind] / seconds;
-        const target = IMPORT_TARGETS[backend][kind];
-        rows.push({
-          scenario: `Import ${kind === 'purchaseOrders' ? 'purchase orders' : 'inventory entries'} (validated, ${result.counts[kind].toLocaleString('en-US')} records)`,
-          server: backendName(backend),
-          rate,
-          rateUnit: 'records/s',
-          target: `≥ ${target.toLocaleString('en-US')} records/s`,
-          pass: rate >= target,
-        });
-      }
-    });
+    const timings = await inFreshStore<
+      Record<'purchaseOrders' | 'inventoryEntries', { count: number; ms: number }>
+    >(backend, 'import', scratch, { job: 'import', files });
+    for (const kind of ['purchaseOrders', 'inventoryEntries'] as const) {
+      const { count, ms } = timings[kind];
+      const rate = count / (ms / 1000);
+      const target = IMPORT_TARGETS[backend][kind];
+      rows.push({
+        scenario: `Import ${kind === 'purchaseOrders' ? 'purchase orders' : 'inventory entries'} (validated, ${count.toLocaleString('en-US')} records)`,
+        server: backendName(backend),
+        rate,
+        rateUnit: 'records/s',
+        target: `≥ ${target.toLocaleString('en-US')} records/s`,
+        pass: rate >= target,
+      });
+    }
   }
   return rows;
 };
@@ -175,19 +177,15 @@ export const measureSeed = async (
   const rows: Row[] = [];
   for (const backend of backends) {
     log(`seed into ${backend} …`);
-    await withFreshStore(backend, 'seed', scratch, async (store) => {
-      const result = await seedStore(store, {
-        ...importGenerateOptions(scale),
-        locations: 1,
-        exclusive: true,
-      });
-      const records = result.locations.reduce((sum, l) => sum + l.purchaseOrders + l.inventoryEntries, 0);
-      rows.push({
-        scenario: `Seed (generate + write, ${records.toLocaleString('en-US')} records)`,
-        server: backendName(backend),
-        rate: records / (result.ms / 1000),
-        rateUnit: 'records/s',
-      });
+    const { records, ms } = await inFreshStore<{ records: number; ms: number }>(backend, 'seed', scratch, {
+      job: 'seed',
+      generate: importGenerateOptions(scale),
+    });
+    rows.push({
+      scenario: `Seed (generate + write, ${records.toLocaleString('en-US')} records)`,
+      server: backendName(backend),
+      rate: records / (ms / 1000),
+      rateUnit: 'records/s',
     });
   }
   return rows;
