@@ -1,12 +1,4 @@
 import type { Readable } from 'node:stream';
-import { toInventoryRecord, toPurchaseOrderRecord } from '../retail/records.js';
-import {
-  type InventoryHistoryLogEntry,
-  InventoryHistoryLogEntrySchema,
-  type PurchaseOrder,
-  PurchaseOrderSchema,
-} from '../retail/schemas.js';
-import { createValidator, type Validator } from '../shared/validator.js';
 import type {
   ImportCounts,
   ImportSession,
@@ -14,6 +6,8 @@ import type {
   PurchaseOrderRecord,
   Store,
 } from '../storage/store.js';
+import type { BatchProblem, ConvertedBatch, RecordKind } from './convert-batch.js';
+import { createRecordConverter } from './record-converter.js';
 import { openInput, RecordSyntaxError, readRecords } from './record-stream.js';
 
 export interface ImportProblem {
@@ -52,25 +46,14 @@ export interface ImportResult {
 }
 
 const BATCH = 1000;
+/** Batches handed to the converter ahead of the one being written: enough to keep the worker busy. */
+const AHEAD = 3;
 
-const purchaseOrderValidator = createValidator<PurchaseOrder>(PurchaseOrderSchema);
-const inventoryValidator = createValidator<InventoryHistoryLogEntry>(InventoryHistoryLogEntrySchema);
+type Put = (session: ImportSession, rows: (PurchaseOrderRecord | InventoryRecord)[]) => Promise<void>;
 
-interface Kind<T, R> {
-  validator: Validator<T>;
-  toRecord: (value: T) => R;
-  put: (session: ImportSession, rows: R[]) => Promise<void>;
-}
-
-const PURCHASE_ORDERS: Kind<PurchaseOrder, PurchaseOrderRecord> = {
-  validator: purchaseOrderValidator,
-  toRecord: toPurchaseOrderRecord,
-  put: (session, rows) => session.putPurchaseOrders(rows),
-};
-const INVENTORY: Kind<InventoryHistoryLogEntry, InventoryRecord> = {
-  validator: inventoryValidator,
-  toRecord: toInventoryRecord,
-  put: (session, rows) => session.putInventoryEntries(rows),
+const PUT: Record<RecordKind, Put> = {
+  purchaseOrders: (session, rows) => session.putPurchaseOrders(rows as PurchaseOrderRecord[]),
+  inventoryEntries: (session, rows) => session.putInventoryEntries(rows as InventoryRecord[]),
 };
 
 /**
@@ -90,64 +73,79 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
     { exclusive: options.exclusive ?? false },
   );
 
-  const load = async <T, R>(source: ImportSource, kind: Kind<T, R>) => {
-    const report = (line: number, fieldName: string, message: string) => {
-      problems.push({ file: source.path, line, fieldName, message });
+  const load = async (source: ImportSource, kind: RecordKind) => {
+    const report = (problem: BatchProblem) => {
+      problems.push({ file: source.path, ...problem });
       if (problems.length >= maxProblems) truncated = true;
     };
-    let batch: R[] = [];
-    // One batch is written while the next is read and validated: on PostgreSQL the two halves overlap.
+    // SQLite writes on this thread, so converting in a worker overlaps with it (purchase orders 15.3k → 16.4-17.4k/s,
+    // inventory entries 61-66k → 82-90k/s; 25k/s on a 100k-order file). PostgreSQL's writes already run in its
+    // own process, which needs the second core: there the worker measured slightly slower.
+    const converter = createRecordConverter({ inWorker: store.kind === 'sqlite' });
+    // Batches being converted, oldest first; their answers are taken in order.
+    const converting: Promise<ConvertedBatch>[] = [];
+    let texts: string[] = [];
+    let lines: number[] = [];
+    // One batch is written while the next ones are read and converted.
     let writing: Promise<void> = Promise.resolve();
-    const write = async (rows: R[]) => {
+    const takeOldest = async () => {
+      const { records, problems: found } = await converting.shift()!;
+      for (const problem of found) {
+        if (truncated) break;
+        report(problem);
+      }
+      if (problems.length > 0 || records.length === 0) return;
       await writing;
-      writing = kind.put(session, rows);
+      writing = PUT[kind](session, records);
       // Awaited before the next write and at the end; until then it must not count as an unhandled rejection.
       writing.catch(() => {});
+      options.onProgress?.(read);
+    };
+    const drain = async () => {
+      while (converting.length > 0 && !truncated) await takeOldest();
+    };
+    const convert = async () => {
+      if (texts.length === BATCH) converter.prepare();
+      const pending = converter.convert({ kind, texts, lines });
+      pending.catch(() => {});
+      converting.push(pending);
+      texts = [];
+      lines = [];
+      if (converting.length > AHEAD) await takeOldest();
     };
     try {
       for await (const raw of readRecords(source.input ?? openInput(source.path))) {
         if (truncated) return;
         read++;
-        let value: unknown;
-        try {
-          value = JSON.parse(raw.text);
-        } catch (error) {
-          report(raw.line, '(record)', `is not valid JSON: ${(error as Error).message}`);
-          continue;
-        }
-        const found = kind.validator.problems(value);
-        for (const problem of found) {
-          if (truncated) break;
-          report(raw.line, problem.fieldName, problem.message);
-        }
-        if (found.length > 0 || problems.length > 0) continue;
-        batch.push(kind.toRecord(value as T));
-        if (batch.length === BATCH) {
-          await write(batch);
-          batch = [];
-          options.onProgress?.(read);
-        }
+        texts.push(raw.text);
+        lines.push(raw.line);
+        if (texts.length === BATCH) await convert();
       }
+      if (texts.length > 0) await convert();
+      await drain();
     } catch (error) {
       if (error instanceof RecordSyntaxError) {
-        report(error.line, '(file)', error.message);
+        // Problems in the records before it come first, as they do in the file.
+        await drain();
+        if (!truncated) report({ line: error.line, fieldName: '(file)', message: error.message });
         return;
       }
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-        report(0, '(file)', 'no such file');
+        report({ line: 0, fieldName: '(file)', message: 'no such file' });
         return;
       }
       throw error;
     } finally {
+      await converter.close();
       await writing;
     }
-    if (problems.length === 0 && batch.length > 0) await kind.put(session, batch);
     options.onProgress?.(read);
   };
 
   try {
-    if (options.purchaseOrders !== undefined) await load(options.purchaseOrders, PURCHASE_ORDERS);
-    if (options.inventoryHistory !== undefined && !truncated) await load(options.inventoryHistory, INVENTORY);
+    if (options.purchaseOrders !== undefined) await load(options.purchaseOrders, 'purchaseOrders');
+    if (options.inventoryHistory !== undefined && !truncated)
+      await load(options.inventoryHistory, 'inventoryEntries');
   } catch (error) {
     await session.rollback();
     throw error;

@@ -1,5 +1,6 @@
-import { type MessagePort, Worker } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
 import { toInventoryRecord, toPurchaseOrderRecord } from '../retail/records.js';
+import { siblingModule, startWorker } from '../shared/start-worker.js';
 import type { InventoryRecord, PurchaseOrderRecord } from '../storage/store.js';
 import type { GeneratedBatch } from './generate-location.js';
 import type { GenerateOptions } from './options.js';
@@ -117,10 +118,8 @@ export const postRowBatches = (
   port.postMessage(null);
 };
 
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
-
-/** The worker module next to this one: .ts when run from source (tests, benches), .js in the built dist. */
-export const SEED_WORKER = new URL(FROM_SOURCE ? './seed-worker.ts' : './seed-worker.js', import.meta.url);
+/** The worker module next to this one. */
+export const SEED_WORKER = siblingModule(import.meta.url, 'seed-worker');
 
 /**
  * Generated records die young (each batch is serialised and posted, then dropped): a young generation large
@@ -128,14 +127,6 @@ export const SEED_WORKER = new URL(FROM_SOURCE ? './seed-worker.ts' : './seed-wo
  * 1.3M records; 48 MB gained nothing, beyond 192 MB nothing more).
  */
 const resourceLimits = { maxYoungGenerationSizeMb: 192 };
-
-const startWorker = (script: URL, workerData: SeedWorkerInput): Worker => {
-  if (!script.pathname.endsWith('.ts')) return new Worker(script, { workerData, resourceLimits });
-  // Node 20 does not apply `--import tsx` to a worker's entry module, so the worker registers tsx itself first.
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(script.href)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData, resourceLimits });
-};
 
 /**
  * Generates and serialises one location in a worker thread, yielding its row batches in order on this thread.
@@ -147,7 +138,10 @@ export async function* workerRowBatches(
   script: URL = SEED_WORKER,
 ): AsyncGenerator<RowBatch, void, undefined> {
   const inFlight = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
-  const worker = startWorker(script, { options, inFlight });
+  const worker = startWorker(script, {
+    workerData: { options, inFlight } satisfies SeedWorkerInput,
+    resourceLimits,
+  });
   const queue: (PackedBatch | null)[] = [];
   let failure: { error: unknown } | undefined;
   let wake: (() => void) | undefined;

@@ -68,6 +68,51 @@ for (const backend of await backends()) {
       assert.equal(await instance.store.getLocation(locationId), undefined);
     });
 
+    test('problems across batches are reported in file order with their lines, up to maxProblems', async () => {
+      const locationId = newLocationId();
+      const lines = entries.map((entry) => JSON.stringify(entry));
+      // In the first batch (converted on this thread), then in batches the worker converts.
+      lines[9] = JSON.stringify({ ...entries[9], adjustmentType: 'MISPLACED' });
+      lines[1499] = '{"inventoryHistoryLogId": nope}';
+      lines[2599] = JSON.stringify({ ...entries[2599], modifiedDate: 'yesterday' });
+      lines[2999] = JSON.stringify({ ...entries[2999], adjustmentType: 'LOST' });
+      const result = await importFiles(instance.store, {
+        locationId,
+        maxProblems: 3,
+        inventoryHistory: { path: 'ih.ndjson', input: Readable.from([lines.join('\n')]) },
+      });
+      assert.equal(result.committed, false);
+      assert.equal(result.truncated, true);
+      assert.deepEqual(
+        result.problems.map((problem) => [problem.line, problem.fieldName]),
+        [
+          [10, 'adjustmentType'],
+          [1500, '(record)'],
+          [2600, 'modifiedDate'],
+        ],
+      );
+      assert.equal(await instance.store.getLocation(locationId), undefined);
+    });
+
+    test('records broken off by the end of the file are reported after the problems before them', async () => {
+      const locationId = newLocationId();
+      const lines = entries.map((entry) => JSON.stringify(entry));
+      lines[1199] = JSON.stringify({ ...entries[1199], adjustmentType: 'MISPLACED' });
+      lines[2499] = '{"inventoryHistoryLogId": "unclosed';
+      const result = await importFiles(instance.store, {
+        locationId,
+        inventoryHistory: { path: 'ih.ndjson', input: Readable.from([lines.join('\n')]) },
+      });
+      assert.equal(result.committed, false);
+      assert.deepEqual(
+        result.problems.map((problem) => [problem.line, problem.fieldName]),
+        [
+          [1200, 'adjustmentType'],
+          [2500, '(file)'],
+        ],
+      );
+    });
+
     test('an invalid record after batches were written stores nothing', async () => {
       const locationId = newLocationId();
       const broken = [...entries, { ...entries[0], adjustmentType: 'MISPLACED' }];
