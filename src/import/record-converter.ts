@@ -4,7 +4,10 @@ import { type ConvertedBatch, convertBatch, type RawBatch } from './convert-batc
 
 export const CONVERT_WORKER = siblingModule(import.meta.url, 'convert-worker');
 
-/** Parsed records die as soon as they are serialised: a roomier young generation keeps them from being promoted. */
+/**
+ * Parsed records die as soon as they are serialised: a roomier young generation keeps them from being promoted
+ * (100k purchase orders: 21.7k/s by default, 20.7k at 32 MB, 25.9k at 64 MB, no better at 192 MB).
+ */
 const resourceLimits = { maxYoungGenerationSizeMb: 64 };
 
 export interface RecordConverter {
