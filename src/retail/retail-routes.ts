@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { readJsonObject } from '../http/request-body.js';
 import { requestHeader } from '../http/request-header.js';
 import { LarderError } from '../shared/errors.js';
-import type { Store, StoredRow } from '../storage/store.js';
+import type { Store, StoredJson, StoredRow } from '../storage/store.js';
 import type { PageTokens } from './page-token.js';
 import { filterBinding, parseInventoryFilter, parsePurchaseOrderFilter } from './search-filters.js';
 
@@ -51,7 +51,8 @@ const parseId = (raw: string, fieldName: string): string => {
 /**
  * Splices the stored JSON of each row into the page envelope: records are never parsed on the read path. The
  * page is written straight into one exactly sized buffer: a concatenated string would be flattened, measured
- * and UTF-8 encoded again on the way out (0.85 ms against 0.24 ms for a 400 KB page).
+ * and UTF-8 encoded again on the way out (0.85 ms against 0.24 ms for a 400 KB page). Rows that come as bytes
+ * are copied as they are.
  */
 const pageBody = (
   current: string,
@@ -61,12 +62,20 @@ const pageBody = (
 ): Uint8Array<ArrayBuffer> => {
   const head = `{"currentPageToken":${JSON.stringify(current)},"nextPageToken":${JSON.stringify(next)},"data":[`;
   let size = Buffer.byteLength(head) + 2 + Math.max(count - 1, 0);
-  for (let i = 0; i < count; i++) size += Buffer.byteLength(rows[i]!.json);
+  for (let i = 0; i < count; i++) {
+    const json = rows[i]!.json;
+    size += typeof json === 'string' ? Buffer.byteLength(json) : json.byteLength;
+  }
   const body = Buffer.allocUnsafe(size);
   let offset = body.write(head);
   for (let i = 0; i < count; i++) {
     if (i > 0) body[offset++] = 0x2c; // ,
-    offset += body.write(rows[i]!.json, offset);
+    const json = rows[i]!.json;
+    if (typeof json === 'string') offset += body.write(json, offset);
+    else {
+      body.set(json, offset);
+      offset += json.byteLength;
+    }
   }
   body.write(']}', offset);
   // allocUnsafe never hands out a SharedArrayBuffer; Hono's body type asks for a plain ArrayBuffer.
@@ -121,7 +130,7 @@ export const createRetailRoutes = ({ store, guard, pageTokens }: RetailRoutesDep
   const getById = (
     path: string,
     param: string,
-    load: (locationId: string, id: string) => Promise<string | undefined>,
+    load: (locationId: string, id: string) => Promise<StoredJson | undefined>,
   ) =>
     routes.get(`/v1/${path}/:${param}`, async (c) => {
       const locationId = await authorizedLocation(
@@ -135,7 +144,8 @@ export const createRetailRoutes = ({ store, guard, pageTokens }: RetailRoutesDep
           message: `No ${path === 'purchaseOrders' ? 'purchase order' : 'inventory history entry'} ${id} at location ${locationId}.`,
         });
       }
-      return c.body(body, 200, jsonHeaders());
+      // Bytes from a store are Buffers, never views of a SharedArrayBuffer.
+      return c.body(body as string | Uint8Array<ArrayBuffer>, 200, jsonHeaders());
     });
 
   // Registered before the by-id routes, so `GET …/search` is a 405 rather than "search is not a UUID".

@@ -31,11 +31,17 @@ export interface InventoryRecord {
   json: string;
 }
 
+/**
+ * The stored JSON as served: text, or its UTF-8 bytes where the driver can hand those out undecoded (PostgreSQL),
+ * which saves decoding it only to encode it again for the response.
+ */
+export type StoredJson = string | Uint8Array;
+
 /** A page row: the keyset position plus the stored JSON, spliced into the response as is. */
 export interface StoredRow {
   modifiedAt: number;
   id: string;
-  json: string;
+  json: StoredJson;
 }
 
 interface SearchCommon {
@@ -137,8 +143,8 @@ export interface Store {
   listLocations(): Promise<LocationSummary[]>;
 
   // Retail reads (the hot path)
-  getPurchaseOrder(locationId: string, id: string): Promise<string | undefined>;
-  getInventoryEntry(locationId: string, id: string): Promise<string | undefined>;
+  getPurchaseOrder(locationId: string, id: string): Promise<StoredJson | undefined>;
+  getInventoryEntry(locationId: string, id: string): Promise<StoredJson | undefined>;
   searchPurchaseOrders(query: PurchaseOrderSearch): Promise<StoredRow[]>;
   searchInventory(query: InventorySearch): Promise<StoredRow[]>;
   /** Every stored record of a location, in keyset order, in batches (for `larder check` and exports). */

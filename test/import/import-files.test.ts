@@ -5,7 +5,7 @@ import { importFiles } from '../../src/import/import-files.js';
 import { interceptInventoryPuts } from '../helpers/intercept-import.js';
 import { collectLocation } from '../seed/collect.js';
 import { type BackendInstance, backends, describeBackend } from '../storage/backends.js';
-import { newLocationId } from '../storage/records.js';
+import { newLocationId, text } from '../storage/records.js';
 
 // Several 1,000-record write batches, so reading the next batch overlaps writing the previous one.
 const { orders, entries } = collectLocation({ days: 84, ordersPerWeek: 60, items: 60, suppliers: 6 });
@@ -47,7 +47,7 @@ for (const backend of await backends()) {
       assert.equal(summary?.inventoryEntries, entries.length);
       const last = entries.at(-1)!;
       assert.equal(
-        await instance.store.getInventoryEntry(locationId, last.inventoryHistoryLogId),
+        text(await instance.store.getInventoryEntry(locationId, last.inventoryHistoryLogId)),
         JSON.stringify(last),
       );
     });

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { ADJUSTMENT_TYPES, PURCHASE_ORDER_STATUSES } from '../../src/retail/schemas.js';
 import type { Cursor, Store, StoredRow } from '../../src/storage/store.js';
 import { type BackendInstance, backends, describeBackend } from './backends.js';
-import { importInto, inventoryEntry, purchaseOrder, T0 } from './records.js';
+import { importInto, inventoryEntry, purchaseOrder, T0, text } from './records.js';
 
 /**
  * For random records and random filters, walking the pages through the after-cursor yields exactly the matching
@@ -69,7 +69,7 @@ const walk = async (limit: number, page: (position: { after?: Cursor }) => Promi
 };
 
 const positions = (rows: readonly StoredRow[]) =>
-  rows.map(({ modifiedAt, id, json }) => ({ modifiedAt, id, json }));
+  rows.map(({ modifiedAt, id, json }) => ({ modifiedAt, id, json: text(json) }));
 
 for (const backend of await backends()) {
   describeBackend(`keyset walk property: ${backend.name}`, backend, () => {

@@ -4,7 +4,7 @@ import { isLarderError } from '../../src/shared/errors.js';
 import { createPostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import type { Store } from '../../src/storage/store.js';
 import { adminQuery, freshSchemaName, postgresUnreachable, postgresUrl } from './backends.js';
-import { idFor, importInto, newLocationId, purchaseOrder, T0 } from './records.js';
+import { idFor, importInto, newLocationId, purchaseOrder, T0, text } from './records.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 
 /** PostgreSQL going away: callers get ERR_UNAVAILABLE (503, retry), and the same store recovers by itself. */
@@ -73,9 +73,51 @@ if (unreachable !== undefined) {
 
       await succeedsOrUnavailable(() => store.getPurchaseOrder(location, idFor(1)));
       await succeedsOrUnavailable(() => store.setSetting('faults.after-kill', 'x'));
-      assert.equal(await store.getPurchaseOrder(location, idFor(1)), purchaseOrder(1, T0).json);
+      assert.equal(text(await store.getPurchaseOrder(location, idFor(1))), purchaseOrder(1, T0).json);
       await store.setSetting('faults.after-kill', 'y');
       assert.equal(await store.getSetting('faults.after-kill'), 'y');
+    });
+
+    test('connections killed again and again under load: every answer is whole and right, or 503, and none hangs', {
+      timeout: 20_000,
+    }, async () => {
+      const orders = Array.from({ length: 40 }, (_, n) => purchaseOrder(n, T0 + n));
+      const location = await importInto(store, { purchaseOrders: orders });
+      const expected = new Map(orders.map((order) => [order.id, order.json]));
+      let stop = false;
+      let answered = 0;
+      const loop = async (start: number) => {
+        for (let k = start; !stop; k += 7) {
+          try {
+            if (k % 5 === 0) {
+              const rows = await store.searchPurchaseOrders({
+                locationId: location,
+                statuses: [],
+                includeArchived: true,
+                limit: 40,
+              });
+              assert.deepEqual(
+                rows.map((row) => text(row.json)),
+                orders.map((order) => order.json),
+              );
+            } else {
+              const order = orders[k % orders.length]!;
+              assert.equal(text(await store.getPurchaseOrder(location, order.id)), expected.get(order.id));
+            }
+            answered++;
+          } catch (error) {
+            isUnavailable(error);
+          }
+        }
+      };
+      const loops = Array.from({ length: 12 }, (_, i) => loop(i));
+      for (let kill = 0; kill < 10; kill++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await terminate(applicationName);
+      }
+      stop = true;
+      await Promise.all(loops);
+      assert.ok(answered > 100, `only ${answered} answers`);
     });
 
     test('an import whose connection dies fails with ERR_UNAVAILABLE and leaves nothing behind', async () => {
@@ -89,7 +131,7 @@ if (unreachable !== undefined) {
       }, isUnavailable);
       await session.rollback();
       assert.equal(await store.getLocation(id), undefined);
-      assert.equal(await store.getPurchaseOrder(id, idFor(1)), undefined);
+      assert.equal(text(await store.getPurchaseOrder(id, idFor(1))), undefined);
     });
 
     test('a statement over the timeout fails with ERR_UNAVAILABLE, and the store carries on', async () => {
@@ -135,7 +177,7 @@ if (unreachable !== undefined) {
         await assert.rejects(proxied.authVersion(), isUnavailable);
 
         await proxy.up();
-        assert.equal(await proxied.getPurchaseOrder(location, idFor(1)), purchaseOrder(1, T0).json);
+        assert.equal(text(await proxied.getPurchaseOrder(location, idFor(1))), purchaseOrder(1, T0).json);
         await proxied.setSetting('faults.outage', 'back');
         assert.equal(await proxied.getSetting('faults.outage'), 'back');
       });

@@ -83,3 +83,7 @@ export const signingKey = (createdAt: string): SigningKeyRecord => {
     retiredAt: null,
   };
 };
+
+/** Stored JSON as text, whichever form the store hands it out in (see StoredJson). */
+export const text = (json: string | Uint8Array | undefined): string | undefined =>
+  json === undefined || typeof json === 'string' ? json : Buffer.from(json).toString('utf8');

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { createSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import type { Store } from '../../src/storage/store.js';
-import { idFor, importInto, inventoryEntry, newLocationId, purchaseOrder, T0 } from './records.js';
+import { idFor, importInto, inventoryEntry, newLocationId, purchaseOrder, T0, text } from './records.js';
 
 const ORDERS = [purchaseOrder(1, T0, 'DRAFT'), purchaseOrder(2, T0 + 1000, 'RECEIVED', true)];
 const ENTRIES = [inventoryEntry(1, T0, 'COUNT'), inventoryEntry(2, T0 + 1000, 'WASTED')];
@@ -56,7 +56,7 @@ describe('SQLite exclusive import sessions', () => {
     await session.commit();
 
     assert.deepEqual(inspect(path), { journalMode: 'wal', indexes: schemaIndexes });
-    assert.equal(await store.getPurchaseOrder(location, idFor(2)), ORDERS[1]?.json);
+    assert.equal(text(await store.getPurchaseOrder(location, idFor(2))), ORDERS[1]?.json);
     const page = await store.searchInventory({
       locationId: location,
       adjustmentTypes: ['WASTED'],
@@ -77,7 +77,7 @@ describe('SQLite exclusive import sessions', () => {
 
     assert.deepEqual(inspect(path), { journalMode: 'wal', indexes: schemaIndexes });
     assert.equal(await store.getLocation(location), undefined);
-    assert.equal(await store.getPurchaseOrder(location, idFor(1)), undefined);
+    assert.equal(text(await store.getPurchaseOrder(location, idFor(1))), undefined);
   });
 
   test('while another connection has the file open, keeps the WAL so that reader sees only committed data', async () => {
@@ -94,7 +94,7 @@ describe('SQLite exclusive import sessions', () => {
     } finally {
       reader.close();
     }
-    assert.equal(await store.getPurchaseOrder(kept, idFor(9)), purchaseOrder(9, T0).json);
+    assert.equal(text(await store.getPurchaseOrder(kept, idFor(9))), purchaseOrder(9, T0).json);
     assert.deepEqual(inspect(path), { journalMode: 'wal', indexes: schemaIndexes });
   });
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
-import { idFor, importInto, newLocationId, purchaseOrder, T0 } from './records.js';
+import { idFor, importInto, newLocationId, purchaseOrder, T0, text } from './records.js';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -16,10 +16,10 @@ test('SQLite retail reads of one event-loop turn share a snapshot; the next turn
   try {
     const location = newLocationId();
     await nextTurn();
-    assert.equal(await reader.getPurchaseOrder(location, idFor(1)), undefined);
+    assert.equal(text(await reader.getPurchaseOrder(location, idFor(1))), undefined);
     // Awaiting resolved promises stays within the turn, so the commit lands inside the reader's snapshot.
     await importInto(writer, { purchaseOrders: [purchaseOrder(1, T0)] }, location);
-    assert.equal(await reader.getPurchaseOrder(location, idFor(1)), undefined);
+    assert.equal(text(await reader.getPurchaseOrder(location, idFor(1))), undefined);
     assert.deepEqual(
       await reader.searchPurchaseOrders({
         locationId: location,
@@ -30,7 +30,7 @@ test('SQLite retail reads of one event-loop turn share a snapshot; the next turn
       [],
     );
     await nextTurn();
-    assert.equal(await reader.getPurchaseOrder(location, idFor(1)), purchaseOrder(1, T0).json);
+    assert.equal(text(await reader.getPurchaseOrder(location, idFor(1))), purchaseOrder(1, T0).json);
   } finally {
     await reader.close();
     await writer.close();

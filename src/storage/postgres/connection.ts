@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { decodedTypes } from './raw-rows.js';
 
 export interface PostgresConnectionOptions {
   /** postgres://user:password@host:port/database */
@@ -15,12 +16,14 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /** bigint columns hold epoch ms, counts and the auth version: all far below 2^53, so plain numbers. */
 const INT8_OID = 20;
-const types: pg.CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID && format !== 'binary'
-      ? Number
-      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
-};
+const types = decodedTypes((oid, format) =>
+  oid === INT8_OID && format !== 'binary'
+    ? (value) => Number(value)
+    : (pg.types.getTypeParser as (oid: number, format?: 'text' | 'binary') => (value: unknown) => unknown)(
+        oid,
+        format,
+      ),
+);
 
 const checkSchemaName = (schema: string | undefined): void => {
   if (schema !== undefined && !SCHEMA_NAME.test(schema)) {

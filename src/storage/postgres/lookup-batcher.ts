@@ -3,22 +3,22 @@
  * a turn reads many requests, and one round trip for all of them costs PostgreSQL and the driver far less than
  * one each. The query runs on the next turn (setImmediate), after every request the turn read has asked.
  */
-export type FetchMany = (group: string, ids: readonly string[]) => Promise<Map<string, string>>;
+export type FetchMany<V> = (group: string, ids: readonly string[]) => Promise<Map<string, V>>;
 
-interface Pending {
+interface Pending<V> {
   ids: string[];
-  waiters: Map<string, { resolve: (value: string | undefined) => void; reject: (error: unknown) => void }[]>;
+  waiters: Map<string, { resolve: (value: V | undefined) => void; reject: (error: unknown) => void }[]>;
 }
 
-export interface LookupBatcher {
-  get(group: string, id: string): Promise<string | undefined>;
+export interface LookupBatcher<V> {
+  get(group: string, id: string): Promise<V | undefined>;
 }
 
-export const createLookupBatcher = (fetchMany: FetchMany): LookupBatcher => {
-  let queued = new Map<string, Pending>();
+export const createLookupBatcher = <V>(fetchMany: FetchMany<V>): LookupBatcher<V> => {
+  let queued = new Map<string, Pending<V>>();
   let scheduled = false;
 
-  const run = async (group: string, pending: Pending): Promise<void> => {
+  const run = async (group: string, pending: Pending<V>): Promise<void> => {
     try {
       const found = await fetchMany(group, pending.ids);
       for (const [id, waiters] of pending.waiters)

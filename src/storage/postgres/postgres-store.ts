@@ -3,6 +3,7 @@ import { LarderError } from '../../shared/errors.js';
 import type {
   ClientRecord,
   ClientUpdate,
+  Cursor,
   ImportSession,
   InventorySearch,
   LocationInfo,
@@ -19,6 +20,7 @@ import { type KeysetSearch, keysetSearch } from './keyset-search.js';
 import { createLookupBatcher } from './lookup-batcher.js';
 import { assertSchemaCurrent, migrate, schemaVersion } from './migrations.js';
 import { isUnavailableError, toStoreError } from './pg-errors.js';
+import { RAW_COLUMNS, RawRowsClient } from './raw-rows.js';
 
 export interface PostgresStoreOptions extends PostgresConnectionOptions {
   /** Connections in this process's pool (default 10). */
@@ -45,7 +47,11 @@ const BUMP_AUTH_VERSION = 'UPDATE auth_version SET version = version + 1';
 
 /** Opens a pool on a migrated schema (or migrates it when told to). Fails with ERR_UNAVAILABLE when PG is down. */
 export const createPostgresStore = async (options: PostgresStoreOptions): Promise<Store> => {
-  const pool = new pg.Pool({ ...connectionConfig(options), max: options.poolSize ?? 10 });
+  const pool = new pg.Pool({
+    ...connectionConfig(options),
+    max: options.poolSize ?? 10,
+    Client: RawRowsClient,
+  });
   // An idle pooled connection that dies (server restart, pg_terminate_backend) is dropped by the pool and
   // reported here; without a listener the event would crash the process. The next query opens a new one.
   pool.on('error', () => {});
@@ -116,15 +122,28 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
   /** Open imports, rolled back by close(): the pool cannot end while they hold connections. */
   const imports = new Set<ImportSession>();
 
-  const search = (query: KeysetSearch): Promise<StoredRow[]> => read<StoredRow>(keysetSearch(query));
+  /** Retail pages: the bodies as the bytes received (raw-rows.ts), the keyset position decoded here. */
+  const search = async (query: KeysetSearch): Promise<StoredRow[]> => {
+    const rows = await read<Record<'modifiedAt' | 'id' | 'json', Buffer>>({
+      ...keysetSearch(query),
+      types: RAW_COLUMNS,
+    });
+    return rows.map((row) => ({
+      modifiedAt: Number(row.modifiedAt.toString('latin1')),
+      id: row.id.toString('latin1'),
+      json: row.json,
+    }));
+  };
 
   async function* scan(table: KeysetSearch['table'], locationId: string, batchSize = DEFAULT_SCAN_BATCH) {
-    let after: StoredRow | undefined;
+    let after: Cursor | undefined;
     for (;;) {
-      const rows = await search({
-        table,
-        bounds: { locationId, limit: batchSize, ...(after === undefined ? {} : { after }) },
-      });
+      const rows = await read<StoredRow & { json: string }>(
+        keysetSearch({
+          table,
+          bounds: { locationId, limit: batchSize, ...(after === undefined ? {} : { after }) },
+        }),
+      );
       if (rows.length > 0) yield rows.map((row) => row.json);
       if (rows.length < batchSize) return;
       after = rows.at(-1);
@@ -134,12 +153,13 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
   /** By-id reads of one turn, batched per location into one query per table. */
   const byId = (table: 'purchase_orders' | 'inventory_entries') => {
     const batcher = createLookupBatcher(async (locationId, ids) => {
-      const rows = await read<{ id: string; json: string }>({
+      const rows = await read<Record<'id' | 'json', Buffer>>({
         name: `${table}_get`,
         text: `SELECT id, json FROM ${table} WHERE location_id = $1 AND id = ANY($2::text[])`,
         values: [locationId, ids],
+        types: RAW_COLUMNS,
       });
-      return new Map(rows.map((row) => [row.id, row.json]));
+      return new Map(rows.map((row) => [row.id.toString('latin1'), row.json]));
     });
     return (locationId: string, id: string) => batcher.get(locationId, id.toLowerCase());
   };
