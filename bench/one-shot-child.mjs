@@ -1,7 +1,6 @@
 import { importFiles } from '../dist/import/import-files.js';
 import { seedStore } from '../dist/seed/seed-store.js';
-import { createPostgresStore } from '../dist/storage/postgres/postgres-store.js';
-import { createSqliteStore } from '../dist/storage/sqlite/sqlite-store.js';
+import { openSpecStore } from './open-spec.mjs';
 
 /**
  * One timed import or seed, alone in a fresh process running compiled dist/, as `larder import` and `larder seed`
@@ -13,14 +12,7 @@ import { createSqliteStore } from '../dist/storage/sqlite/sqlite-store.js';
  *   { "job": "seed", "store": StoreSpec, "generate": GenerateOptions } → { "records", "ms" }
  */
 const job = JSON.parse(process.env.LARDER_BENCH_JOB ?? '');
-const store =
-  job.store.backend === 'sqlite'
-    ? await createSqliteStore({ path: job.store.path })
-    : await createPostgresStore({
-        databaseUrl: process.env.LARDER_BENCH_DATABASE_URL,
-        schema: job.store.schema,
-        migrate: true,
-      });
+const store = await openSpecStore(job.store, { migrate: true });
 
 const runImports = async () => {
   const timings = {};

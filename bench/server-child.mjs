@@ -1,8 +1,7 @@
 import { startServer } from '../dist/http/server.js';
 import { systemClock } from '../dist/shared/clock.js';
 import { createJsonLogger } from '../dist/shared/logger.js';
-import { createPostgresStore } from '../dist/storage/postgres/postgres-store.js';
-import { createSqliteStore } from '../dist/storage/sqlite/sqlite-store.js';
+import { openSpecStore } from './open-spec.mjs';
 
 /**
  * Larder under test, alone in its process and run as `larder serve` runs: compiled JavaScript from dist/, with
@@ -12,10 +11,7 @@ import { createSqliteStore } from '../dist/storage/sqlite/sqlite-store.js';
  * with --cpu-prof) when the parent disconnects. The store spec is bench/stores.ts's StoreSpec.
  */
 const spec = JSON.parse(process.env.LARDER_BENCH_STORE ?? '');
-const store =
-  spec.backend === 'sqlite'
-    ? await createSqliteStore({ path: spec.path })
-    : await createPostgresStore({ databaseUrl: process.env.LARDER_BENCH_DATABASE_URL, schema: spec.schema });
+const store = await openSpecStore(spec);
 const server = await startServer({
   store,
   clock: systemClock,
