@@ -37,6 +37,7 @@ export const ERROR_CATALOG = {
   },
   ERR_NOT_FOUND: { status: 404, numericCode: 40401, message: 'The record was not found at this location.' },
   ERR_ROUTE_NOT_FOUND: { status: 404, numericCode: 40402, message: 'No such endpoint.' },
+  ERR_CONFLICT: { status: 409, numericCode: 40901, message: 'The resource already exists.' },
   ERR_METHOD_NOT_ALLOWED: { status: 405, numericCode: 40501, message: 'The method is not allowed here.' },
   ERR_REQUEST_TIMEOUT: { status: 408, numericCode: 40801, message: 'The request took too long to arrive.' },
   ERR_BODY_TOO_LARGE: { status: 413, numericCode: 41301, message: 'The request body is over 64 KiB.' },
@@ -103,3 +104,36 @@ export class LarderError extends Error {
 }
 
 export const isLarderError = (value: unknown): value is LarderError => value instanceof LarderError;
+
+/**
+ * Storage failures, raised alike by every backend. They carry no HTTP status: the error edge
+ * (src/http/error-edge.ts) chooses it, and the CLI prints the message.
+ */
+export const STORE_ERROR_CODES = [
+  /** The database cannot be reached, or the connection was lost (retry later). */
+  'STORE_UNAVAILABLE',
+  /** Another process holds a lock the operation needs (SQLite: an exclusive import). */
+  'STORE_LOCKED',
+  /** A unique key already exists (a client id, ...). */
+  'STORE_DUPLICATE',
+  /** The row to change does not exist. */
+  'STORE_NOT_FOUND',
+  /** A value the database cannot hold (a NUL byte in text on PostgreSQL, ...). */
+  'STORE_INVALID_VALUE',
+  /** The schema is newer or older than this Larder understands. */
+  'STORE_SCHEMA',
+] as const;
+
+export type StoreErrorCode = (typeof STORE_ERROR_CODES)[number];
+
+export class StoreError extends Error {
+  override readonly name = 'StoreError';
+  readonly code: StoreErrorCode;
+
+  constructor(code: StoreErrorCode, message: string, options: { cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+  }
+}
+
+export const isStoreError = (value: unknown): value is StoreError => value instanceof StoreError;
