@@ -1,4 +1,4 @@
-import { startServer } from '../dist/http/server.js';
+import { startServer } from '../dist/server/server.js';
 import { systemClock } from '../dist/shared/clock.js';
 import { createJsonLogger } from '../dist/shared/logger.js';
 import { openSpecStore } from './open-spec.mjs';
@@ -28,7 +28,7 @@ process.on('message', (message) => {
 });
 process.once('disconnect', () => {
   void server
-    .close()
+    .stop()
     .then(() => store.close())
     .finally(() => process.exit(0));
 });

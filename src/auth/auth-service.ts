@@ -1,12 +1,12 @@
-import { type Context, Hono } from 'hono';
+import { type Context, type Handler, Hono } from 'hono';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import type { Store } from '../storage/store.js';
 import type { TokenSettings } from './access-tokens.js';
 import { createAuthState } from './auth-state.js';
-import { createClientAuthenticator } from './client-authenticator.js';
+import { type ClientAuthenticator, createClientAuthenticator } from './client-authenticator.js';
 import { loadSecretHasher } from './client-secret.js';
-import { createFailureThrottle } from './failure-throttle.js';
+import { createFailureThrottle, type FailureThrottle } from './failure-throttle.js';
 import { createLoginHandler } from './login-route.js';
 import {
   authorizationServerMetadata,
@@ -14,39 +14,33 @@ import {
   METADATA_PATH,
   pathSuffixedMetadataPath,
 } from './metadata.js';
-import { createOAuthTokenHandler, TOKEN_ENDPOINT_PATH } from './oauth-token-route.js';
-import { createRetailGuard, type Principal } from './retail-guard.js';
+import { createOAuthTokenHandler } from './oauth-token-route.js';
+import { createRetailGuard, type RetailGuard } from './retail-guard.js';
 import { ensureSigningKey, pruneSigningKeys, recordTokenTtl } from './signing-keys.js';
-import { sourceAddress } from './source-address.js';
 import { createTokenMinter } from './token-minter.js';
 
-export type { Principal } from './retail-guard.js';
-
 export const LOGIN_PATH = '/authentication/v1/authentication/login';
-export const DEFAULT_TOKEN_TTL_SECONDS = 86_400;
 
 /** Revocations, grant changes and rotations elsewhere are seen within a second (decisions.md). */
-const POLL_INTERVAL_MS = 250;
+export const POLL_INTERVAL_MS = 250;
 
 export interface AuthConfig {
   /** The issuer (`--public-url`), e.g. http://127.0.0.1:8080; a trailing slash is ignored. */
   publicUrl: string;
   tokenTtlSeconds: number;
-  /** Take the throttled source address from X-Forwarded-For (set only behind a proxy you run). */
-  trustProxy?: boolean;
 }
 
 export interface AuthService {
-  /**
-   * Throws LarderError (401/403) unless the bearer token is valid, carries a retail read scope and (when
-   * given) `locationId` is granted. Synchronous on a cache hit.
-   */
-  authorizeRetail(
-    authorization: string | undefined,
-    locationId: string | undefined,
-  ): Principal | Promise<Principal>;
-  /** Login, OAuth token endpoint, RFC 8414 metadata and JWKS. */
-  routes: Hono;
+  guard: RetailGuard;
+  /** POST handlers of the two credential endpoints; they expect the login-throttle middleware in front. */
+  login: Handler;
+  token: Handler;
+  /** What the login-throttle middleware checks credentials with. */
+  credentials: { authenticate: ClientAuthenticator; throttle: FailureThrottle };
+  /** RFC 8414 metadata and JWKS: no credentials involved. */
+  discovery: Hono;
+  /** Sees changes made elsewhere now, as the next poll would (tests call it instead of waiting). */
+  refresh(): Promise<void>;
   /** Starts the authVersion poll; returns a stop function. */
   start(): () => void;
 }
@@ -81,18 +75,10 @@ export const createAuthService = async ({
   if (pruned.length > 0) logger.info('expired signing keys deleted', { kids: pruned });
   const state = await createAuthState({ store, clock, logger });
 
-  const endpointDeps = {
-    authenticate: createClientAuthenticator(store, hasher),
-    mint: createTokenMinter(state, settings, clock),
-    throttle: createFailureThrottle({ clock }),
-    clock,
-    sourceAddress: (c: Context) => sourceAddress(c, config.trustProxy === true),
-  };
+  const endpointDeps = { mint: createTokenMinter(state, settings, clock), clock };
   const metadata = authorizationServerMetadata(issuer);
 
   const routes = new Hono();
-  routes.post(LOGIN_PATH, createLoginHandler(endpointDeps));
-  routes.post(TOKEN_ENDPOINT_PATH, createOAuthTokenHandler(endpointDeps));
   const metadataResponse = (c: Context) => c.json(metadata, 200, { 'Cache-Control': 'public, max-age=300' });
   // Routes are served at the root: behind a proxy that strips the issuer's path, this is <issuer>/.well-known/….
   routes.get(METADATA_PATH, metadataResponse);
@@ -108,8 +94,15 @@ export const createAuthService = async ({
   routes.get(JWKS_PATH, (c) => c.json(state.keys().jwks, 200, { 'Cache-Control': 'public, max-age=60' }));
 
   return {
-    authorizeRetail: createRetailGuard({ state, settings, clock }),
-    routes,
+    guard: createRetailGuard({ state, settings, clock }),
+    login: createLoginHandler(endpointDeps),
+    token: createOAuthTokenHandler(endpointDeps),
+    credentials: {
+      authenticate: createClientAuthenticator(store, hasher),
+      throttle: createFailureThrottle({ clock }),
+    },
+    discovery: routes,
+    refresh: () => state.refresh(),
     start: () => state.startPolling(POLL_INTERVAL_MS),
   };
 };

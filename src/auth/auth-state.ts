@@ -19,7 +19,9 @@ export interface AuthState {
   refresh(force?: boolean): Promise<void>;
   /** Forced reload for a token signed with a kid we do not know yet; at most once per second. */
   reloadForUnknownKey(): Promise<boolean>;
-  /** Polls authVersion every `intervalMs`; returns a stop function. */
+  /** One poll: a refresh whose failure is logged (once per outage) rather than thrown. */
+  pollOnce(): Promise<void>;
+  /** Runs `pollOnce` every `intervalMs`; returns a stop function. */
   startPolling(intervalMs: number): () => void;
 }
 
@@ -68,6 +70,21 @@ export const createAuthState = async ({
 
   await refresh(true);
 
+  // Log an outage once and its end once, not four lines a second; cached tokens keep being served.
+  let failing = false;
+  const pollOnce = (): Promise<void> =>
+    refresh().then(
+      () => {
+        if (failing) logger.info('auth state reload recovered');
+        failing = false;
+      },
+      (error: unknown) => {
+        if (!failing)
+          logger.warn('auth state reload failing; serving the last known clients and keys', { error });
+        failing = true;
+      },
+    );
+
   return {
     keys: () => keyRing as KeyRing,
     client: (clientId) => clients.get(clientId),
@@ -85,25 +102,14 @@ export const createAuthState = async ({
       await refresh(true);
       return true;
     },
+    pollOnce,
     startPolling: (intervalMs) => {
       let timer: NodeJS.Timeout | undefined;
       let stopped = false;
-      // Log an outage once and its end once, not four lines a second; cached tokens keep being served.
-      let failing = false;
       const tick = (): void => {
-        refresh()
-          .then(() => {
-            if (failing) logger.info('auth state reload recovered');
-            failing = false;
-          })
-          .catch((error: unknown) => {
-            if (!failing)
-              logger.warn('auth state reload failing; serving the last known clients and keys', { error });
-            failing = true;
-          })
-          .finally(() => {
-            if (!stopped) timer = setTimeout(tick, intervalMs).unref();
-          });
+        void pollOnce().finally(() => {
+          if (!stopped) timer = setTimeout(tick, intervalMs).unref();
+        });
       };
       timer = setTimeout(tick, intervalMs).unref();
       return () => {

@@ -1,29 +1,18 @@
-import type { Context, Handler } from 'hono';
+import type { Handler } from 'hono';
 import { readJsonObject } from '../http/request-body.js';
-import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
 import { createValidator } from '../shared/validator.js';
-import type { ClientAuthenticator } from './client-authenticator.js';
-import { type FailureThrottle, throttleKeys } from './failure-throttle.js';
+import type { AuthEndpointDeps } from './endpoint-deps.js';
 import {
   type AuthenticationRequest,
   AuthenticationRequestSchema,
   type AuthenticationResponse,
 } from './schemas.js';
-import type { TokenMinter } from './token-minter.js';
 
 /** A login while the current token has more than this left returns that same token (decisions.md). */
 const REUSE_MIN_REMAINING_MS = 60_000;
 
 const requestValidator = createValidator<AuthenticationRequest>(AuthenticationRequestSchema);
-
-export interface LoginDeps {
-  authenticate: ClientAuthenticator;
-  mint: TokenMinter;
-  throttle: FailureThrottle;
-  clock: Clock;
-  sourceAddress: (c: Context) => string | undefined;
-}
 
 interface CurrentToken {
   token: string;
@@ -37,7 +26,7 @@ interface CurrentToken {
  * in this instance's memory only: another instance, or this one after a restart, issues a new token, and
  * every token issued stays valid until it expires, so the rule only spares churn and needs no shared state.
  */
-export const createLoginHandler = (deps: LoginDeps): Handler => {
+export const createLoginHandler = (deps: AuthEndpointDeps): Handler => {
   const current = new Map<string, CurrentToken>();
 
   return async (c) => {
@@ -52,16 +41,14 @@ export const createLoginHandler = (deps: LoginDeps): Handler => {
       });
     const { clientId, clientSecret } = body as AuthenticationRequest;
 
-    const keys = throttleKeys(clientId, deps.sourceAddress(c));
-    const retryAfter = deps.throttle.retryAfterSeconds(keys);
-    if (retryAfter !== undefined)
-      throw new LarderError('ERR_RATE_LIMITED', { headers: { 'Retry-After': String(retryAfter) } });
-
-    const client = await deps.authenticate(clientId, clientSecret);
-    if (client === undefined) {
-      deps.throttle.recordFailure(keys);
-      throw new LarderError('ERR_INVALID_CREDENTIALS');
+    const outcome = await c.get('checkCredentials')(clientId, clientSecret);
+    if (!outcome.ok) {
+      if (outcome.reason === 'invalid') throw new LarderError('ERR_INVALID_CREDENTIALS');
+      throw new LarderError('ERR_RATE_LIMITED', {
+        headers: { 'Retry-After': String(outcome.retryAfterSeconds) },
+      });
     }
+    const { client } = outcome;
 
     const now = deps.clock.now();
     const scopes = client.scopes.join(' ');

@@ -1,22 +1,12 @@
 import type { Context, Handler } from 'hono';
-import { MAX_BODY_BYTES, readBodyText } from '../http/request-body.js';
-import type { Clock } from '../shared/clock.js';
+import { readBodyText } from '../http/request-body.js';
 import { isLarderError } from '../shared/errors.js';
-import type { ClientAuthenticator } from './client-authenticator.js';
-import { type FailureThrottle, throttleKeys } from './failure-throttle.js';
+import { MAX_BODY_BYTES } from '../shared/limits.js';
+import type { AuthEndpointDeps } from './endpoint-deps.js';
 import { REALM } from './retail-guard.js';
 import { splitScope } from './scopes.js';
-import type { TokenMinter } from './token-minter.js';
 
 export const TOKEN_ENDPOINT_PATH = '/authentication/v1/authentication/customer/oauth/token';
-
-export interface OAuthTokenDeps {
-  authenticate: ClientAuthenticator;
-  mint: TokenMinter;
-  throttle: FailureThrottle;
-  clock: Clock;
-  sourceAddress: (c: Context) => string | undefined;
-}
 
 type OAuthErrorCode =
   | 'invalid_request'
@@ -69,7 +59,7 @@ const SINGLE_VALUED = ['grant_type', 'scope', 'client_id', 'client_secret'] as c
  * authentications share the login throttle, so this endpoint is no way around it.
  */
 export const createOAuthTokenHandler =
-  (deps: OAuthTokenDeps): Handler =>
+  (deps: AuthEndpointDeps): Handler =>
   async (c) => {
     const type = c.req.header('content-type') ?? '';
     if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type))
@@ -115,15 +105,12 @@ export const createOAuthTokenHandler =
       credentials = { clientId, clientSecret, viaBasic: false };
     }
 
-    const keys = throttleKeys(credentials.clientId, deps.sourceAddress(c));
-    const retryAfter = deps.throttle.retryAfterSeconds(keys);
-    if (retryAfter !== undefined)
+    const outcome = await c.get('checkCredentials')(credentials.clientId, credentials.clientSecret);
+    if (!outcome.ok && outcome.reason === 'throttled')
       return oauthError(c, 429, 'temporarily_unavailable', 'Too many failed attempts; retry later', {
-        'Retry-After': String(retryAfter),
+        'Retry-After': String(outcome.retryAfterSeconds),
       });
-    const client = await deps.authenticate(credentials.clientId, credentials.clientSecret);
-    if (client === undefined) {
-      deps.throttle.recordFailure(keys);
+    if (!outcome.ok) {
       return oauthError(
         c,
         401,
@@ -133,6 +120,7 @@ export const createOAuthTokenHandler =
       );
     }
 
+    const { client } = outcome;
     const requested = splitScope(form.get('scope') ?? '');
     const notGranted = requested.filter((scope) => !client.scopes.includes(scope));
     if (notGranted.length > 0)

@@ -6,16 +6,21 @@ import { type ClientGrant, grantsLocation } from './client-grants.js';
 import { createLruCache } from './lru-cache.js';
 import { grantsRetailRead, RETAIL_INVENTORY_READ } from './scopes.js';
 
+/** An authorized retail caller: what retail sees instead of a token. */
 export interface Principal {
   clientId: string;
   scopes: readonly string[];
 }
 
-/** With no `locationId` (header missing) only the token and its scope are checked; the caller then answers 400. */
+/**
+ * The one declaration of the retail guard. Rejects with a LarderError (401/403) unless the bearer token is valid,
+ * carries a retail read scope and (when given) `locationId` is granted. With no `locationId` (header missing)
+ * only the token and its scope are checked; the caller then answers 400.
+ */
 export type RetailGuard = (
   authorization: string | undefined,
   locationId: string | undefined,
-) => Principal | Promise<Principal>;
+) => Promise<Principal>;
 
 export const REALM = 'larder';
 
@@ -90,13 +95,10 @@ export const createRetailGuard = ({
     return { clientId: token.clientId, scopes };
   };
 
-  const admit = (token: VerifiedToken, locationId: string | undefined): Principal | Promise<Principal> => {
-    const client = state.client(token.clientId);
-    if (client !== undefined) return decide(token, client, locationId);
-    return state.lookupClient(token.clientId).then((found) => decide(token, found, locationId));
-  };
+  const admit = async (token: VerifiedToken, locationId: string | undefined): Promise<Principal> =>
+    decide(token, state.client(token.clientId) ?? (await state.lookupClient(token.clientId)), locationId);
 
-  return (authorization, locationId) => {
+  return async (authorization, locationId) => {
     const match = authorization === undefined ? null : BEARER.exec(authorization);
     if (match === null) {
       if (authorization !== undefined && /^Bearer +\S/i.test(authorization))
@@ -111,6 +113,6 @@ export const createRetailGuard = ({
         return admit(cached, locationId);
       verified.delete(token);
     }
-    return verifyOnce(token).then((token) => admit(token, locationId));
+    return admit(await verifyOnce(token), locationId);
   };
 };

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { DEFAULT_SQLITE_PATH } from '../shared/limits.js';
 
 /**
  * One option table per command drives parsing, precedence (flag > environment > default), validation and the
@@ -45,7 +46,7 @@ export const STORE_OPTIONS: OptionTable = {
   db: {
     type: 'string',
     env: 'LARDER_DB',
-    default: './larder.db',
+    default: DEFAULT_SQLITE_PATH,
     placeholder: 'PATH',
     description: 'SQLite database file (the embedded store).',
   },

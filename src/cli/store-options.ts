@@ -1,3 +1,4 @@
+import { DEFAULT_SQLITE_PATH } from '../shared/limits.js';
 import { openStore } from '../storage/open-store.js';
 import type { Store } from '../storage/store.js';
 import type { ParsedArgs } from './command.js';
@@ -9,7 +10,7 @@ export const openStoreFromArgs = (
 ): Promise<Store> => {
   const databaseUrl = args.strings['database-url'];
   return openStore({
-    db: args.strings['db'] ?? './larder.db',
+    db: args.strings['db'] ?? DEFAULT_SQLITE_PATH,
     ...(databaseUrl === undefined ? {} : { databaseUrl }),
     ...options,
   });

@@ -1,23 +1,10 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { readJsonObject } from '../http/request-body.js';
-import { requestHeader } from '../http/request-header.js';
 import { LarderError } from '../shared/errors.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../shared/limits.js';
 import type { Store, StoredJson, StoredRow } from '../storage/store.js';
 import type { PageTokens } from './page-token.js';
 import { filterBinding, parseInventoryFilter, parsePurchaseOrderFilter } from './search-filters.js';
-
-/**
- * The guard every retail route passes through before it touches data (implemented by src/auth). With no
- * location (header missing) it still checks the token, so an anonymous caller learns nothing but "401".
- */
-export interface RetailGuard {
-  authorizeRetail(authorization: string | undefined, locationId: string | undefined): unknown;
-}
-
-export const LOCATION_HEADER = 'Platform-Restaurant-External-ID';
-const LOCATION_HEADER_KEY = LOCATION_HEADER.toLowerCase();
-export const DEFAULT_PAGE_SIZE = 100;
-export const MAX_PAGE_SIZE = 500;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // A fresh record per response: @hono/node-server writes Content-Length into the record it is handed.
@@ -25,7 +12,8 @@ const jsonHeaders = () => ({ 'content-type': 'application/json; charset=utf-8' }
 
 export interface RetailRoutesDeps {
   store: Store;
-  guard: RetailGuard;
+  /** Runs before every retail operation and sets `locationId` (and `principal`) on the context. */
+  authorize: MiddlewareHandler;
   pageTokens: PageTokens;
 }
 
@@ -82,23 +70,9 @@ const pageBody = (
   return body as Uint8Array<ArrayBuffer>;
 };
 
-export const createRetailRoutes = ({ store, guard, pageTokens }: RetailRoutesDeps): Hono => {
+/** The four retail operations; each handler does its operation's work, authorization ran before it. */
+export const createRetailRoutes = ({ store, authorize, pageTokens }: RetailRoutesDeps): Hono => {
   const routes = new Hono();
-
-  /** Token first (401/403), then the header (400), then the grant (403). */
-  const authorizedLocation = async (authorization: string | undefined, header: string | undefined) => {
-    const locationId = header?.trim();
-    if (locationId === undefined || locationId === '') {
-      await guard.authorizeRetail(authorization, undefined);
-      throw new LarderError('ERR_LOCATION_HEADER', {
-        fieldName: LOCATION_HEADER,
-        message: `The ${LOCATION_HEADER} header is required and must not be empty.`,
-      });
-    }
-    const pending = guard.authorizeRetail(authorization, locationId);
-    if (pending instanceof Promise) await pending;
-    return locationId;
-  };
 
   const search = <F extends Parameters<typeof filterBinding>[0]>(
     operation: string,
@@ -110,11 +84,8 @@ export const createRetailRoutes = ({ store, guard, pageTokens }: RetailRoutesDep
       after: ReturnType<PageTokens['decode']> | undefined,
     ) => Promise<StoredRow[]>,
   ) =>
-    routes.post(`/v1/${operation}/search`, async (c) => {
-      const locationId = await authorizedLocation(
-        requestHeader(c, 'authorization'),
-        requestHeader(c, LOCATION_HEADER_KEY),
-      );
+    routes.post(`/v1/${operation}/search`, authorize, async (c) => {
+      const locationId = c.get('locationId');
       const filter = parse(await readJsonObject(c));
       const pageSize = parsePageSize(c.req.query('pageSize'));
       const current = c.req.query('pageToken') ?? '';
@@ -132,11 +103,8 @@ export const createRetailRoutes = ({ store, guard, pageTokens }: RetailRoutesDep
     param: string,
     load: (locationId: string, id: string) => Promise<StoredJson | undefined>,
   ) =>
-    routes.get(`/v1/${path}/:${param}`, async (c) => {
-      const locationId = await authorizedLocation(
-        requestHeader(c, 'authorization'),
-        requestHeader(c, LOCATION_HEADER_KEY),
-      );
+    routes.get(`/v1/${path}/:${param}`, authorize, async (c) => {
+      const locationId = c.get('locationId');
       const id = parseId(c.req.param(param) ?? '', param);
       const body = await load(locationId, id);
       if (body === undefined) {

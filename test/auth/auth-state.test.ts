@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, mock } from 'node:test';
 import { createAuthState } from '../../src/auth/auth-state.js';
 import { ensureSigningKey } from '../../src/auth/signing-keys.js';
 import { createTestClock } from '../../src/shared/clock.js';
-import type { Logger } from '../../src/shared/logger.js';
-import { eventually, openTempStore, type TempStore } from './harness.js';
+import { type Logger, silentLogger as silent } from '../../src/shared/logger.js';
+import { openTempStore, type TempStore } from './harness.js';
 
 describe('auth state polling', () => {
   let temp: TempStore;
@@ -31,16 +31,47 @@ describe('auth state polling', () => {
       calls++;
       throw new Error('database is locked');
     };
-    const stop = state.startPolling(5);
     try {
-      await eventually(async () => assert.ok(calls >= 5), 1000);
+      for (let i = 0; i < 5; i++) await state.pollOnce();
+      assert.equal(calls, 5);
       assert.deepEqual(lines, ['warn auth state reload failing; serving the last known clients and keys']);
       assert.equal(state.keys().signingKid, kid);
       temp.store.authVersion = realVersion;
-      await eventually(async () => assert.equal(lines.length, 2), 1000);
+      await state.pollOnce();
+      await state.pollOnce();
+      assert.equal(lines.length, 2);
       assert.equal(lines[1], 'info auth state reload recovered');
     } finally {
+      temp.store.authVersion = realVersion;
+    }
+  });
+
+  it('polls every interval until stopped (timers mocked: no waiting)', async () => {
+    const state = await createAuthState({ store: temp.store, clock: createTestClock(), logger: silent });
+    const realVersion = temp.store.authVersion.bind(temp.store);
+    let calls = 0;
+    temp.store.authVersion = async () => {
+      calls++;
+      return realVersion();
+    };
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      const stop = state.startPolling(250);
+      mock.timers.tick(249);
+      assert.equal(calls, 0);
+      mock.timers.tick(1);
+      assert.equal(calls, 1);
+      // The next poll is scheduled once this one has settled.
+      await state.refresh();
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      mock.timers.tick(250);
+      assert.equal(calls, 2);
       stop();
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      mock.timers.tick(1000);
+      assert.equal(calls, 2);
+    } finally {
+      mock.timers.reset();
       temp.store.authVersion = realVersion;
     }
   });

@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AuthService, createAuthService } from '../../src/auth/auth-service.js';
+import type { AuthService } from '../../src/auth/auth-service.js';
 import { type ClientCredentials, createClientCredentials, type NewClient } from '../../src/auth/clients.js';
-import { createApp } from '../../src/http/app.js';
+import { createApp, type LarderApp } from '../../src/server/app.js';
 import { createTestClock, type TestClock } from '../../src/shared/clock.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
@@ -38,9 +38,9 @@ export interface AuthHarness {
   store: Store;
   clock: TestClock;
   auth: AuthService;
-  app: Awaited<ReturnType<typeof createApp>>;
+  app: LarderApp['app'];
   /** Another instance on the same store (for cross-instance behaviour). */
-  instance(): Promise<AuthService>;
+  instance(): Promise<LarderApp>;
   createClient(input?: Partial<NewClient>): Promise<ClientCredentials>;
   login(clientId: string, clientSecret: string, address?: string): Promise<Response>;
   token(body: Record<string, string>, headers?: Record<string, string>, address?: string): Promise<Response>;
@@ -52,14 +52,13 @@ export const createAuthHarness = async (issuer = ISSUER): Promise<AuthHarness> =
   const temp = await openTempStore();
   const clock = createTestClock(Date.UTC(2025, 0, 1));
   const instance = () =>
-    createAuthService({
+    createApp({
       store: temp.store,
       clock,
-      config: { publicUrl: issuer, tokenTtlSeconds: TTL },
+      config: { publicUrl: issuer, tokenTtlSeconds: TTL, trustProxy: false },
       logger: silentLogger,
     });
-  const auth = await instance();
-  const app = await createApp({ store: temp.store, logger: silentLogger, auth, publicUrl: issuer });
+  const { app, auth } = await instance();
   return {
     store: temp.store,
     clock,
@@ -98,20 +97,6 @@ export const createAuthHarness = async (issuer = ISSUER): Promise<AuthHarness> =
 
 export const basic = (clientId: string, clientSecret: string): string =>
   `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
-
-/** Resolves once `check` stops throwing, or rejects with its last error after `timeoutMs` of real time. */
-export const eventually = async (check: () => Promise<void>, timeoutMs: number): Promise<number> => {
-  const started = Date.now();
-  for (;;) {
-    try {
-      await check();
-      return Date.now() - started;
-    } catch (error) {
-      if (Date.now() - started > timeoutMs) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
-};
 
 export interface ErrorBody {
   status: string;

@@ -6,9 +6,8 @@ import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
-import { createAuthService } from '../../src/auth/auth-service.js';
 import { createClientCredentials } from '../../src/auth/clients.js';
-import { createApp } from '../../src/http/app.js';
+import { createApp } from '../../src/server/app.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { openTempStore, type TempStore } from './harness.js';
@@ -36,19 +35,14 @@ for (const prefix of ['', '/larder'])
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}${prefix}`;
-      const auth = await createAuthService({
+      const larder = await createApp({
         store: temp.store,
         clock: systemClock,
-        config: { publicUrl: issuer, tokenTtlSeconds: 600 },
+        config: { publicUrl: issuer, tokenTtlSeconds: 600, trustProxy: false },
         logger: silentLogger,
       });
-      stop = auth.start();
-      app = (await createApp({
-        store: temp.store,
-        logger: silentLogger,
-        auth,
-        publicUrl: issuer,
-      })) as unknown as Hono;
+      stop = larder.auth.start();
+      app = larder.app;
     });
 
     after(async () => {

@@ -1,6 +1,8 @@
-import { createApp } from '../../src/http/app.js';
+import type { RetailGuard } from '../../src/auth/retail-guard.js';
 import { toInventoryRecord, toPurchaseOrderRecord } from '../../src/retail/records.js';
 import type { InventoryHistoryLogEntry, PurchaseOrder } from '../../src/retail/schemas.js';
+import { createApp } from '../../src/server/app.js';
+import { systemClock } from '../../src/shared/clock.js';
 import { LarderError } from '../../src/shared/errors.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import type { Store } from '../../src/storage/store.js';
@@ -8,13 +10,14 @@ import type { Store } from '../../src/storage/store.js';
 /** Retail behaviour is tested through the guard seam with a stand-in guard; test/auth covers the real one. */
 export const TEST_AUTHORIZATION = 'Bearer retail-test';
 
-export const stubGuard = (granted: readonly string[]) => ({
-  authorizeRetail: (authorization: string | undefined, locationId: string | undefined) => {
+export const stubGuard =
+  (granted: readonly string[]): RetailGuard =>
+  async (authorization, locationId) => {
     if (authorization !== TEST_AUTHORIZATION) throw new LarderError('ERR_UNAUTHENTICATED');
     if (locationId !== undefined && !granted.includes(locationId))
       throw new LarderError('ERR_LOCATION_FORBIDDEN');
-  },
-});
+    return { clientId: 'retail-test', scopes: ['retail:read'] };
+  };
 
 export interface CallOptions {
   location?: string | null;
@@ -25,11 +28,12 @@ export interface CallOptions {
 }
 
 export const createRetailHarness = async (store: Store, granted: readonly string[]) => {
-  const app = await createApp({
+  const { app } = await createApp({
     store,
+    clock: systemClock,
     logger: silentLogger,
-    auth: stubGuard(granted),
-    publicUrl: 'http://larder.test',
+    config: { publicUrl: 'http://larder.test', tokenTtlSeconds: 3600, trustProxy: false },
+    guard: stubGuard(granted),
   });
   const call = (method: string, path: string, options: CallOptions = {}) => {
     const headers: Record<string, string> = { ...options.headers };

@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { type RunningServer, startServer } from '../../src/http/server.js';
+import { type RunningServer, startServer } from '../../src/server/server.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
@@ -27,7 +27,7 @@ before(async () => {
   });
 });
 after(async () => {
-  await server.close();
+  await server.stop();
   await store.close();
   await rm(dir, { recursive: true, force: true });
 });

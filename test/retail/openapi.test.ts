@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { openApiDocument } from '../../src/http/openapi.js';
+import { openApiDocument } from '../../src/server/openapi.js';
 
 test('the OpenAPI document names all five operations of the interface', () => {
   const document = openApiDocument('http://larder.test');

@@ -3,7 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createApp } from '../../src/http/app.js';
+import { createApp } from '../../src/server/app.js';
+import { systemClock } from '../../src/shared/clock.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import type { Store } from '../../src/storage/store.js';
@@ -295,11 +296,12 @@ describe('paging parameters', () => {
     const token = String((await firstPage())['nextPageToken']);
     const other = await createApp({
       store,
+      clock: systemClock,
       logger: silentLogger,
-      auth: stubGuard(['loc-a']),
-      publicUrl: 'http://other',
+      config: { publicUrl: 'http://other', tokenTtlSeconds: 3600, trustProxy: false },
+      guard: stubGuard(['loc-a']),
     });
-    const response = await other.request(`/v1/purchaseOrders/search?pageSize=2&pageToken=${token}`, {
+    const response = await other.app.request(`/v1/purchaseOrders/search?pageSize=2&pageToken=${token}`, {
       method: 'POST',
       headers: {
         authorization: 'Bearer retail-test',
@@ -359,11 +361,12 @@ describe('request ids, routes and methods', () => {
         throw new Error('disk on fire at /secret/path');
       },
     };
-    const app = await createApp({
+    const { app } = await createApp({
       store: broken,
+      clock: systemClock,
       logger: silentLogger,
-      auth: stubGuard(['loc-a']),
-      publicUrl: 'http://x',
+      config: { publicUrl: 'http://x', tokenTtlSeconds: 3600, trustProxy: false },
+      guard: stubGuard(['loc-a']),
     });
     const response = await app.request(
       `/v1/purchaseOrders/${purchaseOrderFixture(1, { modifiedAt: T }).id}`,

@@ -1,6 +1,6 @@
-import { DEFAULT_TOKEN_TTL_SECONDS } from '../../auth/auth-service.js';
 import { rotateSigningKey } from '../../auth/signing-keys.js';
 import { systemClock } from '../../shared/clock.js';
+import { DEFAULT_TOKEN_TTL_SECONDS } from '../../shared/limits.js';
 import { type Command, intOption, STORE_OPTIONS, UsageError } from '../command.js';
 import { withStore } from '../store-options.js';
 

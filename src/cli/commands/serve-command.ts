@@ -1,36 +1,16 @@
 import cluster from 'node:cluster';
-import { availableParallelism } from 'node:os';
-import { DEFAULT_TOKEN_TTL_SECONDS } from '../../auth/auth-service.js';
-import { localUrl, startServer } from '../../http/server.js';
-import { systemClock } from '../../shared/clock.js';
-import { createJsonLogger } from '../../shared/logger.js';
-import type { Store } from '../../storage/store.js';
+import { localUrl } from '../../server/server.js';
 import {
-  type Command,
-  type CommandIo,
-  intOption,
-  type ParsedArgs,
-  STORE_OPTIONS,
-  UsageError,
-} from '../command.js';
-import { prepareDemo, printDemo } from '../demo.js';
-import { openStoreFromArgs } from '../store-options.js';
-
-const parseWorkers = (args: ParsedArgs): number =>
-  args.strings['workers'] === 'auto' ? availableParallelism() : intOption(args, 'workers', 1, 64);
-
-const parsePublicUrl = (raw: string | undefined): string | undefined => {
-  if (raw === undefined) return undefined;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new UsageError(`--public-url must be an absolute http(s) URL, not ${raw}.`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new UsageError('--public-url must use http or https.');
-  return raw.replace(/\/+$/, '');
-};
+  DEFAULT_HOST,
+  DEFAULT_TOKEN_TTL_SECONDS,
+  MAX_TOKEN_TTL_SECONDS,
+  MIN_TOKEN_TTL_SECONDS,
+} from '../../shared/limits.js';
+import { openStore } from '../../storage/open-store.js';
+import { type Command, type CommandIo, STORE_OPTIONS } from '../command.js';
+import { prepareDemo } from '../demo.js';
+import { announce, serve } from '../serve.js';
+import { parseServeConfig, type ServeConfig } from '../serve-config.js';
 
 /** Waits for SIGINT/SIGTERM, then runs `stop` once. */
 const untilSignal = (stop: () => Promise<void>) =>
@@ -43,35 +23,6 @@ const untilSignal = (stop: () => Promise<void>) =>
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });
-
-type Announce = (url: string, publicUrl: string) => Promise<void>;
-
-const serveHere = async (args: ParsedArgs, store: Store, announce: Announce | undefined): Promise<number> => {
-  const logger = createJsonLogger();
-  const publicUrl = parsePublicUrl(args.strings['public-url']);
-  const server = await startServer({
-    store,
-    clock: systemClock,
-    logger,
-    config: {
-      host: args.strings['host'] ?? '127.0.0.1',
-      port: intOption(args, 'port', 0, 65535),
-      ...(publicUrl === undefined ? {} : { publicUrl }),
-      tokenTtlSeconds: intOption(args, 'token-ttl', 60, 31_536_000),
-      trustProxy: args.flags['trust-proxy'] === true,
-    },
-  }).catch(async (error: unknown) => {
-    // An open pool would keep the process alive after the failure.
-    await store.close();
-    throw error;
-  });
-  await announce?.(server.url, server.publicUrl);
-  await untilSignal(async () => {
-    await server.close();
-    await store.close();
-  });
-  return 0;
-};
 
 const stopWorkers = () =>
   Promise.all(
@@ -89,7 +40,11 @@ const stopWorkers = () =>
  * A worker that crashes after it was serving is replaced; one that dies before it ever listened (port in use,
  * bad schema, database down) would die again, so that stops everything with exit code 1.
  */
-const serveWithWorkers = (args: ParsedArgs, io: CommandIo, workers: number, announce: Announce) =>
+const serveWithWorkers = (
+  config: ServeConfig,
+  io: CommandIo,
+  onListening: (server: { url: string; publicUrl: string }) => Promise<void>,
+) =>
   new Promise<number>((resolve) => {
     let stopping = false;
     const listened = new Set<number>();
@@ -113,10 +68,10 @@ const serveWithWorkers = (args: ParsedArgs, io: CommandIo, workers: number, anno
     cluster.on('listening', (worker, address) => {
       listened.add(worker.id);
       if (listened.size !== 1) return;
-      const url = localUrl(args.strings['host'] ?? '127.0.0.1', address.port);
-      void announce(url, parsePublicUrl(args.strings['public-url']) ?? url);
+      const url = localUrl(config.host, address.port);
+      void onListening({ url, publicUrl: config.publicUrl ?? url });
     });
-    for (let i = 0; i < workers; i++) cluster.fork();
+    for (let i = 0; i < config.workers; i++) cluster.fork();
     void untilSignal(async () => finish(0));
   });
 
@@ -130,7 +85,7 @@ export const serveCommand: Command = {
     host: {
       type: 'string',
       env: 'HOST',
-      default: '127.0.0.1',
+      default: DEFAULT_HOST,
       placeholder: 'HOST',
       description: 'Address to bind.',
     },
@@ -152,7 +107,7 @@ export const serveCommand: Command = {
       env: 'LARDER_TOKEN_TTL',
       default: String(DEFAULT_TOKEN_TTL_SECONDS),
       placeholder: 'SECONDS',
-      description: 'Access token lifetime.',
+      description: `Access token lifetime, ${MIN_TOKEN_TTL_SECONDS} to ${MAX_TOKEN_TTL_SECONDS}.`,
     },
     workers: {
       type: 'string',
@@ -188,32 +143,32 @@ export const serveCommand: Command = {
     'On a new database (and without --no-demo) Larder seeds three demo locations with ~6 months of data,\n' +
     'creates a demo client granted all of them, and prints its credentials and a curl to try.',
   run: async (args, io) => {
-    const workers = parseWorkers(args);
-    intOption(args, 'port', 0, 65535);
-    parsePublicUrl(args.strings['public-url']);
-    const poolSize = intOption(args, 'pool-size', 1, 1000);
-    // The primary migrates (once); workers only check the schema.
+    const config = parseServeConfig(args);
     if (cluster.isWorker) {
       // A worker's IPC channel keeps it alive, so it must exit explicitly, also when it cannot start.
-      const code = await serveHere(args, await openStoreFromArgs(args, { poolSize }), undefined).catch(
-        (error) => {
+      const code = await serve({ ...config, demo: false }, io, { announce: false })
+        .then(async (handle) => {
+          await untilSignal(handle.stop);
+          return 0;
+        })
+        .catch((error: unknown) => {
           io.stderr(`larder: ${error instanceof Error ? error.message : String(error)}\n`);
           return 1;
-        },
-      );
+        });
       process.exit(code);
     }
-    const store = await openStoreFromArgs(args, { migrate: args.flags['migrate'] === true, poolSize });
-    if (args.flags['no-demo'] !== true) await prepareDemo(store, io);
-    const announce: Announce = async (url, publicUrl) => {
-      io.stdout(
-        `Larder is listening on ${url} (issuer ${publicUrl}, ${store.kind} storage, ${workers} worker(s)).\n`,
-      );
-      await printDemo(store, publicUrl, io);
-      io.stdout('Press Ctrl-C to stop.\n');
-    };
-    if (workers === 1) return serveHere(args, store, announce);
-    // Workers open their own connections; the primary keeps one only to print the banner.
-    return serveWithWorkers(args, io, workers, announce).finally(() => store.close());
+    if (config.workers === 1) {
+      const handle = await serve(config, io);
+      await untilSignal(handle.stop);
+      return 0;
+    }
+    // Workers open their own connections; the primary keeps one to prepare the demo and print the banner.
+    const store = await openStore(config.store);
+    try {
+      if (config.demo) await prepareDemo(store, io);
+      return await serveWithWorkers(config, io, (server) => announce(store, io, server, config.workers));
+    } finally {
+      await store.close();
+    }
   },
 };

@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { LOGIN_PATH } from '../auth/auth-service.js';
 import { TOKEN_ENDPOINT_PATH } from '../auth/oauth-token-route.js';
 import { AuthenticationRequestSchema, AuthenticationResponseSchema } from '../auth/schemas.js';
+import { ErrorMessageSchema } from '../http/error-message.js';
 import {
   InventoryHistoryLogEntrySchema,
   InventoryHistoryResponseSchema,
@@ -10,7 +11,6 @@ import {
   PurchaseOrdersResponseSchema,
   PurchaseOrdersSearchRequestSchema,
 } from '../retail/schemas.js';
-import { ErrorMessageSchema } from './error-message.js';
 
 /**
  * The OpenAPI 3.1 document, derived from the same TypeBox schemas that validate requests and imports

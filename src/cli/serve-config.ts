@@ -1,0 +1,53 @@
+import cluster from 'node:cluster';
+import { availableParallelism } from 'node:os';
+import { MAX_TOKEN_TTL_SECONDS, MIN_TOKEN_TTL_SECONDS } from '../shared/limits.js';
+import type { StoreLocation } from '../storage/open-store.js';
+import { intOption, type ParsedArgs, UsageError } from './command.js';
+
+/** Everything `serve` was asked for, parsed and validated once (flags > environment > defaults). */
+export interface ServeConfig {
+  store: StoreLocation;
+  host: string;
+  port: number;
+  /** Set by --public-url; otherwise the issuer is the bound address. */
+  publicUrl?: string;
+  tokenTtlSeconds: number;
+  trustProxy: boolean;
+  workers: number;
+  /** Seed demo data and a demo client into a new embedded database. */
+  demo: boolean;
+}
+
+const parsePublicUrl = (raw: string | undefined): string | undefined => {
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`--public-url must be an absolute http(s) URL, not ${raw}.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError('--public-url must use http or https.');
+  return raw.replace(/\/+$/, '');
+};
+
+export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
+  const publicUrl = parsePublicUrl(args.strings['public-url']);
+  const databaseUrl = args.strings['database-url'];
+  return {
+    store: {
+      db: args.strings['db']!,
+      ...(databaseUrl === undefined ? {} : { databaseUrl }),
+      // The primary migrates (once); workers only check the schema.
+      migrate: args.flags['migrate'] === true && !cluster.isWorker,
+      poolSize: intOption(args, 'pool-size', 1, 1000),
+    },
+    host: args.strings['host']!,
+    port: intOption(args, 'port', 0, 65535),
+    ...(publicUrl === undefined ? {} : { publicUrl }),
+    tokenTtlSeconds: intOption(args, 'token-ttl', MIN_TOKEN_TTL_SECONDS, MAX_TOKEN_TTL_SECONDS),
+    trustProxy: args.flags['trust-proxy'] === true,
+    workers: args.strings['workers'] === 'auto' ? availableParallelism() : intOption(args, 'workers', 1, 64),
+    demo: args.flags['no-demo'] !== true,
+  };
+};

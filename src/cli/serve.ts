@@ -1,0 +1,77 @@
+import { type RunningServer, startServer } from '../server/server.js';
+import { type Clock, systemClock } from '../shared/clock.js';
+import { createJsonLogger, type Logger } from '../shared/logger.js';
+import { openStore } from '../storage/open-store.js';
+import type { Store } from '../storage/store.js';
+import type { CommandIo } from './command.js';
+import { prepareDemo, printDemo } from './demo.js';
+import type { ServeConfig } from './serve-config.js';
+
+/** A running `larder serve` (one process): where it answers, and how to stop it and close its store. */
+export interface ServeHandle {
+  url: string;
+  publicUrl: string;
+  stop(): Promise<void>;
+}
+
+export interface ServeOptions {
+  clock?: Clock;
+  logger?: Logger;
+  /** Print the banner (URL, demo credentials); workers of a cluster leave that to the primary. */
+  announce?: boolean;
+}
+
+/** The banner: where Larder listens and, on a demo database, the credentials and a curl to try. */
+export const announce = async (
+  store: Store,
+  io: CommandIo,
+  server: { url: string; publicUrl: string },
+  workers: number,
+): Promise<void> => {
+  io.stdout(
+    `Larder is listening on ${server.url} (issuer ${server.publicUrl}, ${store.kind} storage, ${workers} worker(s)).\n`,
+  );
+  await printDemo(store, server.publicUrl, io);
+  io.stdout('Press Ctrl-C to stop.\n');
+};
+
+/**
+ * `larder serve` in this process, as the CLI runs it and as tests start it: opens the store, prepares the demo
+ * on a new embedded database, serves, and hands back `{ url, stop }`.
+ */
+export const serve = async (
+  config: ServeConfig,
+  io: CommandIo,
+  options: ServeOptions = {},
+): Promise<ServeHandle> => {
+  const store = await openStore(config.store);
+  let server: RunningServer;
+  try {
+    if (config.demo) await prepareDemo(store, io);
+    server = await startServer({
+      store,
+      clock: options.clock ?? systemClock,
+      logger: options.logger ?? createJsonLogger(),
+      config: {
+        host: config.host,
+        port: config.port,
+        ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
+        tokenTtlSeconds: config.tokenTtlSeconds,
+        trustProxy: config.trustProxy,
+      },
+    });
+  } catch (error) {
+    // An open pool would keep the process alive after the failure.
+    await store.close();
+    throw error;
+  }
+  if (options.announce !== false) await announce(store, io, server, 1);
+  return {
+    url: server.url,
+    publicUrl: server.publicUrl,
+    stop: async () => {
+      await server.stop();
+      await store.close();
+    },
+  };
+};

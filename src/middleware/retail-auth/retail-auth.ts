@@ -1,0 +1,38 @@
+import type { MiddlewareHandler } from 'hono';
+import type { Principal, RetailGuard } from '../../auth/retail-guard.js';
+import { requestHeader } from '../../http/request-header.js';
+import { LarderError } from '../../shared/errors.js';
+import { LOCATION_HEADER } from '../../shared/limits.js';
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** The authorized caller of a retail route: its client and effective scopes, never its token. */
+    principal: Principal;
+    /** The location the caller asked for and is granted. */
+    locationId: string;
+  }
+}
+
+const LOCATION_HEADER_KEY = LOCATION_HEADER.toLowerCase();
+
+/**
+ * Retail authorization, before a handler touches data: the token first (401/403), then the location header
+ * (400), then the grant (403). With the header missing the token is still checked, so an anonymous caller
+ * learns nothing but "401".
+ */
+export const retailAuth =
+  (guard: RetailGuard): MiddlewareHandler =>
+  async (c, next) => {
+    const authorization = requestHeader(c, 'authorization');
+    const locationId = requestHeader(c, LOCATION_HEADER_KEY)?.trim();
+    if (locationId === undefined || locationId === '') {
+      await guard(authorization, undefined);
+      throw new LarderError('ERR_LOCATION_HEADER', {
+        fieldName: LOCATION_HEADER,
+        message: `The ${LOCATION_HEADER} header is required and must not be empty.`,
+      });
+    }
+    c.set('principal', await guard(authorization, locationId));
+    c.set('locationId', locationId);
+    await next();
+  };
