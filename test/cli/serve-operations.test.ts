@@ -10,11 +10,15 @@ import { adminQuery, postgresUnreachable, postgresUrl } from '../storage/backend
 
 /** Operator paths of `larder serve`: workers, a busy port, and PostgreSQL schema handling. */
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+/** A port this test holds: nothing else can take it meanwhile. */
+const holdPort = () =>
+  new Promise<{ port: number; release: () => void }>((resolve) => {
+    const holder = createServer().listen(0, '127.0.0.1', () => {
+      const address = holder.address();
+      resolve({
+        port: typeof address === 'object' && address !== null ? address.port : 0,
+        release: () => holder.close(),
+      });
     });
   });
 
@@ -28,8 +32,8 @@ describe('serve on SQLite', () => {
   after(() => rm(dir, { recursive: true, force: true }));
 
   test('--workers 2 serves from two processes and stops them all on SIGTERM', async () => {
-    const port = await freePort();
-    const server = await startServe(['--db', db, '--no-demo', '--port', String(port), '--workers', '2']);
+    // Port 0 with workers: the cluster's primary picks one port for all of them, and the banner names it.
+    const server = await startServe(['--db', db, '--no-demo', '--port', '0', '--workers', '2']);
     assert.match(server.output(), /2 worker\(s\)/);
     const answers = await Promise.all(Array.from({ length: 8 }, () => fetch(`${server.url}/healthz`)));
     assert.ok(answers.every((response) => response.status === 200));
@@ -37,14 +41,13 @@ describe('serve on SQLite', () => {
   });
 
   test('a port already in use ends serve with exit code 1 and says so', async () => {
-    const port = await freePort();
-    const busy = createServer().listen(port, '127.0.0.1');
+    const { port, release } = await holdPort();
     try {
       const run = await larder(['serve', '--db', db, '--no-demo', '--port', String(port), '--workers', '2']);
       assert.equal(run.code, 1);
       assert.match(run.stderr, new RegExp(`Port ${port} on 127.0.0.1 is already in use`));
     } finally {
-      busy.close();
+      release();
     }
   });
 

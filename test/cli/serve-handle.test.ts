@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { CommandIo } from '../../src/cli/command.js';
+import { serve } from '../../src/cli/serve.js';
+import { parseServeConfig } from '../../src/cli/serve-config.js';
+import { silentLogger } from '../../src/shared/logger.js';
+
+/** `larder serve` started in process through its handle, as most server tests can run it. */
+
+let dir: string;
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'larder-handle-'));
+});
+after(() => rm(dir, { recursive: true, force: true }));
+
+const io = (): CommandIo & { out: string[] } => {
+  const out: string[] = [];
+  return { out, stdout: (t) => out.push(t), stderr: (t) => out.push(t), env: {}, isTty: false };
+};
+
+const config = (overrides: Record<string, string> = {}) =>
+  parseServeConfig({
+    strings: {
+      db: join(dir, 'larder.db'),
+      host: '127.0.0.1',
+      port: '0',
+      'token-ttl': '3600',
+      workers: '1',
+      'pool-size': '10',
+      ...overrides,
+    },
+    flags: { 'no-demo': true },
+    positionals: [],
+  });
+
+test('serve answers on the URL its handle names, and stop() frees the port and closes the store', async () => {
+  const output = io();
+  const handle = await serve(config(), output, { logger: silentLogger });
+  assert.match(handle.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  assert.equal(handle.publicUrl, handle.url);
+  assert.match(output.out.join(''), /Larder is listening on http:\/\/127\.0\.0\.1:\d+ /);
+  assert.equal((await fetch(`${handle.url}/readyz`)).status, 200);
+  await handle.stop();
+  await assert.rejects(fetch(`${handle.url}/healthz`));
+});
+
+test('the parsed config carries --public-url as the issuer', async () => {
+  const handle = await serve(config({ 'public-url': 'https://api.example.test/larder/' }), io(), {
+    logger: silentLogger,
+  });
+  try {
+    const metadata = (await (await fetch(`${handle.url}/.well-known/oauth-authorization-server`)).json()) as {
+      issuer: string;
+    };
+    assert.equal(metadata.issuer, 'https://api.example.test/larder');
+  } finally {
+    await handle.stop();
+  }
+});
