@@ -1,14 +1,22 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 
-/** A worker module next to `from`: .ts when running from source (tests, benches), .js in the built dist. */
-export const siblingModule = (from: string, name: string): URL =>
-  new URL(`./${name}${from.endsWith('.ts') ? '.ts' : '.js'}`, from);
+/**
+ * The compiled worker module `name` next to `from`. Workers always run compiled JavaScript, never through a
+ * TypeScript loader: from dist/ that is the sibling file; from source (tests and benches under tsx) it is the
+ * same module in dist/, which `npm run build` makes before the tests run.
+ */
+export const siblingModule = (from: string, name: string): URL => {
+  const sibling = new URL(`./${name}.js`, from);
+  if (!from.endsWith('.ts')) return sibling;
+  const at = sibling.href.lastIndexOf('/src/');
+  return new URL(`${sibling.href.slice(0, at)}/dist/${sibling.href.slice(at + '/src/'.length)}`);
+};
 
-/** Starts a worker thread on `script`, compiled or TypeScript source. */
+/** Starts a worker thread on a compiled module, saying plainly when it has not been built. */
 export const startWorker = (script: URL, options: WorkerOptions): Worker => {
-  if (!script.pathname.endsWith('.ts')) return new Worker(script, options);
-  // Node 20 does not apply `--import tsx` to a worker's entry module, so the worker registers tsx itself first.
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(script.href)}); });`;
-  return new Worker(bootstrap, { ...options, eval: true });
+  if (script.protocol === 'file:' && !existsSync(fileURLToPath(script)))
+    throw new Error(`Worker module ${fileURLToPath(script)} is missing: run \`npm run build\` first.`);
+  return new Worker(script, options);
 };

@@ -95,7 +95,7 @@ test('a worker that fails part-way rolls its location back; locations committed 
       written += rows.length;
     });
     const options = resolveGenerateOptions({ ...SMALL, locationIndex: 1 });
-    const failing = new URL('./failing-seed-worker.ts', import.meta.url);
+    const failing = new URL('./failing-seed-worker.mjs', import.meta.url);
     await assert.rejects(
       importLocation(counting, locationIdentity(42, 1), workerRowBatches(options, failing)),
       /generator broke/,
