@@ -1,5 +1,6 @@
 import type { Handler } from 'hono';
 import { readJsonObject } from '../http/request-body.js';
+import { collectingFacts, noteFacts, tokenFingerprint } from '../http/request-facts.js';
 import { LarderError } from '../shared/errors.js';
 import { createValidator } from '../shared/validator.js';
 import type { AuthEndpointDeps } from './endpoint-deps.js';
@@ -67,6 +68,8 @@ export const createLoginHandler = (deps: AuthEndpointDeps): Handler => {
       current.set(clientId, { token: issued.token, expiresAt: issued.expiresAt, scopes });
       ({ token, expiresIn } = issued);
     }
+    if (collectingFacts(c))
+      noteFacts(c, { tokenFingerprint: tokenFingerprint(token), tokenExpiresAtMs: now + expiresIn * 1000 });
     const response: AuthenticationResponse = {
       token: {
         tokenType: 'Bearer',

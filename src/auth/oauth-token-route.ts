@@ -1,5 +1,6 @@
 import type { Context, Handler } from 'hono';
 import { readBodyText } from '../http/request-body.js';
+import { collectingFacts, noteFacts, tokenFingerprint } from '../http/request-facts.js';
 import { isLarderError } from '../shared/errors.js';
 import { MAX_BODY_BYTES } from '../shared/limits.js';
 import type { AuthEndpointDeps } from './endpoint-deps.js';
@@ -24,7 +25,14 @@ const oauthError = (
   error: OAuthErrorCode,
   description: string,
   headers: Record<string, string> = {},
-): Response => c.json({ error, error_description: description }, status, { ...NO_STORE, ...headers });
+): Response => {
+  const retryAfter = headers['Retry-After'];
+  noteFacts(c, {
+    code: error,
+    ...(retryAfter === undefined ? {} : { retryAfterSeconds: Number(retryAfter) }),
+  });
+  return c.json({ error, error_description: description }, status, { ...NO_STORE, ...headers });
+};
 
 interface ClientCredentials {
   clientId: string;
@@ -128,6 +136,8 @@ export const createOAuthTokenHandler =
     const scopes = requested.length > 0 ? client.scopes.filter((s) => requested.includes(s)) : client.scopes;
 
     const issued = await deps.mint(client.clientId, scopes);
+    if (collectingFacts(c))
+      noteFacts(c, { tokenFingerprint: tokenFingerprint(issued.token), tokenExpiresAtMs: issued.expiresAt });
     return c.json(
       {
         access_token: issued.token,

@@ -13,6 +13,7 @@ import {
 } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { toErrorMessage } from './error-message.js';
+import { noteFacts } from './request-facts.js';
 
 /** The HTTP meaning of each storage failure: storage raises StoreErrors, the status is chosen here. */
 const STORE_TO_HTTP: Record<StoreErrorCode, ErrorCode> = {
@@ -59,6 +60,11 @@ export const createErrorEdge = (logger: Logger) => (thrown: unknown, c: Context)
       error: error.cause ?? error,
     });
   }
+  const retryAfter = error.headers['Retry-After'];
+  noteFacts(c, {
+    code: error.numericCode,
+    ...(retryAfter === undefined ? {} : { retryAfterSeconds: Number(retryAfter) }),
+  });
   for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
   c.header('X-Request-Id', requestId);
   c.header('Cache-Control', 'no-store');

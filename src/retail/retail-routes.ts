@@ -1,5 +1,6 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { readJsonObject } from '../http/request-body.js';
+import { collectingFacts, noteFacts } from '../http/request-facts.js';
 import { LarderError } from '../shared/errors.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../shared/limits.js';
 import type { Store, StoredJson, StoredRow } from '../storage/store.js';
@@ -86,15 +87,24 @@ export const createRetailRoutes = ({ store, authorize, pageTokens }: RetailRoute
   ) =>
     routes.post(`/v1/${operation}/search`, authorize, async (c) => {
       const locationId = c.get('locationId');
-      const filter = parse(await readJsonObject(c));
-      const pageSize = parsePageSize(c.req.query('pageSize'));
+      const body = await readJsonObject(c);
       const current = c.req.query('pageToken') ?? '';
+      const rawPageSize = c.req.query('pageSize');
+      if (collectingFacts(c))
+        noteFacts(c, {
+          body,
+          ...(current === '' ? {} : { pageToken: current }),
+          ...(rawPageSize === undefined ? {} : { pageSize: Number(rawPageSize) }),
+        });
+      const filter = parse(body);
+      const pageSize = parsePageSize(rawPageSize);
       const binding = `${operation}\n${locationId}\n${filterBinding(filter)}\n${pageSize}`;
       const after = current === '' ? undefined : pageTokens.decode(binding, current);
       // One row past the page tells whether another page exists, so no empty page carries a next token.
       const rows = await run(locationId, filter, pageSize + 1, after);
       const count = Math.min(rows.length, pageSize);
       const next = rows.length > pageSize ? pageTokens.encode(binding, rows[pageSize - 1]!) : '';
+      noteFacts(c, { hasNextPage: next !== '' });
       return c.body(pageBody(current, next, rows, count), 200, jsonHeaders());
     });
 

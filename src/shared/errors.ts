@@ -25,6 +25,11 @@ export const ERROR_CATALOG = {
     numericCode: 40102,
     message: 'The client credentials are not valid.',
   },
+  ERR_ADMIN_UNAUTHENTICATED: {
+    status: 401,
+    numericCode: 40103,
+    message: 'The admin API needs Authorization: Bearer <admin token>.',
+  },
   ERR_INSUFFICIENT_SCOPE: {
     status: 403,
     numericCode: 40301,

@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ClientAuthenticator } from '../../auth/client-authenticator.js';
 import { type FailureThrottle, throttleKeys } from '../../auth/failure-throttle.js';
+import { noteFacts } from '../../http/request-facts.js';
 
 type AuthenticatedClient = NonNullable<Awaited<ReturnType<ClientAuthenticator>>>;
 
@@ -35,6 +36,7 @@ export const loginThrottle =
   ({ throttle, authenticate, sourceAddress }: LoginThrottleDeps): MiddlewareHandler =>
   async (c, next) => {
     c.set('checkCredentials', async (clientId, clientSecret) => {
+      noteFacts(c, { clientId });
       const keys = throttleKeys(clientId, sourceAddress(c));
       const retryAfterSeconds = throttle.retryAfterSeconds(keys);
       if (retryAfterSeconds !== undefined) return { ok: false, reason: 'throttled', retryAfterSeconds };

@@ -1,5 +1,11 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { Principal, RetailGuard } from '../../auth/retail-guard.js';
+import {
+  collectingFacts,
+  noteFacts,
+  tokenFingerprint,
+  unverifiedClientId,
+} from '../../http/request-facts.js';
 import { requestHeader } from '../../http/request-header.js';
 import { LarderError } from '../../shared/errors.js';
 import { LOCATION_HEADER } from '../../shared/limits.js';
@@ -15,6 +21,17 @@ declare module 'hono' {
 
 const LOCATION_HEADER_KEY = LOCATION_HEADER.toLowerCase();
 
+/** For the journal: which token was used, and whose it claims to be (refused tokens included). */
+const noteToken = (c: Context, authorization: string | undefined): void => {
+  const token = /^Bearer +(\S+)/i.exec(authorization ?? '')?.[1];
+  if (token === undefined) return;
+  const clientId = unverifiedClientId(token);
+  noteFacts(c, {
+    tokenFingerprint: tokenFingerprint(token),
+    ...(clientId === undefined ? {} : { clientId }),
+  });
+};
+
 /**
  * Retail authorization, before a handler touches data: the token first (401/403), then the location header
  * (400), then the grant (403). With the header missing the token is still checked, so an anonymous caller
@@ -24,6 +41,7 @@ export const retailAuth =
   (guard: RetailGuard): MiddlewareHandler =>
   async (c, next) => {
     const authorization = requestHeader(c, 'authorization');
+    if (collectingFacts(c)) noteToken(c, authorization);
     const locationId = requestHeader(c, LOCATION_HEADER_KEY)?.trim();
     if (locationId === undefined || locationId === '') {
       await guard(authorization, undefined);
@@ -32,7 +50,9 @@ export const retailAuth =
         message: `The ${LOCATION_HEADER} header is required and must not be empty.`,
       });
     }
-    c.set('principal', await guard(authorization, locationId));
+    const principal = await guard(authorization, locationId);
+    noteFacts(c, { clientId: principal.clientId });
+    c.set('principal', principal);
     c.set('locationId', locationId);
     await next();
   };

@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import type { Context } from 'hono';
+
+/**
+ * Facts about a request that only the middleware or handler serving it knows (the client, the token's
+ * fingerprint, the error code, a search body), collected for the request journal. The collection exists only
+ * while the journal is on: `noteFacts` is then one property check per call.
+ */
+export interface RequestFacts {
+  clientId?: string;
+  code?: number | string;
+  tokenFingerprint?: string;
+  tokenExpiresAtMs?: number;
+  body?: unknown;
+  pageToken?: string;
+  pageSize?: number;
+  hasNextPage?: boolean;
+  retryAfterSeconds?: number;
+  fault?: string;
+}
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    facts: RequestFacts | undefined;
+  }
+}
+
+export const noteFacts = (c: Context, facts: RequestFacts): void => {
+  const collected = c.get('facts');
+  if (collected !== undefined) Object.assign(collected, facts);
+};
+
+/** Whether anyone collects facts for this request (so callers skip computing them otherwise). */
+export const collectingFacts = (c: Context): boolean => c.get('facts') !== undefined;
+
+/** Tells tokens apart in the journal without keeping them: the first 16 hex digits of their SHA-256. */
+export const tokenFingerprint = (token: string): string =>
+  createHash('sha256').update(token).digest('hex').slice(0, 16);
+
+/**
+ * The `client_id` claim of a bearer token, read WITHOUT verifying it: only to say in the journal whose refused
+ * token it was (an expired token is still its client's). Never used to authorize anything.
+ */
+export const unverifiedClientId = (token: string): string | undefined => {
+  try {
+    const payload = JSON.parse(
+      Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8'),
+    ) as unknown;
+    const clientId = (payload as { client_id?: unknown } | null)?.client_id;
+    return typeof clientId === 'string' ? clientId : undefined;
+  } catch {
+    return undefined;
+  }
+};
