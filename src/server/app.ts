@@ -5,14 +5,20 @@ import { TOKEN_ENDPOINT_PATH } from '../auth/oauth-token-route.js';
 import type { RetailGuard } from '../auth/retail-guard.js';
 import { sourceAddress } from '../auth/source-address.js';
 import { createErrorEdge } from '../http/error-edge.js';
+import { adminAuth } from '../middleware/admin-auth/admin-auth.js';
+import { journalRequests } from '../middleware/journal/journal.js';
 import { loginThrottle } from '../middleware/login-throttle/login-throttle.js';
 import { requestId } from '../middleware/request-id/request-id.js';
 import { retailAuth } from '../middleware/retail-auth/retail-auth.js';
 import { createPageTokens } from '../retail/page-token.js';
 import { createRetailRoutes } from '../retail/retail-routes.js';
+import { ADMIN_PREFIX, createAdminRoutes } from '../sandbox/admin-routes.js';
+import { createJournal, type Journal } from '../sandbox/journal.js';
+import { OPERATIONS } from '../sandbox/journal-entry.js';
 import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
+import { type ClockSetting, createVirtualClock } from '../shared/virtual-clock.js';
 import type { Store } from '../storage/store.js';
 import { openApiDocument } from './openapi.js';
 
@@ -22,6 +28,10 @@ export interface AppConfig {
   tokenTtlSeconds: number;
   /** Take the throttled source address from X-Forwarded-For (only behind a proxy you run). */
   trustProxy: boolean;
+  /** Turns the admin API (/_larder/), the virtual clock and the request journal on. */
+  adminToken?: string;
+  /** Entries the request journal keeps (default 10,000). */
+  journalSize?: number;
 }
 
 export interface AppDeps {
@@ -36,7 +46,28 @@ export interface AppDeps {
 export interface LarderApp {
   app: Hono;
   auth: AuthService;
+  /** The clock everything runs on: the virtual clock when the admin API is on, else the one given. */
+  clock: Clock;
+  /** The request journal, when the admin API is on. */
+  journal: Journal | undefined;
+  /** Starts background work (auth and clock polls); returns a stop function. */
+  start(): () => void;
 }
+
+export const CLOCK_SETTING = 'sandbox_clock';
+
+/** Every instance keeps its virtual time in step with the store within a second, as with revocations. */
+const CLOCK_SYNC_MS = 500;
+
+/** Operation ids by `METHOD route`, for the journal. */
+const OPERATION_ROUTES: ReadonlyMap<string, string> = new Map([
+  [`POST ${LOGIN_PATH}`, OPERATIONS.login],
+  [`POST ${TOKEN_ENDPOINT_PATH}`, OPERATIONS.oauthToken],
+  ['POST /v1/purchaseOrders/search', OPERATIONS.searchPurchaseOrders],
+  ['GET /v1/purchaseOrders/:purchaseOrderId', OPERATIONS.getPurchaseOrder],
+  ['POST /v1/inventoryHistory/search', OPERATIONS.searchInventoryHistory],
+  ['GET /v1/inventoryHistory/:inventoryHistoryEntryId', OPERATIONS.getInventoryHistoryEntry],
+]);
 
 export const PAGE_TOKEN_SECRET_SETTING = 'page_token_secret';
 
@@ -45,7 +76,28 @@ export const PAGE_TOKEN_SECRET_SETTING = 'page_token_secret';
  * request pipeline. Every cross-cutting concern is one middleware (src/middleware/<name>/); handlers only do
  * their operation's work; every error answer goes through the one error edge.
  */
-export const createApp = async ({ store, clock, logger, config, guard }: AppDeps): Promise<LarderApp> => {
+export const createApp = async ({
+  store,
+  clock: given,
+  logger,
+  config,
+  guard,
+}: AppDeps): Promise<LarderApp> => {
+  const sandbox = config.adminToken !== undefined;
+  const virtualClock = sandbox
+    ? await createVirtualClock({
+        real: given,
+        persistence: {
+          load: async () => {
+            const text = await store.getSetting(CLOCK_SETTING);
+            return text === undefined ? undefined : (JSON.parse(text) as ClockSetting);
+          },
+          save: (setting) => store.setSetting(CLOCK_SETTING, JSON.stringify(setting)),
+        },
+      })
+    : undefined;
+  const clock = virtualClock ?? given;
+  const journal = sandbox ? createJournal(config.journalSize) : undefined;
   const auth = await createAuthService({
     store,
     clock,
@@ -56,6 +108,8 @@ export const createApp = async ({ store, clock, logger, config, guard }: AppDeps
   const app = new Hono();
 
   app.use(requestId());
+  if (journal !== undefined)
+    app.use(journalRequests({ journal, clock, operations: OPERATION_ROUTES, skipPrefix: ADMIN_PREFIX }));
   const errorEdge = createErrorEdge(logger);
   app.onError(errorEdge);
   app.notFound((c) => errorEdge(new LarderError('ERR_ROUTE_NOT_FOUND'), c));
@@ -85,5 +139,23 @@ export const createApp = async ({ store, clock, logger, config, guard }: AppDeps
       pageTokens: createPageTokens(secret),
     }),
   );
-  return { app, auth };
+  if (config.adminToken !== undefined && virtualClock !== undefined && journal !== undefined) {
+    app.use(`${ADMIN_PREFIX}/*`, adminAuth(config.adminToken));
+    app.route(ADMIN_PREFIX, createAdminRoutes({ store, clock: virtualClock, journal }));
+  }
+  return {
+    app,
+    auth,
+    clock,
+    journal,
+    start: () => {
+      const stops = [
+        auth.start(),
+        ...(virtualClock === undefined ? [] : [virtualClock.startSync(CLOCK_SYNC_MS)]),
+      ];
+      return () => {
+        for (const stop of stops) stop();
+      };
+    },
+  };
 };

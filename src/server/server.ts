@@ -15,6 +15,8 @@ export interface ServerConfig {
   publicUrl?: string;
   tokenTtlSeconds: number;
   trustProxy: boolean;
+  adminToken?: string;
+  journalSize?: number;
 }
 
 /** A server started in process: where it answers, and how to stop it. */
@@ -83,9 +85,15 @@ export const startServer = async (deps: {
       store,
       clock,
       logger,
-      config: { publicUrl, tokenTtlSeconds: config.tokenTtlSeconds, trustProxy: config.trustProxy },
+      config: {
+        publicUrl,
+        tokenTtlSeconds: config.tokenTtlSeconds,
+        trustProxy: config.trustProxy,
+        ...(config.adminToken === undefined ? {} : { adminToken: config.adminToken }),
+        ...(config.journalSize === undefined ? {} : { journalSize: config.journalSize }),
+      },
     });
-    stopPolling = larder.auth.start();
+    stopPolling = larder.start();
   } catch (error) {
     server.close();
     throw error;

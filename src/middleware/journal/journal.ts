@@ -11,14 +11,14 @@ const LOCATION_HEADER_KEY = LOCATION_HEADER.toLowerCase();
 export interface JournalDeps {
   journal: Journal;
   clock: Clock;
-  /** The operation id of a route (`METHOD /path/:param`), or undefined for routes that have none. */
+  /** The operation id of the route that answered (`METHOD /path/:param`), or undefined for routes that have none. */
   operations: ReadonlyMap<string, string>;
   /** Paths under this prefix (the admin API) are not journaled: the journal shows the integration's traffic. */
   skipPrefix?: string;
 }
 
 const operationOf = (c: Context, operations: ReadonlyMap<string, string>): string | undefined =>
-  operations.get(`${c.req.method} ${routePath(c, -1)}`);
+  operations.get(`${c.req.method} ${routePath(c)}`);
 
 /** Records every answered request in the bounded journal, with the facts its middlewares and handler noted. */
 export const journalRequests =

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Hono } from 'hono';
+import { createErrorEdge } from '../../http/error-edge.js';
+import { noteFacts } from '../../http/request-facts.js';
+import { createJournal } from '../../sandbox/journal.js';
+import { createTestClock } from '../../shared/clock.js';
+import { LarderError } from '../../shared/errors.js';
+import { silentLogger } from '../../shared/logger.js';
+import { requestId } from '../request-id/request-id.js';
+import { journalRequests } from './journal.js';
+
+const clock = createTestClock(Date.UTC(2025, 0, 1));
+const journal = createJournal(3);
+const app = new Hono();
+app.use(requestId());
+app.use(
+  journalRequests({
+    journal,
+    clock,
+    operations: new Map([
+      ['GET /items/:id', 'getItem'],
+      ['POST /items/:id', 'notThisOne'],
+    ]),
+    skipPrefix: '/_admin',
+  }),
+);
+app.onError(createErrorEdge(silentLogger));
+app.get('/items/:id', (c) => {
+  noteFacts(c, { clientId: 'c1' });
+  if (c.req.param('id') === 'gone') throw new LarderError('ERR_NOT_FOUND');
+  return c.text('ok');
+});
+app.get('/_admin/x', (c) => c.text('admin'));
+
+test('an answered request is journaled with its operation, status, error code, facts and virtual time', async () => {
+  journal.clear();
+  await app.request('/items/1', {
+    headers: { 'x-request-id': 'r-1', 'platform-restaurant-external-id': 'loc' },
+  });
+  clock.advance(1000);
+  await app.request('/items/gone');
+  const [ok, missing] = journal.list();
+  assert.equal(ok?.operation, 'getItem');
+  assert.equal(ok?.requestId, 'r-1');
+  assert.equal(ok?.location, 'loc');
+  assert.equal(ok?.clientId, 'c1');
+  assert.equal(ok?.time, '2025-01-01T00:00:00.000Z');
+  assert.equal(missing?.status, 404);
+  assert.equal(missing?.code, 40401);
+  assert.equal(missing?.timeMs, Date.UTC(2025, 0, 1) + 1000);
+});
+
+test('the journal is bounded, and skipped paths are not recorded', async () => {
+  journal.clear();
+  for (let i = 0; i < 5; i++) await app.request(`/items/${i}`);
+  await app.request('/_admin/x');
+  const entries = journal.list();
+  assert.equal(entries.length, 3);
+  assert.deepEqual(
+    entries.map((e) => e.path),
+    ['/items/2', '/items/3', '/items/4'],
+  );
+});

@@ -1,0 +1,198 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createClientCredentials } from '../../src/auth/clients.js';
+import { createApp, type LarderApp } from '../../src/server/app.js';
+import { createTestClock, type TestClock } from '../../src/shared/clock.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import { type BackendInstance, backends, describeBackend } from '../storage/backends.js';
+
+const ADMIN = 'admin-secret-token';
+const ISSUER = 'http://larder.test';
+const LOGIN = '/authentication/v1/authentication/login';
+const T0 = Date.UTC(2025, 2, 10, 9);
+
+const build = (instance: BackendInstance, clock: TestClock, adminToken?: string) =>
+  createApp({
+    store: instance.store,
+    clock,
+    logger: silentLogger,
+    config: {
+      publicUrl: ISSUER,
+      tokenTtlSeconds: 3600,
+      trustProxy: false,
+      ...(adminToken === undefined ? {} : { adminToken }),
+    },
+  });
+
+for (const backend of await backends()) {
+  describeBackend(`admin API (${backend.name})`, backend, () => {
+    let db: BackendInstance;
+    let clock: TestClock;
+    let larder: LarderApp;
+    before(async () => {
+      db = await backend.create();
+      clock = createTestClock(T0);
+      larder = await build(db, clock, ADMIN);
+    });
+    after(() => db.destroy());
+
+    const admin = (method: string, path: string, body?: unknown, token = ADMIN) =>
+      larder.app.request(`/_larder${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const json = async <T = Record<string, unknown>>(response: Response | Promise<Response>) =>
+      (await (await response).json()) as T;
+    const login = async (clientId: string, clientSecret: string) =>
+      larder.app.request(LOGIN, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ clientId, clientSecret, userAccessType: 'PLATFORM_MACHINE_CLIENT' }),
+      });
+    const accessToken = async (clientId: string, clientSecret: string) =>
+      (await json<{ token: { accessToken: string } }>(login(clientId, clientSecret))).token.accessToken;
+    const search = (token: string, location = 'loc-1') =>
+      larder.app.request('/v1/purchaseOrders/search?pageSize=5', {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'platform-restaurant-external-id': location,
+          'content-type': 'application/json',
+        },
+        body: '{}',
+      });
+
+    test('without an admin token every /_larder/ path is a 404, as if it did not exist', async () => {
+      const plain = await build(db, clock);
+      for (const path of ['/_larder/clock', '/_larder/requests', '/_larder/nothing']) {
+        const response = await plain.app.request(path, { headers: { authorization: `Bearer ${ADMIN}` } });
+        assert.equal(response.status, 404);
+        assert.equal((await json(response))['code'], 40402);
+      }
+      assert.equal(plain.journal, undefined);
+    });
+
+    test('a missing or wrong token is a 401 ErrorMessage; a retail token never opens it', async () => {
+      const missing = await larder.app.request('/_larder/clock');
+      assert.equal(missing.status, 401);
+      const body = await json(missing);
+      assert.equal(body['code'], 40103);
+      assert.equal(typeof body['requestId'], 'string');
+      assert.equal((await admin('GET', '/clock', undefined, `${ADMIN}x`)).status, 401);
+      const client = await createClientCredentials(db.store, { name: 'c', allLocations: true }, clock);
+      const retail = await accessToken(client.clientId, client.clientSecret);
+      assert.equal((await admin('GET', '/clock', undefined, retail)).status, 401);
+    });
+
+    test('the admin token never opens retail', async () => {
+      const response = await search(ADMIN);
+      assert.equal(response.status, 401);
+    });
+
+    test('the clock: show, set (frozen), advance, reset', async () => {
+      assert.deepEqual(await json(admin('GET', '/clock')), {
+        now: new Date(T0).toISOString(),
+        offsetSeconds: 0,
+        frozen: false,
+      });
+      const frozen = await json(admin('PUT', '/clock', { now: '2025-01-01T00:00:00Z', frozen: true }));
+      assert.equal(frozen['now'], '2025-01-01T00:00:00.000Z');
+      assert.equal(frozen['frozen'], true);
+      clock.advance(60_000);
+      assert.equal((await json(admin('GET', '/clock')))['now'], '2025-01-01T00:00:00.000Z');
+      const advanced = await json(admin('POST', '/clock/advance', { seconds: 90 }));
+      assert.equal(advanced['now'], '2025-01-01T00:01:30.000Z');
+      const reset = await json(admin('DELETE', '/clock'));
+      assert.deepEqual(reset, { now: new Date(clock.now()).toISOString(), offsetSeconds: 0, frozen: false });
+    });
+
+    test('bad clock requests are 400s naming the field', async () => {
+      const bad = await admin('PUT', '/clock', { now: 'yesterday' });
+      assert.equal(bad.status, 400);
+      assert.equal((await json(bad))['fieldName'], 'now');
+      const zero = await json(admin('POST', '/clock/advance', { seconds: 0 }));
+      assert.equal(zero['fieldName'], 'seconds');
+    });
+
+    test('advancing the clock past the token lifetime expires tokens: 401', async () => {
+      const client = await createClientCredentials(db.store, { name: 'c', allLocations: true }, clock);
+      const token = await accessToken(client.clientId, client.clientSecret);
+      assert.equal((await search(token)).status, 200);
+      await admin('POST', '/clock/advance', { seconds: 3600 + 120 });
+      const expired = await search(token);
+      assert.equal(expired.status, 401);
+      assert.match(expired.headers.get('www-authenticate') ?? '', /expired/);
+      await admin('DELETE', '/clock');
+      assert.equal((await search(token)).status, 200);
+    });
+
+    test('a second instance on the same store takes up the clock on its next sync', async () => {
+      const other = await build(db, clock, ADMIN);
+      await admin('PUT', '/clock', { now: '2030-06-01T00:00:00Z', frozen: true });
+      await other.app.request('/healthz');
+      const stop = other.start();
+      stop();
+      await (other.clock as unknown as { sync(): Promise<void> }).sync();
+      assert.equal(new Date(other.clock.now()).toISOString(), '2030-06-01T00:00:00.000Z');
+      await admin('DELETE', '/clock');
+    });
+
+    test('POST /clients answers the secret once, and it logs in', async () => {
+      const created = await admin('POST', '/clients', { name: 'fixture client', locations: ['loc-9'] });
+      assert.equal(created.status, 201);
+      const client = await json<{ clientId: string; clientSecret: string; locations: string[] }>(created);
+      assert.deepEqual(client.locations, ['loc-9']);
+      assert.equal((await login(client.clientId, client.clientSecret)).status, 200);
+      const invalid = await admin('POST', '/clients', { name: 'x', scopes: 'retail:write' });
+      assert.equal(invalid.status, 400);
+    });
+
+    describe('the request journal', () => {
+      test('records each request with its operation, client and status; never a secret or token', async () => {
+        await admin('DELETE', '/requests');
+        const client = await createClientCredentials(db.store, { name: 'j', locations: ['loc-1'] }, clock);
+        const token = await accessToken(client.clientId, client.clientSecret);
+        assert.equal((await search(token)).status, 200);
+        assert.equal((await search(token, 'loc-2')).status, 403);
+        await login(client.clientId, 'wrong');
+        const { requests } = await json<{ requests: Record<string, unknown>[] }>(
+          admin('GET', `/requests?clientId=${client.clientId}`),
+        );
+        assert.deepEqual(
+          requests.map((r) => [r['operation'], r['status'], r['code'] ?? null, r['location'] ?? null]),
+          [
+            ['authenticationLoginPost', 200, null, null],
+            ['searchPurchaseOrders', 200, null, 'loc-1'],
+            ['searchPurchaseOrders', 403, 40302, 'loc-2'],
+            ['authenticationLoginPost', 401, 40102, null],
+          ],
+        );
+        assert.deepEqual(requests[1]?.['body'], {});
+        assert.equal(requests[1]?.['hasNextPage'], false);
+        assert.equal(requests[0]?.['tokenFingerprint'], requests[1]?.['tokenFingerprint']);
+        const text = JSON.stringify(requests);
+        assert.ok(!text.includes(client.clientSecret), 'no client secret');
+        assert.ok(!text.includes(token), 'no access token');
+        assert.ok(!text.includes('Bearer'), 'no Authorization value');
+      });
+
+      test('filters by operation, status, location, since and limit; DELETE clears it', async () => {
+        const list = async (query: string) =>
+          (await json<{ requests: { status: number }[] }>(admin('GET', `/requests?${query}`))).requests;
+        assert.equal((await list('status=4xx')).length, 2);
+        assert.equal((await list('status=403&location=loc-2')).length, 1);
+        assert.equal((await list('operation=searchPurchaseOrders&limit=1')).length, 1);
+        assert.equal((await list(`since=${new Date(clock.now() + 3_600_000).toISOString()}`)).length, 0);
+        const bad = await admin('GET', '/requests?limit=lots');
+        assert.equal(bad.status, 400);
+        assert.equal((await json(bad))['fieldName'], 'limit');
+        await admin('DELETE', '/requests');
+        assert.equal((await list('')).length, 0);
+      });
+    });
+  });
+}
