@@ -1,11 +1,14 @@
 import { isLarderError } from '../shared/errors.js';
+import { AdminApiError } from './admin-client.js';
 import { type Command, type CommandIo, parseCommandArgs, renderHelp, UsageError } from './command.js';
 import { checkCommand } from './commands/check-command.js';
 import { clientsCommand } from './commands/clients-command.js';
+import { clockCommand } from './commands/clock-command.js';
 import { importCommand } from './commands/import-command.js';
 import { keysCommand } from './commands/keys-command.js';
 import { locationsCommand } from './commands/locations-command.js';
 import { migrateCommand } from './commands/migrate-command.js';
+import { requestsCommand } from './commands/requests-command.js';
 import { seedCommand } from './commands/seed-command.js';
 import { serveCommand } from './commands/serve-command.js';
 
@@ -18,6 +21,8 @@ const COMMANDS: readonly Command[] = [
   clientsCommand,
   keysCommand,
   migrateCommand,
+  clockCommand,
+  requestsCommand,
 ];
 
 const overview = () =>
@@ -58,6 +63,10 @@ export const main = async (argv: readonly string[], io: CommandIo = defaultIo())
     }
     return await command.run(args, io);
   } catch (error) {
+    if (error instanceof AdminApiError) {
+      io.stderr(`larder ${command.name}: ${error.message}\n`);
+      return 1;
+    }
     if (error instanceof UsageError) {
       io.stderr(
         `larder ${command.name}: ${error.message}\nRun \`larder ${command.name} --help\` for usage.\n`,

@@ -4,6 +4,11 @@ import { MAX_TOKEN_TTL_SECONDS, MIN_TOKEN_TTL_SECONDS } from '../shared/limits.j
 import type { StoreLocation } from '../storage/open-store.js';
 import { intOption, type ParsedArgs, UsageError } from './command.js';
 
+/** Short tokens are guessable: the admin API can inject faults and rewrite the clock. */
+const MIN_ADMIN_TOKEN_LENGTH = 16;
+/** About 5 KB an entry at most: the largest journal stays within a few hundred MB. */
+const MAX_JOURNAL_SIZE = 100_000;
+
 /** Everything `serve` was asked for, parsed and validated once (flags > environment > defaults). */
 export interface ServeConfig {
   store: StoreLocation;
@@ -16,6 +21,9 @@ export interface ServeConfig {
   workers: number;
   /** Seed demo data and a demo client into a new embedded database. */
   demo: boolean;
+  /** Turns the admin API on (a demo database has one of its own). */
+  adminToken?: string;
+  journalSize: number;
 }
 
 const parsePublicUrl = (raw: string | undefined): string | undefined => {
@@ -34,6 +42,9 @@ const parsePublicUrl = (raw: string | undefined): string | undefined => {
 export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
   const publicUrl = parsePublicUrl(args.strings['public-url']);
   const databaseUrl = args.strings['database-url'];
+  const adminToken = args.strings['admin-token'];
+  if (adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN_LENGTH)
+    throw new UsageError(`--admin-token must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters.`);
   return {
     store: {
       db: args.strings['db']!,
@@ -49,5 +60,7 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
     trustProxy: args.flags['trust-proxy'] === true,
     workers: args.strings['workers'] === 'auto' ? availableParallelism() : intOption(args, 'workers', 1, 64),
     demo: args.flags['no-demo'] !== true,
+    ...(adminToken === undefined ? {} : { adminToken }),
+    journalSize: intOption(args, 'journal-size', 1, MAX_JOURNAL_SIZE),
   };
 };

@@ -58,6 +58,8 @@ export const serve = async (
         ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
         tokenTtlSeconds: config.tokenTtlSeconds,
         trustProxy: config.trustProxy,
+        ...(config.adminToken === undefined ? {} : { adminToken: config.adminToken }),
+        journalSize: config.journalSize,
       },
     });
   } catch (error) {

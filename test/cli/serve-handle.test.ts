@@ -3,7 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import type { CommandIo } from '../../src/cli/command.js';
+import { type CommandIo, parseCommandArgs } from '../../src/cli/command.js';
+import { serveCommand } from '../../src/cli/commands/serve-command.js';
 import { serve } from '../../src/cli/serve.js';
 import { parseServeConfig } from '../../src/cli/serve-config.js';
 import { silentLogger } from '../../src/shared/logger.js';
@@ -21,20 +22,16 @@ const io = (): CommandIo & { out: string[] } => {
   return { out, stdout: (t) => out.push(t), stderr: (t) => out.push(t), env: {}, isTty: false };
 };
 
-const config = (overrides: Record<string, string> = {}) =>
-  parseServeConfig({
-    strings: {
-      db: join(dir, 'larder.db'),
-      host: '127.0.0.1',
-      port: '0',
-      'token-ttl': '3600',
-      workers: '1',
-      'pool-size': '10',
-      ...overrides,
-    },
-    flags: { 'no-demo': true },
-    positionals: [],
-  });
+/** The config `larder serve ARGS` parses, defaults included. */
+const config = (...argv: string[]) => {
+  const args = parseCommandArgs(
+    serveCommand,
+    ['--db', join(dir, 'larder.db'), '--port', '0', '--no-demo', ...argv],
+    io(),
+  );
+  assert.notEqual(args, 'help');
+  return parseServeConfig(args as Exclude<typeof args, 'help'>);
+};
 
 test('serve answers on the URL its handle names, and stop() frees the port and closes the store', async () => {
   const output = io();
@@ -48,7 +45,7 @@ test('serve answers on the URL its handle names, and stop() frees the port and c
 });
 
 test('the parsed config carries --public-url as the issuer', async () => {
-  const handle = await serve(config({ 'public-url': 'https://api.example.test/larder/' }), io(), {
+  const handle = await serve(config('--public-url', 'https://api.example.test/larder/'), io(), {
     logger: silentLogger,
   });
   try {

@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import { DEFAULT_JOURNAL_SIZE } from '../../sandbox/journal.js';
 import { localUrl } from '../../server/server.js';
 import {
   DEFAULT_HOST,
@@ -132,6 +133,20 @@ export const serveCommand: Command = {
       default: '10',
       placeholder: 'N',
       description: 'PostgreSQL connections per worker process.',
+    },
+    'admin-token': {
+      type: 'string',
+      env: 'LARDER_ADMIN_TOKEN',
+      placeholder: 'TOKEN',
+      description:
+        'Turn the admin API (/_larder/: clock, fixtures, journal, report) on, locked by this token (16+ characters). A demo database has its own, printed at start.',
+    },
+    'journal-size': {
+      type: 'string',
+      env: 'LARDER_JOURNAL_SIZE',
+      default: String(DEFAULT_JOURNAL_SIZE),
+      placeholder: 'N',
+      description: 'Requests the journal keeps (with the admin API on).',
     },
     'no-demo': {
       type: 'boolean',

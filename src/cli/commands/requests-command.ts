@@ -1,0 +1,67 @@
+import type { JournalEntry } from '../../sandbox/journal-entry.js';
+import { ADMIN_OPTIONS, adminClient } from '../admin-client.js';
+import { type Command, UsageError } from '../command.js';
+
+const line = (entry: JournalEntry) =>
+  [
+    entry.time,
+    entry.method.padEnd(6),
+    String(entry.status),
+    (entry.operation ?? entry.path).padEnd(24),
+    entry.clientId ?? '-',
+    entry.location ?? '-',
+    entry.code === undefined ? '' : `code=${entry.code}`,
+    entry.fault === undefined ? '' : `fault=${entry.fault}`,
+    `${entry.durationMs} ms`,
+    entry.requestId,
+  ]
+    .filter((cell) => cell !== '')
+    .join('  ');
+
+/** How often --follow asks for new entries. */
+const FOLLOW_INTERVAL_MS = 1000;
+
+export const requestsCommand: Command = {
+  name: 'requests',
+  summary: "Show a running sandbox's request journal (oldest first).",
+  usage: 'larder requests [--client ID] [--location ID] [--operation OP] [--status 4xx] [--follow] [--json]',
+  options: {
+    ...ADMIN_OPTIONS,
+    client: { type: 'string', placeholder: 'ID', description: "Only this client's requests." },
+    location: { type: 'string', placeholder: 'ID', description: 'Only requests for this location.' },
+    operation: { type: 'string', placeholder: 'OP', description: 'Only this operation id.' },
+    status: { type: 'string', placeholder: 'STATUS', description: 'Only this status (429) or class (4xx).' },
+    follow: { type: 'boolean', description: 'Keep printing new requests as they arrive (Ctrl-C stops).' },
+    json: { type: 'boolean', description: 'One JSON object per line.' },
+  },
+  run: async (args, io) => {
+    if (args.positionals.length > 0)
+      throw new UsageError(`Unexpected argument: ${args.positionals.join(' ')}`);
+    const admin = adminClient(args);
+    const query = new URLSearchParams();
+    for (const [option, param] of [
+      ['client', 'clientId'],
+      ['location', 'location'],
+      ['operation', 'operation'],
+      ['status', 'status'],
+    ] as const) {
+      const value = args.strings[option];
+      if (value !== undefined) query.set(param, value);
+    }
+    let lastSeq = -1;
+    const print = async () => {
+      const { requests } = await admin.call<{ requests: JournalEntry[] }>('GET', `/requests?${query}`);
+      for (const entry of requests) {
+        if (entry.seq <= lastSeq) continue;
+        lastSeq = entry.seq;
+        io.stdout(args.flags['json'] ? `${JSON.stringify(entry)}\n` : `${line(entry)}\n`);
+      }
+    };
+    await print();
+    if (args.flags['follow'] !== true) return 0;
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, FOLLOW_INTERVAL_MS));
+      await print();
+    }
+  },
+};

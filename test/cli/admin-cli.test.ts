@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { type CommandIo, parseCommandArgs } from '../../src/cli/command.js';
+import { serveCommand } from '../../src/cli/commands/serve-command.js';
+import { main } from '../../src/cli/main.js';
+import { type ServeHandle, serve } from '../../src/cli/serve.js';
+import { parseServeConfig } from '../../src/cli/serve-config.js';
+import { silentLogger } from '../../src/shared/logger.js';
+
+/** The admin CLI commands against a server started in process. */
+
+const ADMIN = 'cli-admin-token-0123456789';
+let dir: string;
+let handle: ServeHandle;
+
+const capture = (): CommandIo & { out: () => string; err: () => string } => {
+  let out = '';
+  let err = '';
+  return {
+    stdout: (t) => {
+      out += t;
+    },
+    stderr: (t) => {
+      err += t;
+    },
+    env: {},
+    isTty: false,
+    out: () => out,
+    err: () => err,
+  };
+};
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'larder-admin-cli-'));
+  const args = parseCommandArgs(
+    serveCommand,
+    ['--db', join(dir, 'larder.db'), '--port', '0', '--no-demo', '--admin-token', ADMIN],
+    capture(),
+  );
+  assert.notEqual(args, 'help');
+  handle = await serve(parseServeConfig(args as Exclude<typeof args, 'help'>), capture(), {
+    logger: silentLogger,
+  });
+});
+after(async () => {
+  await handle.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const larder = async (...argv: string[]) => {
+  const io = capture();
+  const code = await main([...argv, '--url', handle.url, '--admin-token', ADMIN], io);
+  return { code, out: io.out(), err: io.err() };
+};
+
+test('clock set, advance, show and reset drive the server', async () => {
+  assert.match(
+    (await larder('clock', 'set', '2025-01-01T00:00:00Z', '--frozen')).out,
+    /^2025-01-01T00:00:00.000Z \(frozen\)/,
+  );
+  assert.match((await larder('clock', 'advance', '1d2h')).out, /^2025-01-02T02:00:00.000Z \(frozen\)/);
+  const shown = JSON.parse((await larder('clock', 'show', '--json')).out) as { now: string; frozen: boolean };
+  assert.deepEqual([shown.now, shown.frozen], ['2025-01-02T02:00:00.000Z', true]);
+  const reset = await larder('clock', 'reset');
+  assert.equal(reset.code, 0);
+  assert.match(reset.out, /offset \+0 s/);
+});
+
+test('clock mistakes are usage errors; a wrong token is the server refusing', async () => {
+  assert.equal((await larder('clock', 'advance', 'soon')).code, 2);
+  assert.equal((await larder('clock', 'set', 'yesterday')).code, 2);
+  const io = capture();
+  const code = await main(
+    ['clock', 'show', '--url', handle.url, '--admin-token', 'wrong-token-0123456789'],
+    io,
+  );
+  assert.equal(code, 1);
+  assert.match(io.err(), /401/);
+});
+
+test('requests lists the journal, filtered by client and status', async () => {
+  await fetch(`${handle.url}/v1/purchaseOrders/search`, { method: 'POST' });
+  const listed = await larder('requests', '--status', '401', '--json');
+  assert.equal(listed.code, 0);
+  const entries = listed.out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { status: number; operation: string });
+  assert.ok(entries.length >= 1);
+  assert.ok(entries.every((e) => e.status === 401 && e.operation === 'searchPurchaseOrders'));
+});
