@@ -6,7 +6,12 @@ import type { TokenSettings } from './access-tokens.js';
 import { createAuthState } from './auth-state.js';
 import { type ClientAuthenticator, createClientAuthenticator } from './client-authenticator.js';
 import { loadSecretHasher } from './client-secret.js';
-import { createFailureThrottle, type FailureThrottle } from './failure-throttle.js';
+import {
+  createFailureThrottle,
+  type FailureThrottle,
+  noThrottle,
+  type ThrottleLimit,
+} from './failure-throttle.js';
 import { createLoginHandler } from './login-route.js';
 import {
   authorizationServerMetadata,
@@ -28,6 +33,8 @@ export interface AuthConfig {
   /** The issuer (`--public-url`), e.g. http://127.0.0.1:8080; a trailing slash is ignored. */
   publicUrl: string;
   tokenTtlSeconds: number;
+  /** Failed credential checks allowed per client id and address in a window (default 10 a minute). */
+  loginThrottle?: ThrottleLimit | 'off';
 }
 
 export interface AuthService {
@@ -99,7 +106,10 @@ export const createAuthService = async ({
     token: createOAuthTokenHandler(endpointDeps),
     credentials: {
       authenticate: createClientAuthenticator(store, hasher),
-      throttle: createFailureThrottle({ clock }),
+      throttle:
+        config.loginThrottle === 'off'
+          ? noThrottle
+          : createFailureThrottle({ clock, ...(config.loginThrottle ?? {}) }),
     },
     discovery: routes,
     refresh: () => state.refresh(),

@@ -19,6 +19,9 @@ export interface FailureThrottleOptions {
   maxKeys?: number;
 }
 
+/** A throttle that never refuses (`--login-throttle off`). */
+export const noThrottle: FailureThrottle = { retryAfterSeconds: () => undefined, recordFailure: () => {} };
+
 export const createFailureThrottle = ({
   clock,
   limit = 10,
@@ -69,6 +72,28 @@ export const createFailureThrottle = ({
   };
 };
 
-/** Failures count against the client id and, when known, the source address. */
-export const throttleKeys = (clientId: string, address: string | undefined): string[] =>
-  address === undefined ? [`client:${clientId}`] : [`client:${clientId}`, `address:${address}`];
+/**
+ * Failures count against the client id and source address together: one party's wrong secrets, from its own
+ * address, never lock out the client's owner elsewhere, and failures for other client ids never refuse anyone's
+ * correct credentials. Secrets are 256-bit, so the throttle stops hammering, not guessing.
+ */
+export const throttleKeys = (clientId: string, address: string | undefined): string[] => [
+  `${address ?? '-'}\n${clientId}`,
+];
+
+export interface ThrottleLimit {
+  limit: number;
+  windowMs: number;
+}
+
+const UNITS: Record<string, number> = { s: 1000, sec: 1000, min: 60_000, m: 60_000, h: 3_600_000 };
+
+/** `--login-throttle`: `10/min` (failures per window per client and address), `5/30s`, or `off`. */
+export const parseThrottleLimit = (text: string): ThrottleLimit | 'off' | undefined => {
+  if (text === 'off') return 'off';
+  const match = /^(\d{1,6})\/(\d{0,6})(s|sec|m|min|h)$/.exec(text);
+  if (match === null) return undefined;
+  const limit = Number(match[1]);
+  const windowMs = Number(match[2] === '' ? 1 : match[2]) * UNITS[match[3]!]!;
+  return limit >= 1 && windowMs >= 1000 ? { limit, windowMs } : undefined;
+};

@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
+import { parseThrottleLimit, type ThrottleLimit } from '../auth/failure-throttle.js';
 import { MAX_TOKEN_TTL_SECONDS, MIN_TOKEN_TTL_SECONDS } from '../shared/limits.js';
 import type { StoreLocation } from '../storage/open-store.js';
 import { intOption, type ParsedArgs, UsageError } from './command.js';
@@ -24,6 +25,7 @@ export interface ServeConfig {
   /** Turns the admin API on (a demo database has one of its own). */
   adminToken?: string;
   journalSize: number;
+  loginThrottle: ThrottleLimit | 'off';
 }
 
 const parsePublicUrl = (raw: string | undefined): string | undefined => {
@@ -43,6 +45,11 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
   const publicUrl = parsePublicUrl(args.strings['public-url']);
   const databaseUrl = args.strings['database-url'];
   const adminToken = args.strings['admin-token'];
+  const throttle = parseThrottleLimit(args.strings['login-throttle']!);
+  if (throttle === undefined)
+    throw new UsageError(
+      `--login-throttle must be a count per window (10/min, 5/30s, 100/h) or off, not ${args.strings['login-throttle']}.`,
+    );
   if (adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN_LENGTH)
     throw new UsageError(`--admin-token must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters.`);
   return {
@@ -62,5 +69,6 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
     demo: args.flags['no-demo'] !== true,
     ...(adminToken === undefined ? {} : { adminToken }),
     journalSize: intOption(args, 'journal-size', 1, MAX_JOURNAL_SIZE),
+    loginThrottle: throttle,
   };
 };

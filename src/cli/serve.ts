@@ -60,6 +60,7 @@ export const serve = async (
         trustProxy: config.trustProxy,
         ...(config.adminToken === undefined ? {} : { adminToken: config.adminToken }),
         journalSize: config.journalSize,
+        loginThrottle: config.loginThrottle,
       },
     });
   } catch (error) {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Context, Hono } from 'hono';
 import { type AuthService, createAuthService, LOGIN_PATH } from '../auth/auth-service.js';
+import type { ThrottleLimit } from '../auth/failure-throttle.js';
 import { TOKEN_ENDPOINT_PATH } from '../auth/oauth-token-route.js';
 import type { RetailGuard } from '../auth/retail-guard.js';
 import { sourceAddress } from '../auth/source-address.js';
@@ -28,6 +29,8 @@ export interface AppConfig {
   tokenTtlSeconds: number;
   /** Take the throttled source address from X-Forwarded-For (only behind a proxy you run). */
   trustProxy: boolean;
+  /** Failed logins allowed per client id and address in a window; default 10 a minute. */
+  loginThrottle?: ThrottleLimit | 'off';
   /** Turns the admin API (/_larder/), the virtual clock and the request journal on. */
   adminToken?: string;
   /** Entries the request journal keeps (default 10,000). */
@@ -102,7 +105,11 @@ export const createApp = async ({
     store,
     clock,
     logger,
-    config: { publicUrl: config.publicUrl, tokenTtlSeconds: config.tokenTtlSeconds },
+    config: {
+      publicUrl: config.publicUrl,
+      tokenTtlSeconds: config.tokenTtlSeconds,
+      ...(config.loginThrottle === undefined ? {} : { loginThrottle: config.loginThrottle }),
+    },
   });
   const secret = await store.ensureSetting(PAGE_TOKEN_SECRET_SETTING, randomUUID() + randomUUID());
   const app = new Hono();

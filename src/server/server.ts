@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
+import type { ThrottleLimit } from '../auth/failure-throttle.js';
 import { answerClientError, errorResponse } from '../http/error-edge.js';
 import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
@@ -17,6 +18,7 @@ export interface ServerConfig {
   trustProxy: boolean;
   adminToken?: string;
   journalSize?: number;
+  loginThrottle?: ThrottleLimit | 'off';
 }
 
 /** A server started in process: where it answers, and how to stop it. */
@@ -91,6 +93,7 @@ export const startServer = async (deps: {
         trustProxy: config.trustProxy,
         ...(config.adminToken === undefined ? {} : { adminToken: config.adminToken }),
         ...(config.journalSize === undefined ? {} : { journalSize: config.journalSize }),
+        ...(config.loginThrottle === undefined ? {} : { loginThrottle: config.loginThrottle }),
       },
     });
     stopPolling = larder.start();

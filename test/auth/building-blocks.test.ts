@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createSecretHasher, generateClientSecret } from '../../src/auth/client-secret.js';
-import { createFailureThrottle } from '../../src/auth/failure-throttle.js';
+import { createFailureThrottle, parseThrottleLimit, throttleKeys } from '../../src/auth/failure-throttle.js';
 import { createLruCache } from '../../src/auth/lru-cache.js';
 import { createTestClock } from '../../src/shared/clock.js';
 import { createJsonLogger } from '../../src/shared/logger.js';
@@ -41,6 +41,21 @@ describe('failure throttle', () => {
     throttle.recordFailure(['c']);
     assert.equal(throttle.retryAfterSeconds(['a']), undefined);
     assert.equal(throttle.retryAfterSeconds(['c']), 60);
+  });
+
+  it('keys failures on client id and address together', () => {
+    assert.deepEqual(throttleKeys('c1', '10.0.0.1'), ['10.0.0.1\nc1']);
+    assert.notDeepEqual(throttleKeys('c1', '10.0.0.1'), throttleKeys('c1', '10.0.0.2'));
+    assert.notDeepEqual(throttleKeys('c1', '10.0.0.1'), throttleKeys('c2', '10.0.0.1'));
+  });
+
+  it('parses --login-throttle limits', () => {
+    assert.deepEqual(parseThrottleLimit('10/min'), { limit: 10, windowMs: 60_000 });
+    assert.deepEqual(parseThrottleLimit('5/30s'), { limit: 5, windowMs: 30_000 });
+    assert.deepEqual(parseThrottleLimit('100/h'), { limit: 100, windowMs: 3_600_000 });
+    assert.equal(parseThrottleLimit('off'), 'off');
+    for (const bad of ['', '10', '0/min', '10/0s', 'ten/min', '10/day'])
+      assert.equal(parseThrottleLimit(bad), undefined, bad);
   });
 });
 

@@ -180,11 +180,12 @@ describe('POST /authentication/v1/authentication/customer/oauth/token', () => {
     const client = await h.createClient();
     const form = { grant_type: 'client_credentials', client_id: client.clientId, client_secret: 'wrong' };
     for (let i = 0; i < 10; i++)
-      await assertError(await h.token(form, {}, `10.8.0.${i}`), 401, 'invalid_client');
-    const res = await h.token({ ...form, client_secret: client.clientSecret }, {}, '10.8.1.1');
+      await assertError(await h.token(form, {}, '10.8.0.1'), 401, 'invalid_client');
+    const res = await h.token({ ...form, client_secret: client.clientSecret }, {}, '10.8.0.1');
     assert.equal(res.status, 429);
     assert.equal(res.headers.get('retry-after'), '60');
-    assert.equal((await h.login(client.clientId, client.clientSecret, '10.8.1.1')).status, 429);
+    assert.equal((await h.login(client.clientId, client.clientSecret, '10.8.0.1')).status, 429);
+    assert.equal((await h.login(client.clientId, client.clientSecret, '10.8.1.1')).status, 200);
   });
 });
 

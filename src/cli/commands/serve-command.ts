@@ -148,6 +148,14 @@ export const serveCommand: Command = {
       placeholder: 'N',
       description: 'Requests the journal keeps (with the admin API on).',
     },
+    'login-throttle': {
+      type: 'string',
+      env: 'LARDER_LOGIN_THROTTLE',
+      default: '10/min',
+      placeholder: 'N/WINDOW',
+      description:
+        'Failed logins allowed per client id and address before 429 (10/min, 5/30s, 100/h), or off. Correct credentials from elsewhere are never refused.',
+    },
     'no-demo': {
       type: 'boolean',
       env: 'LARDER_NO_DEMO',
