@@ -11,6 +11,7 @@ import { journalRequests } from '../middleware/journal/journal.js';
 import { loginThrottle } from '../middleware/login-throttle/login-throttle.js';
 import { requestId } from '../middleware/request-id/request-id.js';
 import { retailAuth } from '../middleware/retail-auth/retail-auth.js';
+import { createLocationDirectory } from '../retail/location-directory.js';
 import { createPageTokens } from '../retail/page-token.js';
 import { createRetailRoutes } from '../retail/retail-routes.js';
 import { ADMIN_PREFIX, createAdminRoutes } from '../sandbox/admin-routes.js';
@@ -113,6 +114,7 @@ export const createApp = async ({
   });
   const secret = await store.ensureSetting(PAGE_TOKEN_SECRET_SETTING, randomUUID() + randomUUID());
   const app = new Hono();
+  const locations = createLocationDirectory(store, clock);
 
   app.use(requestId());
   if (journal !== undefined)
@@ -142,7 +144,7 @@ export const createApp = async ({
     '/',
     createRetailRoutes({
       store,
-      authorize: retailAuth(guard ?? auth.guard),
+      authorize: retailAuth(guard ?? auth.guard, locations.exists),
       pageTokens: createPageTokens(secret),
     }),
   );

@@ -41,6 +41,7 @@ export const ERROR_CATALOG = {
     message: 'The client is not granted access to this location.',
   },
   ERR_NOT_FOUND: { status: 404, numericCode: 40401, message: 'The record was not found at this location.' },
+  ERR_LOCATION_NOT_FOUND: { status: 404, numericCode: 40403, message: 'The location is unknown.' },
   ERR_ROUTE_NOT_FOUND: { status: 404, numericCode: 40402, message: 'No such endpoint.' },
   ERR_CONFLICT: { status: 409, numericCode: 40901, message: 'The resource already exists.' },
   ERR_METHOD_NOT_ALLOWED: { status: 405, numericCode: 40501, message: 'The method is not allowed here.' },

@@ -58,6 +58,8 @@ export const createAuthHarness = async (issuer = ISSUER): Promise<AuthHarness> =
       config: { publicUrl: issuer, tokenTtlSeconds: TTL, trustProxy: false },
       logger: silentLogger,
     });
+  // The locations clients are granted below: a location nobody imported answers 404.
+  for (const id of ['loc-1', 'loc-2']) await temp.store.upsertLocation({ id });
   const { app, auth } = await instance();
   return {
     store: temp.store,

@@ -162,9 +162,13 @@ for (const backend of await backends()) {
     });
 
     test('a location with no records answers an empty first page with an empty next token', async () => {
-      const harness = await createRetailHarness(instance.store, ['loc-empty']);
+      await instance.store.upsertLocation({ id: 'loc-empty' });
+      const harness = await createRetailHarness(instance.store, ['loc-empty', 'loc-nowhere']);
       const response = await harness.search('inventoryHistory', 'loc-empty', {});
       assert.deepEqual(await response.json(), { currentPageToken: '', nextPageToken: '', data: [] });
+      const unknown = await harness.search('inventoryHistory', 'loc-nowhere', {});
+      assert.equal(unknown.status, 404);
+      assert.equal(((await unknown.json()) as { code: number }).code, 40403);
     });
 
     test('equivalent filters written differently share page tokens', async () => {

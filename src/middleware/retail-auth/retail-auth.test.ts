@@ -12,7 +12,8 @@ const calls: (string | undefined)[][] = [];
 const guard: RetailGuard = async (authorization, locationId) => {
   calls.push([authorization, locationId]);
   if (authorization !== 'Bearer good') throw new LarderError('ERR_UNAUTHENTICATED');
-  if (locationId !== undefined && locationId !== 'loc-1') throw new LarderError('ERR_LOCATION_FORBIDDEN');
+  if (locationId !== undefined && locationId !== 'loc-1' && locationId !== 'loc-4')
+    throw new LarderError('ERR_LOCATION_FORBIDDEN');
   return { clientId: 'client-1', scopes: ['retail:read'] };
 };
 
@@ -20,10 +21,14 @@ const app = new Hono();
 app.use(requestId());
 app.onError(createErrorEdge(silentLogger));
 let handled = 0;
-app.get('/r', retailAuth(guard), (c) => {
-  handled++;
-  return c.json({ principal: c.get('principal'), locationId: c.get('locationId') });
-});
+app.get(
+  '/r',
+  retailAuth(guard, async (id) => id === 'loc-1' || id === 'loc-3'),
+  (c) => {
+    handled++;
+    return c.json({ principal: c.get('principal'), locationId: c.get('locationId') });
+  },
+);
 
 const call = (headers: Record<string, string>) => app.request('/r', { headers });
 const code = async (response: Response) => ((await response.json()) as { code: number }).code;
@@ -59,4 +64,17 @@ test('a location that is not granted is a 403 and never reaches the handler', as
   assert.equal(response.status, 403);
   assert.equal(await code(response), 40302);
   assert.equal(handled, before);
+});
+
+test('a granted location that does not exist is a 404 naming it; an ungranted one stays a 403', async () => {
+  const unknown = await call({ authorization: 'Bearer good', 'platform-restaurant-external-id': 'loc-4' });
+  assert.equal(unknown.status, 404);
+  const body = (await unknown.json()) as { code: number; message: string };
+  assert.equal(body.code, 40403);
+  assert.match(body.message, /loc-4 is unknown/);
+  const existsButForbidden = await call({
+    authorization: 'Bearer good',
+    'platform-restaurant-external-id': 'loc-3',
+  });
+  assert.equal(existsButForbidden.status, 403);
 });

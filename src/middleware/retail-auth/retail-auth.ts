@@ -34,11 +34,11 @@ const noteToken = (c: Context, authorization: string | undefined): void => {
 
 /**
  * Retail authorization, before a handler touches data: the token first (401/403), then the location header
- * (400), then the grant (403). With the header missing the token is still checked, so an anonymous caller
+ * (400), then the grant (403), then whether the location exists (404). With the header missing the token is still checked, so an anonymous caller
  * learns nothing but "401".
  */
 export const retailAuth =
-  (guard: RetailGuard): MiddlewareHandler =>
+  (guard: RetailGuard, locationExists: (locationId: string) => Promise<boolean>): MiddlewareHandler =>
   async (c, next) => {
     const authorization = requestHeader(c, 'authorization');
     if (collectingFacts(c)) noteToken(c, authorization);
@@ -52,6 +52,12 @@ export const retailAuth =
     }
     const principal = await guard(authorization, locationId);
     noteFacts(c, { clientId: principal.clientId });
+    // After the grant: a client learns whether a location exists only when it may read it.
+    if (!(await locationExists(locationId)))
+      throw new LarderError('ERR_LOCATION_NOT_FOUND', {
+        fieldName: LOCATION_HEADER,
+        message: `Location ${locationId} is unknown.`,
+      });
     c.set('principal', principal);
     c.set('locationId', locationId);
     await next();
