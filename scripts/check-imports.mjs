@@ -16,9 +16,9 @@ const files = (dir) =>
     return /\.(m|c)?tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
   });
 
-/** Comments and the bodies of template literals' text could hold fake imports: drop comments first. */
+/** Commented-out imports do not count. */
 const stripComments = (text) =>
-  text.replace(/\/\*[\s\S]*?\*\/|(^|[^:'"`\\])\/\/[^\n]*/g, (match, before) => (before ?? '') + ' ');
+  text.replace(/\/\*[\s\S]*?\*\/|(^|[^:'"`\\])\/\/[^\n]*/g, (_match, before) => (before ?? '') + ' ');
 
 const SPECIFIERS = [
   // import x from '…', import type { x } from '…', export * from '…', export { x } from '…' (across lines too)
