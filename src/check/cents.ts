@@ -18,11 +18,14 @@ export interface Scaled {
 }
 
 export const scaled = (value: number): Scaled => {
-  const text = String(value);
-  const point = text.indexOf('.');
-  const written = text.includes('e') ? MAX_DECIMALS : point === -1 ? 0 : text.length - point - 1;
-  const decimals = Math.min(written, MAX_DECIMALS);
-  return { units: Math.round(value * 10 ** decimals), decimals };
+  // The fewest decimals whose n / 10^d is this very double: its shortest decimal form, as String() would give
+  // (n / 10^d is correctly rounded, 10^d being exact), without formatting a string.
+  for (let decimals = 0; decimals < MAX_DECIMALS; decimals++) {
+    const power = 10 ** decimals;
+    const units = Math.round(value * power);
+    if (units / power === value) return { units, decimals };
+  }
+  return { units: Math.round(value * 10 ** MAX_DECIMALS), decimals: MAX_DECIMALS };
 };
 
 const divideBig = (n: bigint, d: bigint): number => {

@@ -60,22 +60,15 @@ interface Line {
 
 type Strategy = NonNullable<NonNullable<PurchaseOrder['distributionStrategies']>['taxDistributionStrategy']>;
 
-/** Each line's share of an order-level amount by the strategy (absent: by line total), as weight / Σ weights. */
-const weightsOf = (lines: readonly Line[], strategy: Strategy | undefined): number[] => {
-  switch (strategy) {
-    case 'ITEM_QUANTITY':
-      return lines.map((line) => line.quantity);
-    case 'EQUALLY_PER_ITEM':
-      return lines.map(() => 1);
-    default:
-      return lines.map((line) => line.total);
-  }
-};
-
-const shareOf = (weights: readonly number[], i: number, amountCents: number): number => {
+/** Shares of an order-level amount by the strategy (absent: by line total): weight / Σ weights, or equal. */
+const sharesBy = (lines: readonly Line[], strategy: Strategy | undefined) => {
+  const weights = lines.map((line) =>
+    strategy === 'ITEM_QUANTITY' ? line.quantity : strategy === 'EQUALLY_PER_ITEM' ? 1 : line.total,
+  );
   let sum = 0;
   for (const weight of weights) sum += weight;
-  return sum === 0 ? amountCents / weights.length : (amountCents * weights[i]!) / sum;
+  return (i: number, amountCents: number): number =>
+    sum === 0 ? amountCents / lines.length : (amountCents * weights[i]!) / sum;
 };
 
 /**
@@ -185,17 +178,13 @@ export const orderMoneyProblems = (order: PurchaseOrder): string[] => {
 
   // Landed cost per ordered unit: the line total plus its shares of the order's adjustments.
   const strategies = order.distributionStrategies;
-  const taxWeights = weightsOf(lines, strategies?.taxDistributionStrategy);
-  const feeWeights = weightsOf(lines, strategies?.feesDistributionStrategy);
-  const discountWeights = weightsOf(lines, strategies?.discountsDistributionStrategy);
+  const taxShare = sharesBy(lines, strategies?.taxDistributionStrategy);
+  const feeShare = sharesBy(lines, strategies?.feesDistributionStrategy);
+  const discountShare = sharesBy(lines, strategies?.discountsDistributionStrategy);
   lines.forEach((line, i) => {
     const landed = order.items[i]!.orderedItemInfo.orderedCost?.landedCost;
     if (!given(landed)) return;
-    const cents =
-      line.total +
-      shareOf(taxWeights, i, taxes) +
-      shareOf(feeWeights, i, fees) -
-      shareOf(discountWeights, i, discounts);
+    const cents = line.total + taxShare(i, taxes) + feeShare(i, fees) - discountShare(i, discounts);
     const perUnit = cents / line.quantity;
     // Half away from zero; the epsilon absorbs floating-point noise in the shares.
     const expected = Math.sign(perUnit) * Math.round(Math.abs(perUnit) + 1e-6);
