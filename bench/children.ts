@@ -83,14 +83,19 @@ export const freePort = () =>
     });
   });
 
-const PRISM = join(ROOT, 'node_modules', '.bin', 'prism');
+/** Prism is the bench's own dependency (bench/package.json), not the server's. */
+const PRISM = join(ROOT, 'bench', 'node_modules', '.bin', 'prism');
 
 /**
  * Prism mocking Larder's own OpenAPI document (the peer). Resolves undefined, with the reason, when it is not
  * installed or does not start, so the bench still runs without it.
  */
 export const startPrism = async (documentPath: string): Promise<{ child: Child } | { skipped: string }> => {
-  if (!existsSync(PRISM)) return { skipped: 'node_modules/.bin/prism is missing (npm install)' };
+  if (!existsSync(PRISM))
+    return {
+      skipped:
+        'bench/node_modules/.bin/prism is missing (npm run bench installs it; or npm ci --prefix bench)',
+    };
   const port = await freePort();
   const child = spawn(PRISM, ['mock', '-h', '127.0.0.1', '-p', String(port), '--errors', documentPath], {
     cwd: ROOT,

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Runs every test/**/*.test.ts with node's own test runner (Node 20 has no glob support for --test).
+// Runs every test/**/*.test.ts and src/**/*.test.ts (tests kept beside their module, e.g.
+// src/middleware/<name>/<name>.test.ts) with node's own test runner (Node 20 has no glob support for --test).
+// `--list` prints the files instead of running them.
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 const find = (dir) =>
@@ -11,8 +13,16 @@ const find = (dir) =>
     return entry.name.endsWith('.test.ts') ? [path] : [];
   });
 
-const only = process.argv.slice(2);
-const files = (only.length > 0 ? only : find('test')).sort();
+const args = process.argv.slice(2);
+const list = args.includes('--list');
+const only = args.filter((arg) => arg !== '--list');
+const files = (
+  only.length > 0 ? only : ['test', 'src'].filter((dir) => existsSync(dir)).flatMap(find)
+).sort();
+if (list) {
+  for (const file of files) console.log(file);
+  process.exit(0);
+}
 const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
   stdio: 'inherit',
 });

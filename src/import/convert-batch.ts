@@ -7,6 +7,7 @@ import {
 } from '../retail/schemas.js';
 import { createValidator } from '../shared/validator.js';
 import type { InventoryRecord, PurchaseOrderRecord } from '../storage/store.js';
+import { lineOfField } from './record-stream.js';
 
 export type RecordKind = 'purchaseOrders' | 'inventoryEntries';
 
@@ -58,7 +59,8 @@ export const convertBatch = ({ kind, texts, lines }: RawBatch): ConvertedBatch =
       continue;
     }
     const found = validator.problems(value);
-    for (const problem of found) problems.push({ line, ...problem });
+    for (const problem of found)
+      problems.push({ line: lineOfField(texts[i]!, line, problem.fieldName), ...problem });
     if (problems.length === 0) records.push(toRecord(kind, value));
   }
   return { records: problems.length === 0 ? records : [], problems };

@@ -19,7 +19,9 @@ export class RecordSyntaxError extends Error {
 /**
  * Splits a JSON array or NDJSON stream into top-level values without holding the whole file: it tracks string
  * and nesting state across chunks and hands each complete element to JSON.parse separately. The format is
- * detected from the first non-blank character (`[` = array; anything else = one value per line).
+ * detected from the first non-blank character (`[` = array; anything else = one value per line). A UTF-8
+ * byte-order mark at the very start of the file is skipped. In an array, elements must be separated by exactly
+ * one comma: `[,{}]`, `[{},,{}]` and `[{},]` are syntax errors, as they are for JSON.parse.
  */
 export async function* readRecords(input: Readable): AsyncGenerator<RawRecord> {
   let mode: 'unknown' | 'array' | 'lines' | 'done' = 'unknown';
@@ -30,6 +32,9 @@ export async function* readRecords(input: Readable): AsyncGenerator<RawRecord> {
   let start = -1;
   let startLine = 0;
   let pending = '';
+  let atFileStart = true;
+  /** Between an array's elements: what may come next. */
+  let expect: 'first' | 'element' | 'comma' = 'first';
 
   for await (const chunk of input.setEncoding('utf8') as AsyncIterable<string>) {
     const text = pending + chunk;
@@ -42,7 +47,12 @@ export async function* readRecords(input: Readable): AsyncGenerator<RawRecord> {
     let nextBackslash = -1;
     let nextNewline = -1;
     // `pending` was scanned already; only the new chunk is.
-    for (let i = pending.length; i < text.length; i++) {
+    let from = pending.length;
+    if (atFileStart && text.length > 0) {
+      atFileStart = false;
+      if (text.charCodeAt(0) === 0xfeff) from = 1;
+    }
+    for (let i = from; i < text.length; i++) {
       if (inString && !escaped) {
         if (nextBackslash < i) nextBackslash = next(92, i);
         if (nextNewline < i) nextNewline = next(10, i);
@@ -67,11 +77,28 @@ export async function* readRecords(input: Readable): AsyncGenerator<RawRecord> {
       }
       if (depth === 0 && start === -1) {
         if (mode === 'array') {
-          if (ch === 44 /* , */) continue;
+          if (ch === 44 /* , */) {
+            if (expect !== 'comma')
+              throw new RecordSyntaxError(
+                line,
+                expect === 'first'
+                  ? 'expected a record or ] after [, found ","'
+                  : 'expected a record after ",", found another ","',
+              );
+            expect = 'element';
+            continue;
+          }
           if (ch === 93 /* ] */) {
+            if (expect === 'element')
+              throw new RecordSyntaxError(line, 'expected a record after ",", found "]" (a trailing comma)');
             mode = 'done';
             continue;
           }
+          if (expect === 'comma')
+            throw new RecordSyntaxError(
+              line,
+              `expected "," or ] after a record, found ${JSON.stringify(text[i])}`,
+            );
         }
         if (ch !== 123 /* { */) {
           throw new RecordSyntaxError(line, `expected a JSON object, found ${JSON.stringify(text[i])}`);
@@ -86,6 +113,7 @@ export async function* readRecords(input: Readable): AsyncGenerator<RawRecord> {
         if (depth === 0) {
           yield { line: startLine, text: text.slice(start, i + 1) };
           start = -1;
+          expect = 'comma';
         }
       }
     }
@@ -103,3 +131,72 @@ export async function* readRecords(input: Readable): AsyncGenerator<RawRecord> {
 
 export const openInput = (path: string): Readable =>
   path === '-' ? process.stdin : createReadStream(path, { highWaterMark: 1 << 20 });
+
+/** A field path as the validator reports it (see toFieldPath): `items[3].quantity`. */
+const childPath = (path: string, key: string | number): string =>
+  typeof key === 'number' || /^\d+$/.test(key) ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`;
+
+/**
+ * The line a field appears on in a record's text (valid JSON, as JSON.parse accepted it), for a problem's
+ * field path: `items[3].quantity` → the line of its key. A field that is missing points at the deepest part of
+ * the path that is there (`items[3]` for a missing `items[3].sku`); anything else (`(record)`) at the record's
+ * first line. Only called for records with problems, so it rescans the text rather than making the reader keep
+ * positions for every record.
+ */
+export const lineOfField = (text: string, startLine: number, fieldName: string): number => {
+  let i = 0;
+  let line = startLine;
+  let best = startLine;
+  const blank = () => {
+    for (; i < text.length; i++) {
+      const ch = text.charCodeAt(i);
+      if (ch === 10) line++;
+      else if (ch !== 32 && ch !== 9 && ch !== 13) return;
+    }
+  };
+  // Valid JSON strings hold no raw newline, so lines change only between tokens.
+  const string = (): string => {
+    const from = i++;
+    while (text.charCodeAt(i) !== 34) i += text.charCodeAt(i) === 92 ? 2 : 1;
+    i++;
+    return JSON.parse(text.slice(from, i)) as string;
+  };
+  const leads = (path: string) =>
+    path === '' || fieldName === path || fieldName.startsWith(`${path}.`) || fieldName.startsWith(`${path}[`);
+  /** Scans the value at `i`; true once the field is found. `at` is the line of its key, or of the value. */
+  const value = (path: string, at: number): boolean => {
+    const inPath = leads(path);
+    if (inPath) {
+      best = at;
+      if (path === fieldName) return true;
+    }
+    const ch = text.charCodeAt(i);
+    if (ch === 34) string();
+    else if (ch === 123 || ch === 91) {
+      const close = ch === 123 ? 125 : 93;
+      i++;
+      blank();
+      for (let index = 0; text.charCodeAt(i) !== close; index++) {
+        let key: string | number = index;
+        const keyLine = line;
+        if (close === 125) {
+          key = string();
+          blank();
+          i++; // :
+          blank();
+        }
+        if (value(inPath ? childPath(path, key) : '\u0000', keyLine) && inPath) return true;
+        blank();
+        if (text.charCodeAt(i) === 44) {
+          i++;
+          blank();
+        }
+      }
+      i++;
+    } else while (i < text.length && !/[\s,\]}]/.test(text[i]!)) i++;
+    return false;
+  };
+  blank();
+  value('', startLine);
+  return best;
+};

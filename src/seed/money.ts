@@ -7,8 +7,9 @@ import type {
 } from '../retail/schemas.js';
 
 /**
- * Larder's money model: how a purchase order's numbers relate. The generator computes with these functions and
- * `larder check` recomputes with the same ones, so "adds up" means exactly one thing.
+ * Larder's money model: how a purchase order's numbers relate. The generator computes with these functions;
+ * `larder check` recomputes the same rules with its own integer-cent arithmetic (src/check/cents.ts), so a bug
+ * here shows up as findings instead of hiding in both.
  *
  * - An adjustment (tax, fee, discount) with a `percentageValue` is worth round2(base × pct / 100) and then
  *   carries that amount in `absoluteValue` too; one without a percentage is worth its `absoluteValue`.

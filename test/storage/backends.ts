@@ -7,10 +7,12 @@ import pg from 'pg';
 import { createPostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import { createSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import type { Store } from '../../src/storage/store.js';
+import { runningInCi } from '../helpers/ci.js';
 
 /**
  * The backends every storage test runs against (Kysely's per-dialect loop): the same tests, unchanged, for each.
- * PostgreSQL is used when reachable, otherwise its tests are skipped with the reason.
+ * PostgreSQL is used when reachable, otherwise its tests are skipped with the reason; in CI (CI=true) an
+ * unreachable PostgreSQL fails them instead (see postgresUnreachable).
  */
 
 export const postgresUrl = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -18,19 +20,28 @@ export const postgresUrl = process.env['DATABASE_URL'] ?? 'postgres://postgres@1
 /** The URL without its password, for messages. */
 export const shownUrl = (url: string): string => url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
 
-/** Undefined when PostgreSQL answers, else why not (the skip message). */
+/**
+ * Undefined when PostgreSQL answers, else why not (the skip message). In CI an unreachable PostgreSQL is an
+ * error, never a skip: this throws, so every test file that asks fails instead of passing without running.
+ */
 export const postgresUnreachable = async (url = postgresUrl): Promise<string | undefined> => {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
   client.on('error', () => {});
+  let reason: string | undefined;
   try {
     await client.connect();
     await client.query('SELECT 1');
-    return undefined;
   } catch (error) {
-    return `PostgreSQL not reachable at ${shownUrl(url)} (${(error as Error).message || String(error)}); set DATABASE_URL to run these tests`;
+    reason = `PostgreSQL not reachable at ${shownUrl(url)} (${(error as Error).message || String(error)})`;
   } finally {
     await client.end().catch(() => {});
   }
+  if (reason === undefined) return undefined;
+  if (runningInCi())
+    throw new Error(
+      `${reason}; CI is set, so PostgreSQL tests fail rather than skip (.ci/run starts the server)`,
+    );
+  return `${reason}; skipped outside CI, set DATABASE_URL to run these tests`;
 };
 
 /** Runs `sql` on a short-lived connection outside any store (schema management, fault injection). */

@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+const read = (path: string) => readFile(join(repo, path), 'utf8');
+const json = async (path: string) => JSON.parse(await read(path)) as Record<string, Record<string, string>>;
+
+test('.ci/run fails when PostgreSQL cannot be started, and installs the bench for its smoke test', async () => {
+  const script = await read('.ci/run');
+  assert.match(script, /^set -euo pipefail$/m);
+  assert.doesNotMatch(script, /\|\|\s*true/);
+  assert.match(script, /pg_ctlcluster --skip-systemctl-redirect "\$version" main start\n/);
+  assert.match(script, /^npm ci --prefix bench\b/m);
+  assert.match(script, /^npm test$/m);
+});
+
+test('the bench peers are the bench’s dependencies, not the server’s', async () => {
+  const root = await json('package.json');
+  const bench = await json('bench/package.json');
+  for (const name of ['@stoplight/prism-cli', 'autocannon']) {
+    assert.equal(root['dependencies']?.[name], undefined, name);
+    assert.equal(root['devDependencies']?.[name], undefined, name);
+    assert.ok(bench['dependencies']?.[name], `bench/package.json has ${name}`);
+  }
+  const lock = JSON.parse(await read('package-lock.json')) as { packages: Record<string, unknown> };
+  assert.ok(
+    !Object.keys(lock.packages).some((path) =>
+      /node_modules\/(@stoplight\/prism-cli|autocannon)$/.test(path),
+    ),
+  );
+  const benchLock = JSON.parse(await read('bench/package-lock.json')) as {
+    packages: Record<string, unknown>;
+  };
+  assert.ok('node_modules/autocannon' in benchLock.packages);
+  assert.match(root['scripts']!['bench']!, /^node bench\/install\.mjs && /);
+});
+
+test('a second build with nothing changed is a no-op (npm ci builds, then npm test builds again)', async () => {
+  const scripts = (await json('package.json'))['scripts']!;
+  assert.equal(scripts['build'], 'tsc -b tsconfig.build.json');
+  assert.match(scripts['test']!, /npm run build/);
+  const dir = await mkdtemp(join(tmpdir(), 'larder-build-'));
+  try {
+    for (const name of ['tsconfig.json', 'tsconfig.build.json'])
+      await copyFile(join(repo, name), join(dir, name));
+    await symlink(join(repo, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    await writeFile(join(dir, 'package.json'), '{ "type": "module" }\n');
+    await mkdir(join(dir, 'src'));
+    await writeFile(join(dir, 'src', 'a.ts'), 'export const a = 1;\n');
+    const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
+    const build = () => {
+      const run = spawnSync(process.execPath, [tsc, '-b', 'tsconfig.build.json', '--verbose'], {
+        cwd: dir,
+        encoding: 'utf8',
+      });
+      assert.equal(run.status, 0, run.stdout + run.stderr);
+      return run.stdout;
+    };
+    assert.match(build(), /Building project/);
+    assert.match(build(), /is up to date/);
+    // Without dist/ (its .tsbuildinfo included) it builds again.
+    await rm(join(dir, 'dist'), { recursive: true });
+    assert.match(build(), /Building project/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
+import { test } from 'node:test';
+import { convertBatch } from '../../src/import/convert-batch.js';
+import { formatProblem, importFiles } from '../../src/import/import-files.js';
+import {
+  lineOfField,
+  type RawRecord,
+  RecordSyntaxError,
+  readRecords,
+} from '../../src/import/record-stream.js';
+import type { Store } from '../../src/storage/store.js';
+import { purchaseOrderFixture } from '../helpers/fixtures.js';
+
+const read = async (...chunks: (string | Buffer)[]): Promise<RawRecord[]> => {
+  const records: RawRecord[] = [];
+  for await (const record of readRecords(Readable.from(chunks))) records.push(record);
+  return records;
+};
+
+const syntaxError = async (text: string): Promise<RecordSyntaxError> => {
+  try {
+    await read(text);
+  } catch (error) {
+    assert.ok(error instanceof RecordSyntaxError, `not a RecordSyntaxError: ${String(error)}`);
+    return error;
+  }
+  assert.fail(`accepted ${JSON.stringify(text)}`);
+};
+
+const BOM = '\ufeff';
+
+test('a JSON array and NDJSON give each record with the line it starts on', async () => {
+  assert.deepEqual(await read('[\n  {"a": 1},\n  {\n    "b": 2\n  }\n]\n'), [
+    { line: 2, text: '{"a": 1}' },
+    { line: 3, text: '{\n    "b": 2\n  }' },
+  ]);
+  assert.deepEqual(await read('{"a": 1}\n\n{"b": "x,]"}\n'), [
+    { line: 1, text: '{"a": 1}' },
+    { line: 3, text: '{"b": "x,]"}' },
+  ]);
+  assert.deepEqual(await read('[]'), []);
+});
+
+test('a UTF-8 byte-order mark at the start of the file is skipped, as text or as bytes split across chunks', async () => {
+  assert.deepEqual(await read(`${BOM}[\n{"a": 1}\n]`), [{ line: 2, text: '{"a": 1}' }]);
+  assert.deepEqual(await read(`${BOM}{"a": 1}\n{"b": 2}`), [
+    { line: 1, text: '{"a": 1}' },
+    { line: 2, text: '{"b": 2}' },
+  ]);
+  const bytes = Buffer.from(`${BOM}{"a": 1}`, 'utf8');
+  assert.deepEqual(await read(bytes.subarray(0, 2), bytes.subarray(2)), [{ line: 1, text: '{"a": 1}' }]);
+  // Only at the start: elsewhere it is not blank.
+  const inside = await syntaxError(`{"a": 1}\n${BOM}{"b": 2}`);
+  assert.equal(inside.line, 2);
+});
+
+test('an array with a leading, doubled or trailing comma is a syntax error on the comma’s line', async () => {
+  const leading = await syntaxError('[\n,{"a": 1}]');
+  assert.equal(leading.line, 2);
+  assert.match(leading.message, /expected a record or \] after \[, found ","/);
+
+  const doubled = await syntaxError('[\n  {"a": 1},\n  ,\n  {"b": 2}\n]');
+  assert.equal(doubled.line, 3);
+  assert.match(doubled.message, /expected a record after ",", found another ","/);
+
+  const trailing = await syntaxError('[\n  {"a": 1},\n  {"b": 2},\n]');
+  assert.equal(trailing.line, 4);
+  assert.match(trailing.message, /trailing comma/);
+
+  const missing = await syntaxError('[\n  {"a": 1}\n  {"b": 2}\n]');
+  assert.equal(missing.line, 3);
+  assert.match(missing.message, /expected "," or \] after a record/);
+});
+
+test('the import reports a bad comma as FILE:LINE', async () => {
+  // Only what importFiles uses of a store that never gets a record: the reader is under test here.
+  let rolledBack = false;
+  const session = {
+    rollback: async () => {
+      rolledBack = true;
+    },
+  };
+  const store = { kind: 'postgres', beginImport: async () => session } as unknown as Store;
+  const result = await importFiles(store, {
+    locationId: 'L1',
+    purchaseOrders: { path: 'po.json', input: Readable.from(['[\n{"id": 1},\n]']) },
+  });
+  assert.equal(result.committed, false);
+  assert.ok(rolledBack);
+  assert.deepEqual(result.problems.map(formatProblem), [
+    'po.json:3 (file): expected a record after ",", found "]" (a trailing comma)',
+  ]);
+});
+
+const pretty = `{
+  "id": "x",
+  "items": [
+    {
+      "name": "a",
+      "quantity": 1
+    },
+    {
+      "name": "b",
+      "quantity": -1,
+      "3": { "deep": [10, {"x": null}] }
+    }
+  ],
+  "totals": {}
+}`;
+
+test('lineOfField finds the line of a field path, of the deepest part present, or of the record', () => {
+  assert.equal(lineOfField(pretty, 40, 'id'), 41);
+  assert.equal(lineOfField(pretty, 40, 'items'), 42);
+  assert.equal(lineOfField(pretty, 40, 'items[1]'), 47);
+  assert.equal(lineOfField(pretty, 40, 'items[1].quantity'), 49);
+  assert.equal(lineOfField(pretty, 40, 'items[1][3].deep[1].x'), 50);
+  assert.equal(lineOfField(pretty, 40, 'items[0].quantity'), 45);
+  // Missing: its object.
+  assert.equal(lineOfField(pretty, 40, 'items[1].sku'), 47);
+  assert.equal(lineOfField(pretty, 40, 'totals.total'), 53);
+  assert.equal(lineOfField(pretty, 40, 'supplier'), 40);
+  assert.equal(lineOfField(pretty, 40, '(record)'), 40);
+  // A prefix of another key's name is not that key.
+  assert.equal(lineOfField('{\n"item": 1,\n"items": [\n2]}', 1, 'items[0]'), 4);
+});
+
+test('a problem deep in a pretty-printed record points at its own line', async () => {
+  const order = purchaseOrderFixture(1, { modifiedAt: Date.UTC(2024, 4, 1) });
+  const text = JSON.stringify({ ...order, items: [{ ...order.items[0], name: 7 }] }, null, 2);
+  const lines = text.split('\n');
+  const nameLine = lines.findIndex((l) => l.includes('"name": 7')) + 1;
+  assert.ok(nameLine > 10);
+
+  const records = await read(`[\n${text}\n]`);
+  assert.equal(records[0]?.line, 2);
+  const { problems } = convertBatch({
+    kind: 'purchaseOrders',
+    texts: records.map((r) => r.text),
+    lines: records.map((r) => r.line),
+  });
+  assert.deepEqual(
+    problems.map((p) => [p.line, p.fieldName]),
+    [[nameLine + 1, 'items[0].name']],
+  );
+});
