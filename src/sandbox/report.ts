@@ -1,0 +1,399 @@
+import { type JournalEntry, SEARCH_OPERATIONS, TOKEN_OPERATIONS } from './journal-entry.js';
+
+/**
+ * The integration report's rules: how one client's recorded traffic (the request journal) measures up to the
+ * platform's published guidance for integrators. Pure: entries in, findings out, no clock and no I/O.
+ *
+ * Times are the virtual clock's: a request is placed at its arrival (`timeMs`) and an answer at arrival plus
+ * `durationMs`, so a request that was already in flight when an answer came is never blamed on that answer.
+ */
+
+/** The documented rules, in the order the report lists their findings. Ids are stable. */
+export const RULES = [
+  {
+    id: 'token-requests-per-hour',
+    severity: 'error',
+    title: 'Too many token requests',
+    description:
+      'More than 2 token requests (login or OAuth token, whatever their answer) within 60 minutes. The platform ' +
+      'asks for one token a day, reused until it expires, and never a new one more often than every 30 minutes.',
+  },
+  {
+    id: 'several-tokens-at-once',
+    severity: 'warning',
+    title: 'Several access tokens at once',
+    description:
+      'Two or more access tokens in use at the same time (the spans from first to last accepted use of their ' +
+      'retail requests overlap), e.g. one per location. One token serves every location the client may read.',
+  },
+  {
+    id: 'retry-before-retry-after',
+    severity: 'error',
+    title: 'Retry-After not honoured',
+    description:
+      'A request sent after a 429 answer (real or injected) but before its Retry-After had passed. A 429 of a ' +
+      'token request holds back token requests; a 429 of a retail request holds back retail requests.',
+  },
+  {
+    id: 'repeated-failing-request',
+    severity: 'warning',
+    title: 'Failing request repeated unchanged',
+    description:
+      'The same request (method, path, location, body, pageToken) answered the same 4xx status three times or ' +
+      'more, consecutive or not. A 4xx other than 429 will not change by asking again: fix the request.',
+  },
+  {
+    id: 'token-reused-after-401',
+    severity: 'error',
+    title: 'Token reused after 401',
+    description:
+      'A retail request with an access token that had already been answered 401 (expired or revoked). After a ' +
+      '401, get a new token before the next request.',
+  },
+  {
+    id: 'first-page-polled',
+    severity: 'warning',
+    title: 'First page polled',
+    description:
+      'The same first search page (same operation, location, body and pageSize, no pageToken) requested less ' +
+      'than 60 seconds after it was last answered successfully. Poll at most once a minute.',
+  },
+  {
+    id: 'full-rewalk-without-date-range',
+    severity: 'warning',
+    title: 'Whole history re-walked',
+    description:
+      'The same search (operation, location, body) without updatedDateRange walked from its first page to its ' +
+      'last twice or more. After the first full walk, sync incrementally with updatedDateRange.',
+  },
+] as const satisfies readonly {
+  id: string;
+  severity: 'error' | 'warning' | 'info';
+  title: string;
+  description: string;
+}[];
+
+export type RuleId = (typeof RULES)[number]['id'];
+export type Severity = 'error' | 'warning' | 'info';
+
+export interface Finding {
+  rule: RuleId;
+  severity: Severity;
+  /** What happened and what to change, in plain words. */
+  message: string;
+  /** How many times the rule was broken (what is counted is said in the message). */
+  count: number;
+  /** At most MAX_EXAMPLES request ids, oldest first. */
+  exampleRequestIds: string[];
+}
+
+export const MAX_EXAMPLES = 5;
+
+const HOUR_MS = 60 * 60 * 1000;
+/** Token requests allowed in any sliding 60-minute window. */
+const TOKEN_REQUESTS_PER_HOUR = 2;
+/** Times the same failing request may be sent before it is reported. */
+const REPEATED_FAILURE_THRESHOLD = 3;
+const FIRST_PAGE_INTERVAL_MS = 60 * 1000;
+
+const severityOf = (rule: RuleId): Severity => RULES.find((r) => r.id === rule)!.severity;
+
+const finding = (rule: RuleId, message: string, count: number, examples: readonly string[]): Finding => ({
+  rule,
+  severity: severityOf(rule),
+  message,
+  count,
+  exampleRequestIds: examples.slice(0, MAX_EXAMPLES),
+});
+
+/** `2025-03-10 10:00 UTC`, with seconds only when they are not zero. */
+export const formatUtc = (ms: number): string => {
+  const iso = new Date(ms).toISOString();
+  const seconds = iso.slice(17, 19);
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)}${seconds === '00' ? '' : `:${seconds}`} UTC`;
+};
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** JSON with object keys sorted at every depth, so bodies that differ only in key order compare equal. */
+export const canonicalJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
+  ) ?? 'undefined';
+
+const answeredAtMs = (entry: JournalEntry) => entry.timeMs + entry.durationMs;
+const isTokenRequest = (entry: JournalEntry) =>
+  entry.operation !== undefined && TOKEN_OPERATIONS.includes(entry.operation);
+const isSearch = (entry: JournalEntry) =>
+  entry.operation !== undefined && SEARCH_OPERATIONS.includes(entry.operation);
+const isSuccess = (entry: JournalEntry) => entry.status >= 200 && entry.status < 300;
+/** A request that used an access token (not a token request, whose fingerprint is of the token it issued). */
+const usesToken = (entry: JournalEntry): entry is JournalEntry & { tokenFingerprint: string } =>
+  entry.tokenFingerprint !== undefined && !isTokenRequest(entry);
+const where = (entry: JournalEntry) => (entry.location === undefined ? '' : ` at ${entry.location}`);
+const hasDateRange = (body: unknown) =>
+  body !== null &&
+  typeof body === 'object' &&
+  (body as { updatedDateRange?: unknown }).updatedDateRange !== undefined &&
+  (body as { updatedDateRange?: unknown }).updatedDateRange !== null;
+
+const groupBy = <K, V>(items: readonly V[], key: (item: V) => K): Map<K, V[]> => {
+  const groups = new Map<K, V[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group === undefined) groups.set(k, [item]);
+    else group.push(item);
+  }
+  return groups;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+
+const tokenRequestsPerHour = (entries: readonly JournalEntry[]): Finding[] => {
+  const requests = entries.filter(isTokenRequest);
+  // A request is one too many when two or more token requests came in the 60 minutes before it.
+  const excess: JournalEntry[] = [];
+  let busiest = { count: 0, startMs: 0 };
+  let start = 0;
+  for (let i = 0; i < requests.length; i++) {
+    const current = requests[i]!;
+    while (requests[start]!.timeMs <= current.timeMs - HOUR_MS) start++;
+    const inWindow = i - start + 1;
+    if (inWindow > TOKEN_REQUESTS_PER_HOUR) excess.push(current);
+    if (inWindow > busiest.count) busiest = { count: inWindow, startMs: requests[start]!.timeMs };
+  }
+  if (excess.length === 0) return [];
+  return [
+    finding(
+      'token-requests-per-hour',
+      `Reuse the access token: ${busiest.count} token requests in the hour from ${formatUtc(busiest.startMs)}` +
+        (excess.length > 1 ? ` (${excess.length} token requests over the limit in all)` : '') +
+        '; the platform asks for one token a day and never more often than every 30 minutes.',
+      excess.length,
+      excess.map((e) => e.requestId),
+    ),
+  ];
+};
+
+const severalTokensAtOnce = (entries: readonly JournalEntry[]): Finding[] => {
+  // A token refused with 401 is not in use: its reuse is token-reused-after-401's business.
+  const uses = entries.filter(usesToken).filter((e) => e.status !== 401);
+  const spans = [...groupBy(uses, (e) => e.tokenFingerprint).values()].map((group) => ({
+    firstMs: group[0]!.timeMs,
+    lastMs: group.at(-1)!.timeMs,
+    first: group[0]!,
+    locations: new Set(group.map((e) => e.location)),
+  }));
+  const overlapping = spans.filter((a) =>
+    spans.some((b) => a !== b && a.firstMs < b.lastMs && b.firstMs < a.lastMs),
+  );
+  if (overlapping.length === 0) return [];
+  const perLocation =
+    overlapping.every((s) => s.locations.size === 1) &&
+    new Set(overlapping.map((s) => [...s.locations][0])).size === overlapping.length;
+  overlapping.sort((a, b) => a.firstMs - b.firstMs);
+  return [
+    finding(
+      'several-tokens-at-once',
+      `Use one access token for every location: ${overlapping.length} access tokens were in use at the same time` +
+        `${perLocation ? ' (one per location)' : ''}. One token, reused until it ` +
+        'expires, serves all the locations the client may read.',
+      overlapping.length,
+      overlapping.map((s) => s.first.requestId),
+    ),
+  ];
+};
+
+const retryBeforeRetryAfter = (entries: readonly JournalEntry[]): Finding[] => {
+  const early: { entry: JournalEntry; waitedMs: number; askedSeconds: number }[] = [];
+  for (const kind of [true, false]) {
+    const requests = entries.filter((e) => isTokenRequest(e) === kind);
+    // The pending 429s: until when each holds back the requests of its kind.
+    let holds: { answeredMs: number; untilMs: number; seconds: number }[] = [];
+    for (const entry of requests) {
+      holds = holds.filter((h) => h.untilMs > entry.timeMs);
+      const hold = holds.find((h) => h.answeredMs <= entry.timeMs);
+      if (hold !== undefined)
+        early.push({ entry, waitedMs: entry.timeMs - hold.answeredMs, askedSeconds: hold.seconds });
+      if (entry.status === 429 && entry.retryAfterSeconds !== undefined) {
+        const answeredMs = answeredAtMs(entry);
+        holds.push({
+          answeredMs,
+          untilMs: answeredMs + entry.retryAfterSeconds * 1000,
+          seconds: entry.retryAfterSeconds,
+        });
+      }
+    }
+  }
+  if (early.length === 0) return [];
+  early.sort((a, b) => a.entry.timeMs - b.entry.timeMs || a.entry.seq - b.entry.seq);
+  const first = early[0]!;
+  return [
+    finding(
+      'retry-before-retry-after',
+      `Wait for Retry-After after a 429: ${plural(early.length, 'request was', 'requests were')} sent before ` +
+        `the Retry-After of an earlier 429 had passed (e.g. ${(first.waitedMs / 1000).toFixed(1)} s after a ` +
+        `429 that asked for ${first.askedSeconds} s). Send nothing of the same kind until it has passed.`,
+      early.length,
+      early.map((e) => e.entry.requestId),
+    ),
+  ];
+};
+
+const requestKey = (entry: JournalEntry) =>
+  JSON.stringify([
+    entry.method,
+    entry.path,
+    entry.location ?? null,
+    entry.body === undefined ? null : canonicalJson(entry.body),
+    entry.pageToken ?? null,
+  ]);
+
+const repeatedFailingRequest = (entries: readonly JournalEntry[]): Finding[] => {
+  const failures = entries.filter((e) => e.status >= 400 && e.status < 500 && e.status !== 429);
+  const repeated = [...groupBy(failures, (e) => `${requestKey(e)} ${e.status}`).values()].filter(
+    (group) => group.length >= REPEATED_FAILURE_THRESHOLD,
+  );
+  if (repeated.length === 0) return [];
+  const worst = repeated.reduce((a, b) => (b.length > a.length ? b : a));
+  const example = worst[0]!;
+  return [
+    finding(
+      'repeated-failing-request',
+      `Fix failing requests instead of repeating them: ${plural(repeated.length, 'request was', 'requests were')} ` +
+        `sent unchanged ${REPEATED_FAILURE_THRESHOLD} times or more with the same 4xx answer (e.g. ` +
+        `${example.method} ${example.path}${where(example)}: ${example.status} ${worst.length} times). ` +
+        'A 4xx answer will not change by asking again.',
+      repeated.length,
+      repeated.map((group) => group[0]!.requestId),
+    ),
+  ];
+};
+
+const tokenReusedAfter401 = (entries: readonly JournalEntry[]): Finding[] => {
+  const uses = entries.filter(usesToken);
+  // When each token was first answered 401.
+  const refusedAt = new Map<string, number>();
+  const reuses: JournalEntry[] = [];
+  for (const entry of uses) {
+    const refused = refusedAt.get(entry.tokenFingerprint);
+    if (refused !== undefined && refused <= entry.timeMs) reuses.push(entry);
+    if (entry.status === 401) {
+      const answered = answeredAtMs(entry);
+      if (refused === undefined || answered < refused) refusedAt.set(entry.tokenFingerprint, answered);
+    }
+  }
+  if (reuses.length === 0) return [];
+  const tokens = new Set(reuses.map((e) => e.tokenFingerprint));
+  return [
+    finding(
+      'token-reused-after-401',
+      `Get a new token after a 401: ${plural(reuses.length, 'request', 'requests')} reused ` +
+        `${tokens.size === 1 ? 'a token' : `${tokens.size} tokens`} already refused with 401 (expired or ` +
+        'revoked). Log in again, then retry with the new token.',
+      reuses.length,
+      reuses.map((e) => e.requestId),
+    ),
+  ];
+};
+
+const firstPageKey = (entry: JournalEntry) =>
+  JSON.stringify([
+    entry.operation,
+    entry.location ?? null,
+    canonicalJson(entry.body),
+    entry.pageSize ?? null,
+  ]);
+
+const firstPagePolled = (entries: readonly JournalEntry[]): Finding[] => {
+  const firstPages = entries.filter((e) => isSearch(e) && e.pageToken === undefined);
+  const polled: { entry: JournalEntry; gapMs: number }[] = [];
+  for (const group of groupBy(firstPages, firstPageKey).values()) {
+    // Measured from the last successful answer, so retrying a failed first page is not polling.
+    let lastSuccessMs: number | undefined;
+    for (const entry of group) {
+      if (lastSuccessMs !== undefined && entry.timeMs - lastSuccessMs < FIRST_PAGE_INTERVAL_MS)
+        polled.push({ entry, gapMs: entry.timeMs - lastSuccessMs });
+      if (isSuccess(entry)) lastSuccessMs = entry.timeMs;
+    }
+  }
+  if (polled.length === 0) return [];
+  polled.sort((a, b) => a.entry.timeMs - b.entry.timeMs || a.entry.seq - b.entry.seq);
+  const first = polled[0]!;
+  return [
+    finding(
+      'first-page-polled',
+      `Poll at most once a minute: the same first page was requested ${plural(polled.length, 'time')} less ` +
+        `than 60 s after the previous one (e.g. ${first.entry.operation}${where(first.entry)} again after ` +
+        `${(first.gapMs / 1000).toFixed(1)} s). New records will not show sooner.`,
+      polled.length,
+      polled.map((p) => p.entry.requestId),
+    ),
+  ];
+};
+
+const walkKey = (entry: JournalEntry) =>
+  JSON.stringify([entry.operation, entry.location ?? null, canonicalJson(entry.body)]);
+
+const fullRewalk = (entries: readonly JournalEntry[]): Finding[] => {
+  // Full walks without updatedDateRange, by search; an open walk per search awaits its last page.
+  const walks = new Map<string, { first: JournalEntry; pages: number }[]>();
+  const open = new Map<string, { first: JournalEntry; pages: number }>();
+  for (const entry of entries) {
+    if (!isSearch(entry) || !isSuccess(entry) || hasDateRange(entry.body)) continue;
+    const key = walkKey(entry);
+    let walk = open.get(key);
+    if (entry.pageToken === undefined) {
+      walk = { first: entry, pages: 0 };
+      open.set(key, walk);
+    } else if (walk === undefined) continue; // the walk began before the journal's oldest entry
+    walk.pages++;
+    if (entry.hasNextPage === false) {
+      open.delete(key);
+      const done = walks.get(key);
+      if (done === undefined) walks.set(key, [walk]);
+      else done.push(walk);
+    }
+  }
+  const rewalks = [...walks.values()].filter((w) => w.length >= 2);
+  if (rewalks.length === 0) return [];
+  const again = rewalks.flatMap((w) => w.slice(1)).sort((a, b) => a.first.timeMs - b.first.timeMs);
+  const worst = rewalks.reduce((a, b) => (b.length > a.length ? b : a));
+  const example = worst[0]!.first;
+  return [
+    finding(
+      'full-rewalk-without-date-range',
+      `Sync incrementally with updatedDateRange: the whole history was walked again ` +
+        `${plural(again.length, 'time')} without updatedDateRange (e.g. ${example.operation}` +
+        `${where(example)}: ${worst.length} full walks of ${plural(worst.at(-1)!.pages, 'page')}). After one full ` +
+        'walk, ask only for what changed since the last sync.',
+      again.length,
+      again.map((w) => w.first.requestId),
+    ),
+  ];
+};
+
+const JUDGES: readonly ((entries: readonly JournalEntry[]) => Finding[])[] = [
+  tokenRequestsPerHour,
+  severalTokensAtOnce,
+  retryBeforeRetryAfter,
+  repeatedFailingRequest,
+  tokenReusedAfter401,
+  firstPagePolled,
+  fullRewalk,
+];
+
+/**
+ * Judges one client's recorded traffic: its findings in RULES order, `[]` for a well-behaved client.
+ * `entries` may hold many clients' requests; only those with this `clientId` count.
+ */
+export const judgeClient = (entries: readonly JournalEntry[], clientId: string): Finding[] => {
+  // By arrival, then by answer order: the journal keeps answer order, and a slow request is answered late.
+  const mine = entries
+    .filter((e) => e.clientId === clientId)
+    .sort((a, b) => a.timeMs - b.timeMs || a.seq - b.seq);
+  return JUDGES.flatMap((judge) => judge(mine));
+};
