@@ -1,0 +1,527 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { type JournalEntry, OPERATIONS } from '../../src/sandbox/journal-entry.js';
+import { type Finding, judgeClient, MAX_EXAMPLES, RULES } from '../../src/sandbox/report.js';
+
+const T0 = Date.UTC(2025, 2, 10, 10);
+const S = 1000;
+const MIN = 60 * S;
+const CLIENT = 'client-a';
+const OTHER = 'client-b';
+
+/** Builds journal entries in order; `at` is ms after T0. Each entry gets the next seq and request id `r<seq>`. */
+const journal = () => {
+  const entries: JournalEntry[] = [];
+  const add = (at: number, fields: Partial<JournalEntry>): JournalEntry => {
+    const seq = entries.length;
+    const timeMs = T0 + at;
+    const entry: JournalEntry = {
+      seq,
+      time: new Date(timeMs).toISOString(),
+      timeMs,
+      method: 'GET',
+      path: '/',
+      status: 200,
+      durationMs: 0,
+      clientId: CLIENT,
+      requestId: `r${seq}`,
+      ...fields,
+    };
+    entries.push(entry);
+    return entry;
+  };
+  return {
+    entries,
+    login: (at: number, fields: Partial<JournalEntry> = {}) =>
+      add(at, {
+        method: 'POST',
+        path: '/authentication/v1/authentication/login',
+        operation: OPERATIONS.login,
+        // Only a successful login issues a token.
+        ...((fields.status ?? 200) === 200
+          ? { tokenFingerprint: `tok-${entries.length}`, tokenExpiresAtMs: T0 + at + 24 * 60 * MIN }
+          : {}),
+        ...fields,
+      }),
+    oauth: (at: number, fields: Partial<JournalEntry> = {}) =>
+      add(at, { method: 'POST', path: '/oauth2/token', operation: OPERATIONS.oauthToken, ...fields }),
+    /** A purchase-order search (inventory with `operation` and `path`). */
+    search: (at: number, fields: Partial<JournalEntry> = {}) =>
+      add(at, {
+        method: 'POST',
+        path: '/v1/purchaseOrders/search',
+        operation: OPERATIONS.searchPurchaseOrders,
+        location: 'loc-1',
+        tokenFingerprint: 'tok',
+        body: {},
+        hasNextPage: false,
+        ...fields,
+      }),
+    get: (at: number, fields: Partial<JournalEntry> = {}) =>
+      add(at, {
+        path: '/v1/purchaseOrders/0b7f1f4e-0000-4000-8000-000000000001',
+        operation: OPERATIONS.getPurchaseOrder,
+        location: 'loc-1',
+        tokenFingerprint: 'tok',
+        ...fields,
+      }),
+    add,
+  };
+};
+
+/** The entry without a client id (a request whose client is not known). */
+const anonymous = (entry: JournalEntry) => {
+  delete entry.clientId;
+  return entry;
+};
+/** An incremental search body. */
+const SINCE_TODAY = { updatedDateRange: { startDate: '2025-03-10' } };
+
+const ids = (...entries: JournalEntry[]) => entries.map((e) => e.requestId);
+const only = (findings: Finding[], rule: Finding['rule']) => {
+  assert.deepEqual(
+    findings.map((f) => f.rule),
+    [rule],
+    JSON.stringify(findings, null, 2),
+  );
+  return findings[0]!;
+};
+
+const INVENTORY = {
+  path: '/v1/inventoryHistory/search',
+  operation: OPERATIONS.searchInventoryHistory,
+} as const;
+
+describe('report rules', () => {
+  test('the rule list is documented, kebab-case and unique', () => {
+    const idsSeen = RULES.map((r) => r.id);
+    assert.equal(new Set(idsSeen).size, idsSeen.length);
+    for (const rule of RULES) {
+      assert.match(rule.id, /^[a-z0-9]+(-[a-z0-9]+)*$/);
+      assert.ok(['error', 'warning', 'info'].includes(rule.severity));
+      assert.ok(rule.title.length > 0 && rule.description.length > 20);
+    }
+    for (const id of [
+      'token-requests-per-hour',
+      'several-tokens-at-once',
+      'retry-before-retry-after',
+      'repeated-failing-request',
+      'token-reused-after-401',
+      'first-page-polled',
+      'full-rewalk-without-date-range',
+    ])
+      assert.ok(idsSeen.includes(id as never), id);
+  });
+
+  test('no traffic, no findings', () => {
+    assert.deepEqual(judgeClient([], CLIENT), []);
+  });
+});
+
+describe('token-requests-per-hour', () => {
+  test('5 token requests within the hour from 10:00 are 3 too many', () => {
+    const j = journal();
+    j.login(0);
+    j.login(10 * MIN);
+    const third = j.oauth(20 * MIN, { status: 401 }); // any status counts
+    const fourth = j.login(30 * MIN);
+    const fifth = j.login(50 * MIN);
+    const f = only(judgeClient(j.entries, CLIENT), 'token-requests-per-hour');
+    assert.equal(f.severity, 'error');
+    assert.equal(f.count, 3);
+    assert.deepEqual(f.exampleRequestIds, ids(third, fourth, fifth));
+    assert.match(f.message, /5 token requests in the hour from 2025-03-10 10:00 UTC/);
+    assert.match(f.message, /one token a day/);
+  });
+
+  test('the window slides: 3 requests in 59 minutes straddling an hour boundary', () => {
+    const j = journal();
+    j.login(30 * MIN);
+    j.login(60 * MIN);
+    const third = j.login(89 * MIN);
+    const f = only(judgeClient(j.entries, CLIENT), 'token-requests-per-hour');
+    assert.equal(f.count, 1);
+    assert.deepEqual(f.exampleRequestIds, ids(third));
+    assert.match(f.message, /3 token requests in the hour from 2025-03-10 10:30 UTC/);
+  });
+
+  test('near miss: 2 token requests an hour, or one every 30 minutes', () => {
+    const j = journal();
+    j.login(0);
+    j.login(59 * MIN);
+    j.login(2 * 60 * MIN);
+    j.login(2 * 60 * MIN + 30 * MIN);
+    j.login(3 * 60 * MIN);
+    assert.deepEqual(judgeClient(j.entries, CLIENT), []);
+  });
+
+  test('examples stop at 5', () => {
+    const j = journal();
+    for (let i = 0; i < 10; i++) j.login(i * MIN);
+    const f = only(judgeClient(j.entries, CLIENT), 'token-requests-per-hour');
+    assert.equal(f.count, 8);
+    assert.equal(f.exampleRequestIds.length, MAX_EXAMPLES);
+    assert.deepEqual(f.exampleRequestIds, ['r2', 'r3', 'r4', 'r5', 'r6']);
+  });
+});
+
+describe('several-tokens-at-once', () => {
+  test('one token per location, used side by side', () => {
+    const j = journal();
+    const a = j.search(0, { tokenFingerprint: 'A', location: 'loc-1' });
+    const b = j.search(1 * S, { tokenFingerprint: 'B', location: 'loc-2' });
+    const c = j.search(2 * S, { tokenFingerprint: 'C', location: 'loc-3' });
+    for (let i = 1; i <= 3; i++) {
+      j.search(i * MIN, { tokenFingerprint: 'A', location: 'loc-1', body: SINCE_TODAY });
+      j.search(i * MIN + S, { tokenFingerprint: 'B', location: 'loc-2', body: SINCE_TODAY });
+      j.search(i * MIN + 2 * S, { tokenFingerprint: 'C', location: 'loc-3', body: SINCE_TODAY });
+    }
+    const f = only(judgeClient(j.entries, CLIENT), 'several-tokens-at-once');
+    assert.equal(f.severity, 'warning');
+    assert.equal(f.count, 3);
+    assert.deepEqual(f.exampleRequestIds, ids(a, b, c));
+    assert.match(f.message, /3 access tokens were in use at the same time \(one per location\)/);
+  });
+
+  test('only the tokens whose use overlaps count', () => {
+    const j = journal();
+    j.get(0, { tokenFingerprint: 'A' });
+    j.get(10 * MIN, { tokenFingerprint: 'A' });
+    const b = j.get(20 * MIN, { tokenFingerprint: 'B' });
+    const c = j.get(25 * MIN, { tokenFingerprint: 'C' });
+    j.get(30 * MIN, { tokenFingerprint: 'B' });
+    const f = only(judgeClient(j.entries, CLIENT), 'several-tokens-at-once');
+    assert.equal(f.count, 2);
+    assert.deepEqual(f.exampleRequestIds, ids(b, c));
+  });
+
+  test('near miss: a new token that takes over from the old one', () => {
+    const j = journal();
+    j.login(0, { tokenFingerprint: 'A' });
+    j.get(1 * S, { tokenFingerprint: 'A', location: 'loc-1' });
+    j.get(2 * S, { tokenFingerprint: 'A', location: 'loc-2' });
+    j.get(60 * MIN, { tokenFingerprint: 'A', location: 'loc-1' });
+    j.login(24 * 60 * MIN, { tokenFingerprint: 'B' });
+    j.get(24 * 60 * MIN + S, { tokenFingerprint: 'B', location: 'loc-1' });
+    j.get(24 * 60 * MIN + 2 * S, { tokenFingerprint: 'B', location: 'loc-2' });
+    assert.deepEqual(judgeClient(j.entries, CLIENT), []);
+  });
+
+  test('near miss: the refused token is not in use (its 401 comes after the new token)', () => {
+    const j = journal();
+    j.get(0, { tokenFingerprint: 'A' });
+    j.get(10 * S, { tokenFingerprint: 'B' });
+    j.get(10 * S + 500, { tokenFingerprint: 'A', status: 401, durationMs: 5 }); // in flight, refused
+    j.get(20 * S, { tokenFingerprint: 'B' });
+    assert.deepEqual(judgeClient(j.entries, CLIENT), []);
+  });
+});
+
+describe('retry-before-retry-after', () => {
+  test('a request 2 s after a 429 that asked for 30 s, then one after it', () => {
+    const j = journal();
+    j.search(0, { status: 429, retryAfterSeconds: 30, durationMs: 100 });
+    const early = j.search(2100);
+    const early2 = j.get(29 * S, { location: 'loc-2' }); // any retail request is held back
+    j.get(31 * S);
+    const f = only(judgeClient(j.entries, CLIENT), 'retry-before-retry-after');
+    assert.equal(f.severity, 'error');
+    assert.equal(f.count, 2);
+    assert.deepEqual(f.exampleRequestIds, ids(early, early2));
+    assert.match(f.message, /2 requests were sent before the Retry-After/);
+    assert.match(f.message, /2\.0 s after a 429 that asked for 30 s/);
+  });
+
+  test('an injected 429 counts the same as a real one', () => {
+    const j = journal();
+    j.get(0, { status: 429, retryAfterSeconds: 5, fault: 'status=429' });
+    const early = j.get(4999);
+    const f = only(judgeClient(j.entries, CLIENT), 'retry-before-retry-after');
+    assert.deepEqual(f.exampleRequestIds, ids(early));
+  });
+
+  test('a throttled login holds back token requests, not retail requests with a valid token', () => {
+    const j = journal();
+    j.login(0, { status: 429, retryAfterSeconds: 60 });
+    j.get(10 * S);
+    const early = j.login(20 * S, { status: 401 });
+    const f = only(judgeClient(j.entries, CLIENT), 'retry-before-retry-after');
+    assert.deepEqual(f.exampleRequestIds, ids(early));
+  });
+
+  test('near miss: a request exactly at Retry-After, and one already in flight', () => {
+    const j = journal();
+    j.search(0, { status: 429, retryAfterSeconds: 30, durationMs: 200 });
+    j.get(100); // sent before the 429 was answered
+    j.search(30 * S + 200); // exactly when Retry-After has passed
+    assert.deepEqual(judgeClient(j.entries, CLIENT), []);
+  });
+
+  test("another client's 429 does not hold this client back", () => {
+    const j = journal();
+    j.search(0, { status: 429, retryAfterSeconds: 30, clientId: OTHER });
+    anonymous(j.login(1 * S, { status: 429, retryAfterSeconds: 30 }));
+    j.search(2 * S);
+    j.login(3 * S);
+    assert.deepEqual(judgeClient(j.entries, CLIENT), []);
+  });
+});
+
+describe('repeated-failing-request', () => {
+  test('the same bad search 3 times (body keys in any order) and a missing record 4 times', () => {
+    const j = journal();
+    const bad = {
+      updatedDateRange: { startDate: '2025-03-10', endDate: '2025-03-01' },
+      includeArchived: true,
+    };
+    const first = j.search(0, { status: 400, code: 40001, body: bad });
+    j.search(1 * MIN, {
+      status: 400,
+      body: { includeArchived: true, updatedDateRange: bad.updatedDateRange },
+    });
+    j.search(2 * MIN, { status: 200, body: {} }); // not consecutive: still counts
+    j.search(3 * MIN, { status: 400, body: bad });
+    const missing = j.get(4 * MIN, { status: 404 });
+    for (let i = 5; i <= 7; i++) j.get(i * MIN, { status: 404 });
+    const f = only(judgeClient(j.entries, CLIENT), 'repeated-failing-request');
+    assert.equal(f.severity, 'warning');
+    assert.equal(f.count, 2);
+    assert.deepEqual(f.exampleRequestIds, ids(first, missing));
+    assert.match(f.message, /2 requests were sent unchanged 3 times or more/);
+    assert.match(f.message, /GET \/v1\/purchaseOrders\/\S+ at loc-1: 404 4 times/);
+  });
+
+  test('near miss: changed between tries (body, page token, location or status), twice only, or 429', () => {
+    const j = journal();
+    j.search(0, { status: 400, body: { a: 1 } });
+    j.search(1 * S, { status: 400, body: { a: 2 } });
+    j.search(2 * S, { status: 400, body: { a: [1] } });
+    j.search(3 * S, { status: 400, pageToken: 'p1' });
+    j.search(4 * S, { status: 400, pageToken: 'p2' });
+    j.search(5 * S, { status: 400, pageToken: 'p3' });
+    j.get(6 * S, { status: 403, location: 'loc-1' });
+    j.get(7 * S, { status: 403, location: 'loc-2' });
+    j.get(8 * S, { status: 403, location: 'loc-3' });
+    j.get(9 * S, { status: 404, location: 'loc-9' });
+    j.get(10 * S, { status: 403, location: 'loc-9' });
+    j.get(11 * S, { status: 404, location: 'loc-9' });
+    j.get(12 * S, { path: '/v1/purchaseOrders/x', status: 400 });
+    j.get(13 * S, { path: '/v1/purchaseOrders/x', status: 400 });
+    for (let i = 0; i < 3; i++) j.get(20 * S + i * 10 * S, { status: 429, retryAfterSeconds: 1 });
+    assert.deepEqual(judgeClient(j.entries, CLIENT), []);
+  });
+});
+
+describe('token-reused-after-401', () => {
+  test('an expired token used again after its 401', () => {
+    const j = journal();
+    j.get(0, { tokenFingerprint: 'A' });
+    j.get(10 * MIN, { tokenFingerprint: 'A', status: 401, code: 40101 });
+    const again = j.search(11 * MIN, { tokenFingerprint: 'A', status: 401 });
+    const again2 = j.get(12 * MIN, { tokenFingerprint: 'A', status: 401, location: 'loc-2' });
+    const f = only(judgeClient(j.entries, CLIENT), 'token-reused-after-401');
+    assert.equal(f.severity, 'error');
+    assert.equal(f.count, 2);
+    assert.deepEqual(f.exampleRequestIds, ids(again, again2));
+    assert.match(f.message, /2 requests reused a token already refused with 401/);
+  });
+
+  test('near miss: a new login after the 401, and a request already in flight with the old token', () => {
+    const j = journal();
+    j.get(0, { tokenFingerprint: 'A' });
+    j.get(10 * MIN, { tokenFingerprint: 'A', status: 401, durationMs: 50 });
+    j.get(10 * MIN + 20, { tokenFingerprint: 'A', status: 401, location: 'loc-2' }); // sent before the 401 came
+    j.login(10 * MIN + 1 * S, { tokenFingerprint: 'B' });
+    j.get(10 * MIN + 2 * S, { tokenFingerprint: 'B' });
+    assert.deepEqual(judgeClient(j.entries, CLIENT), []);
+  });
+
+  test('a token request issuing a fingerprint is not a use of it', () => {
+    const j = journal();
+    j.get(0, { tokenFingerprint: 'A', status: 401 });
+    j.login(1 * S, { tokenFingerprint: 'A' }); // cannot really happen, but is not a reuse
+    assert.deepEqual(judgeClient(j.entries, CLIENT), []);
+  });
+});
+
+describe('first-page-polled', () => {
+  test('the same first page every 30 s', () => {
+    const j = journal();
+    const body = { updatedDateRange: { startDate: '2025-03-10' } };
+    j.search(0, { body, pageSize: 50 });
+    const second = j.search(30 * S, { body, pageSize: 50 });
+    const third = j.search(60 * S, { body: { updatedDateRange: { startDate: '2025-03-10' } }, pageSize: 50 });
+    j.search(70 * S, { body, pageSize: 100 }); // another page size: another page
+    j.search(80 * S, { body, pageSize: 50, pageToken: 'p2' }); // a next page is not a first page
+    const f = only(judgeClient(j.entries, CLIENT), 'first-page-polled');
+    assert.equal(f.severity, 'warning');
+    assert.equal(f.count, 2);
+    assert.deepEqual(f.exampleRequestIds, ids(second, third));
+    assert.match(f.message, /requested 2 times less than 60 s after the previous one/);
+    assert.match(f.message, /searchPurchaseOrders at loc-1 again after 30\.0 s/);
+  });
+
+  test('near miss: 61 s apart, exactly 60 s apart, other locations, other operation, failed first page retried', () => {
+    const j = journal();
+    const body = SINCE_TODAY;
+    j.search(0, { body });
+    j.search(61 * S, { body });
+    j.search(121 * S, { body });
+    j.search(0.5 * S, { body, location: 'loc-2' });
+    j.search(1 * S, { body, ...INVENTORY });
+    j.search(2 * S, { body, location: 'loc-3', status: 503 });
+    j.search(3 * S, { body, location: 'loc-3', status: 503 });
+    j.search(5 * S, { body, location: 'loc-3' });
+    assert.deepEqual(judgeClient(j.entries, CLIENT), []);
+  });
+});
+
+describe('full-rewalk-without-date-range', () => {
+  const walk = (
+    j: ReturnType<typeof journal>,
+    at: number,
+    pages: number,
+    fields: Partial<JournalEntry> = {},
+  ): JournalEntry => {
+    const first = j.search(at, { hasNextPage: pages > 1, ...fields });
+    for (let p = 2; p <= pages; p++)
+      j.search(at + p * S, { pageToken: `p${p}`, hasNextPage: p < pages, ...fields });
+    return first;
+  };
+
+  test('the whole purchase order history walked 3 times', () => {
+    const j = journal();
+    walk(j, 0, 3);
+    const second = walk(j, 10 * MIN, 3);
+    j.search(15 * MIN, { status: 503 }); // a failed first page starts no walk
+    const third = walk(j, 20 * MIN, 3);
+    const f = only(judgeClient(j.entries, CLIENT), 'full-rewalk-without-date-range');
+    assert.equal(f.severity, 'warning');
+    assert.equal(f.count, 2);
+    assert.deepEqual(f.exampleRequestIds, ids(second, third));
+    assert.match(f.message, /walked again 2 times without updatedDateRange/);
+    assert.match(f.message, /searchPurchaseOrders at loc-1: 3 full walks of 3 pages/);
+  });
+
+  test('a walk interrupted by a retried page still completes; null updatedDateRange is none', () => {
+    const j = journal();
+    walk(j, 0, 2, { body: { updatedDateRange: null } });
+    const second = j.search(10 * MIN, { hasNextPage: true, body: { updatedDateRange: null } });
+    j.search(10 * MIN + S, {
+      pageToken: 'p2',
+      status: 429,
+      retryAfterSeconds: 1,
+      body: { updatedDateRange: null },
+    });
+    j.search(10 * MIN + 5 * S, { pageToken: 'p2', hasNextPage: false, body: { updatedDateRange: null } });
+    const f = only(judgeClient(j.entries, CLIENT), 'full-rewalk-without-date-range');
+    assert.deepEqual(f.exampleRequestIds, ids(second));
+  });
+
+  test('near miss: re-walks with updatedDateRange, an abandoned walk, other locations and filters', () => {
+    const j = journal();
+    walk(j, 0, 3);
+    walk(j, 10 * MIN, 3, { body: { updatedDateRange: { startDate: '2025-03-10' } } });
+    walk(j, 20 * MIN, 3, { body: { updatedDateRange: { startDate: '2025-03-10' } } });
+    walk(j, 30 * MIN, 2, { location: 'loc-2' });
+    walk(j, 40 * MIN, 2, { ...INVENTORY });
+    walk(j, 50 * MIN, 2, { body: { purchaseOrderStatuses: ['OPEN'] } });
+    j.search(60 * MIN, { hasNextPage: true }); // first page again, then gave up
+    j.search(60 * MIN + S, { pageToken: 'p2', hasNextPage: true });
+    // next pages whose first page is older than the journal
+    j.search(70 * MIN, { location: 'loc-2', pageToken: 'p9', hasNextPage: false });
+    assert.deepEqual(judgeClient(j.entries, CLIENT), []);
+  });
+});
+
+describe('judgeClient', () => {
+  /** One login, one token for 3 locations, a first full walk then incremental walks, a 429 honoured. */
+  const wellBehaved = (j: ReturnType<typeof journal>, clientId: string, fingerprint: string) => {
+    const locations = ['loc-1', 'loc-2', 'loc-3'];
+    const f = { clientId, tokenFingerprint: fingerprint };
+    j.login(0, { clientId, tokenFingerprint: fingerprint });
+    for (const [i, location] of locations.entries()) {
+      for (const op of [{}, INVENTORY]) {
+        const at = (i * 2 + (op === INVENTORY ? 1 : 0)) * 10 * S + S;
+        j.search(at, { ...f, ...op, location, pageSize: 100, hasNextPage: true });
+        j.search(at + S, { ...f, ...op, location, pageSize: 100, pageToken: 'p2', hasNextPage: true });
+        j.search(at + 2 * S, { ...f, ...op, location, pageSize: 100, pageToken: 'p3', hasNextPage: false });
+      }
+    }
+    j.get(2 * MIN, { ...f, location: 'loc-2' });
+    // Incremental syncs every 15 minutes for 5 hours; one 429 is honoured.
+    for (let k = 1; k <= 20; k++) {
+      const body = { updatedDateRange: { startDate: '2025-03-10' } };
+      for (const [i, location] of locations.entries()) {
+        const at = k * 15 * MIN + i * 5 * S;
+        if (k === 7 && i === 1) {
+          j.search(at, {
+            ...f,
+            body,
+            location,
+            status: 429,
+            retryAfterSeconds: 2,
+            durationMs: 10,
+            fault: 'status=429',
+          });
+          j.search(at + 2010, { ...f, body, location, hasNextPage: true });
+          j.search(at + 3 * S, { ...f, body, location, pageToken: 'q2', hasNextPage: false });
+        } else {
+          j.search(at, { ...f, body, location });
+          j.search(at + S, { ...f, ...INVENTORY, body, location });
+        }
+      }
+    }
+  };
+
+  test('a well-behaved client gets no findings', () => {
+    const j = journal();
+    wellBehaved(j, CLIENT, 'A');
+    assert.deepEqual(judgeClient(j.entries, CLIENT), []);
+  });
+
+  test("other clients' traffic never leaks into a client's report", () => {
+    const j = journal();
+    wellBehaved(j, CLIENT, 'A');
+    // A badly behaved client beside it, breaking every rule, sharing location, bodies and even a fingerprint.
+    const o = { clientId: OTHER };
+    for (let i = 0; i < 5; i++) j.login(i * MIN, o);
+    j.get(0, { ...o, tokenFingerprint: 'X', location: 'loc-1' });
+    j.get(5 * MIN, { ...o, tokenFingerprint: 'Y', location: 'loc-2' });
+    j.get(6 * MIN, { ...o, tokenFingerprint: 'X', location: 'loc-1' });
+    j.get(7 * MIN, { ...o, tokenFingerprint: 'A', status: 401 });
+    j.get(8 * MIN, { ...o, tokenFingerprint: 'A', status: 401 });
+    j.get(9 * MIN, { ...o, tokenFingerprint: 'A', status: 401 });
+    j.search(10 * MIN, { ...o, status: 429, retryAfterSeconds: 60 });
+    j.search(10 * MIN + S, { ...o });
+    j.search(10 * MIN + 2 * S, { ...o });
+    j.search(20 * MIN, { ...o });
+    j.search(20 * MIN + 2 * S, { ...o });
+    anonymous(j.get(30 * MIN, { ...o, status: 401 }));
+
+    assert.deepEqual(judgeClient(j.entries, CLIENT), []);
+    const theirs = judgeClient(j.entries, OTHER);
+    assert.deepEqual(
+      theirs.map((f) => f.rule),
+      RULES.map((r) => r.id),
+    );
+    const mine = new Set(j.entries.filter((e) => e.clientId === CLIENT).map((e) => e.requestId));
+    for (const f of theirs)
+      for (const id of f.exampleRequestIds) assert.ok(!mine.has(id), `${f.rule}: ${id}`);
+    assert.deepEqual(judgeClient(j.entries, 'nobody'), []);
+  });
+
+  test('findings come in RULES order and the input is not changed', () => {
+    const j = journal();
+    j.search(0, { status: 429, retryAfterSeconds: 10 });
+    j.search(1 * S);
+    for (let i = 0; i < 3; i++) j.login(2 * S + i * S);
+    const before = structuredClone(j.entries);
+    const findings = judgeClient(j.entries, CLIENT);
+    assert.deepEqual(
+      findings.map((f) => f.rule),
+      ['token-requests-per-hour', 'retry-before-retry-after'],
+    );
+    assert.deepEqual(j.entries, before);
+  });
+});
