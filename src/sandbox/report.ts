@@ -187,14 +187,25 @@ const severalTokensAtOnce = (entries: readonly JournalEntry[]): Finding[] => {
     first: group[0]!,
     locations: new Set(group.map((e) => e.location)),
   }));
-  const overlapping = spans.filter((a) =>
-    spans.some((b) => a !== b && a.firstMs < b.lastMs && b.firstMs < a.lastMs),
-  );
+  // Sorted by first use, only the spans that begin before a span ends can overlap it: no quadratic scan for a
+  // client that took a new token for every request.
+  spans.sort((a, b) => a.firstMs - b.firstMs);
+  const overlaps = new Set<(typeof spans)[number]>();
+  for (let i = 0; i < spans.length; i++) {
+    const a = spans[i]!;
+    for (let k = i + 1; k < spans.length && spans[k]!.firstMs < a.lastMs; k++) {
+      const b = spans[k]!;
+      if (a.firstMs < b.lastMs) {
+        overlaps.add(a);
+        overlaps.add(b);
+      }
+    }
+  }
+  const overlapping = spans.filter((span) => overlaps.has(span));
   if (overlapping.length === 0) return [];
   const perLocation =
     overlapping.every((s) => s.locations.size === 1) &&
     new Set(overlapping.map((s) => [...s.locations][0])).size === overlapping.length;
-  overlapping.sort((a, b) => a.firstMs - b.firstMs);
   return [
     finding(
       'several-tokens-at-once',

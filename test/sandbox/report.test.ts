@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import fc from 'fast-check';
 import { type JournalEntry, OPERATIONS } from '../../src/sandbox/journal-entry.js';
 import { type Finding, judgeClient, MAX_EXAMPLES, RULES } from '../../src/sandbox/report.js';
 
@@ -523,5 +524,119 @@ describe('judgeClient', () => {
       ['token-requests-per-hour', 'retry-before-retry-after'],
     );
     assert.deepEqual(j.entries, before);
+  });
+});
+
+describe('properties', () => {
+  const OPS = [
+    { operation: OPERATIONS.login, path: '/authentication/v1/authentication/login', method: 'POST' },
+    { operation: OPERATIONS.oauthToken, path: '/oauth2/token', method: 'POST' },
+    { operation: OPERATIONS.searchPurchaseOrders, path: '/v1/purchaseOrders/search', method: 'POST' },
+    { operation: OPERATIONS.searchInventoryHistory, path: '/v1/inventoryHistory/search', method: 'POST' },
+    { operation: OPERATIONS.getPurchaseOrder, path: '/v1/purchaseOrders/x', method: 'GET' },
+  ];
+  const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
+  const rawEntry = fc.record({
+    clientId: maybe(fc.constantFrom('a', 'b')),
+    // Seconds over 3 hours, few enough distinct values that windows, ties and overlaps happen.
+    second: fc.integer({ min: 0, max: 3 * 3600 }),
+    op: fc.constantFrom(...OPS),
+    status: fc.constantFrom(200, 200, 200, 400, 401, 404, 429, 503),
+    durationMs: fc.integer({ min: 0, max: 3000 }),
+    location: maybe(fc.constantFrom('loc-1', 'loc-2')),
+    tokenFingerprint: maybe(fc.constantFrom('A', 'B', 'C', 'D')),
+    body: fc.constantFrom({}, SINCE_TODAY, { includeArchived: true }),
+    pageToken: maybe(fc.constant('p2')),
+    hasNextPage: fc.boolean(),
+    retryAfterSeconds: fc.integer({ min: 1, max: 120 }),
+  });
+  const journalArb = fc.array(rawEntry, { maxLength: 120 }).map((raws) =>
+    raws
+      .sort((x, y) => x.second - y.second)
+      .map((r, seq): JournalEntry => {
+        const timeMs = T0 + r.second * S;
+        const search = r.op.operation.startsWith('search');
+        return {
+          seq,
+          time: new Date(timeMs).toISOString(),
+          timeMs,
+          method: r.op.method,
+          path: r.op.path,
+          operation: r.op.operation,
+          status: r.status,
+          durationMs: r.durationMs,
+          requestId: `r${seq}`,
+          ...(r.clientId === undefined ? {} : { clientId: r.clientId }),
+          ...(r.location === undefined ? {} : { location: r.location }),
+          ...(r.tokenFingerprint === undefined ? {} : { tokenFingerprint: r.tokenFingerprint }),
+          ...(search ? { body: r.body, hasNextPage: r.hasNextPage } : {}),
+          ...(search && r.pageToken !== undefined ? { pageToken: r.pageToken } : {}),
+          ...(r.status === 429 ? { retryAfterSeconds: r.retryAfterSeconds } : {}),
+        };
+      }),
+  );
+
+  test("a client's report depends on its own entries only, in any order, and is well formed", () => {
+    fc.assert(
+      fc.property(journalArb, fc.integer(), (entries, seed) => {
+        for (const client of ['a', 'b']) {
+          const report = judgeClient(entries, client);
+          assert.deepEqual(
+            judgeClient(
+              entries.filter((e) => e.clientId === client),
+              client,
+            ),
+            report,
+          );
+          const shuffled = [...entries].sort(
+            (x, y) => ((x.seq * 7919 + seed) % 101) - ((y.seq * 7919 + seed) % 101),
+          );
+          assert.deepEqual(judgeClient(shuffled, client), report);
+          const order = RULES.map((r) => r.id);
+          const mine = new Set(entries.filter((e) => e.clientId === client).map((e) => e.requestId));
+          let last = -1;
+          for (const f of report) {
+            assert.ok(order.indexOf(f.rule) > last, 'one finding per rule, in RULES order');
+            last = order.indexOf(f.rule);
+            assert.equal(f.severity, RULES.find((r) => r.id === f.rule)!.severity);
+            assert.ok(f.count >= 1 && f.count >= f.exampleRequestIds.length);
+            assert.ok(f.exampleRequestIds.length >= 1 && f.exampleRequestIds.length <= MAX_EXAMPLES);
+            for (const id of f.exampleRequestIds)
+              assert.ok(mine.has(id), `${f.rule}: ${id} is not ${client}'s`);
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('token-requests-per-hour and several-tokens-at-once agree with brute force', () => {
+    fc.assert(
+      fc.property(journalArb, (entries) => {
+        const mine = entries.filter((e) => e.clientId === 'a');
+        const report = judgeClient(entries, 'a');
+        const tokenRequests = mine.filter(
+          (e) => e.operation === OPERATIONS.login || e.operation === OPERATIONS.oauthToken,
+        );
+        const excess = tokenRequests.filter(
+          (e, i) => tokenRequests.slice(0, i).filter((d) => d.timeMs > e.timeMs - 60 * MIN).length >= 2,
+        );
+        assert.equal(report.find((f) => f.rule === 'token-requests-per-hour')?.count ?? 0, excess.length);
+
+        const uses = mine.filter(
+          (e) => e.tokenFingerprint !== undefined && !tokenRequests.includes(e) && e.status !== 401,
+        );
+        const span = (fp: string) => {
+          const times = uses.filter((e) => e.tokenFingerprint === fp).map((e) => e.timeMs);
+          return [Math.min(...times), Math.max(...times)] as const;
+        };
+        const fps = [...new Set(uses.map((e) => e.tokenFingerprint!))];
+        const overlapping = fps.filter((a) =>
+          fps.some((b) => a !== b && span(a)[0] < span(b)[1] && span(b)[0] < span(a)[1]),
+        );
+        assert.equal(report.find((f) => f.rule === 'several-tokens-at-once')?.count ?? 0, overlapping.length);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
