@@ -66,6 +66,14 @@ export const RULES = [
       'The same search (operation, location, body) without updatedDateRange walked from its first page to its ' +
       'last twice or more. After the first full walk, sync incrementally with updatedDateRange.',
   },
+  {
+    id: 'server-error-retried-at-once',
+    severity: 'warning',
+    title: 'Server error retried without backoff',
+    description:
+      'A request answered 5xx sent again unchanged less than 1 second after that answer. Back off before ' +
+      'retrying (e.g. 1 s, then 2 s, 4 s, … with jitter), so a struggling server is not hammered.',
+  },
 ] as const satisfies readonly {
   id: string;
   severity: 'error' | 'warning' | 'info';
@@ -95,6 +103,8 @@ const TOKEN_REQUESTS_PER_HOUR = 2;
 /** Times the same failing request may be sent before it is reported. */
 const REPEATED_FAILURE_THRESHOLD = 3;
 const FIRST_PAGE_INTERVAL_MS = 60 * 1000;
+/** The least wait before retrying a request answered 5xx. */
+const MIN_RETRY_WAIT_MS = 1000;
 
 const severityOf = (rule: RuleId): Severity => RULES.find((r) => r.id === rule)!.severity;
 
@@ -387,6 +397,34 @@ const fullRewalk = (entries: readonly JournalEntry[]): Finding[] => {
   ];
 };
 
+const serverErrorRetriedAtOnce = (entries: readonly JournalEntry[]): Finding[] => {
+  const hasty: { entry: JournalEntry; waitedMs: number; status: number }[] = [];
+  for (const group of groupBy(entries, requestKey).values()) {
+    for (let i = 1; i < group.length; i++) {
+      const previous = group[i - 1]!;
+      const entry = group[i]!;
+      if (previous.status < 500) continue;
+      const waitedMs = entry.timeMs - answeredAtMs(previous);
+      // A negative wait is a request sent before the error came: not a retry of it.
+      if (waitedMs >= 0 && waitedMs < MIN_RETRY_WAIT_MS)
+        hasty.push({ entry, waitedMs, status: previous.status });
+    }
+  }
+  if (hasty.length === 0) return [];
+  hasty.sort((a, b) => a.entry.timeMs - b.entry.timeMs || a.entry.seq - b.entry.seq);
+  const first = hasty[0]!;
+  return [
+    finding(
+      'server-error-retried-at-once',
+      `Back off before retrying a server error: ${plural(hasty.length, 'request was', 'requests were')} ` +
+        `retried less than 1 s after a 5xx answer (e.g. ${first.entry.method} ${first.entry.path}` +
+        `${where(first.entry)} ${first.waitedMs} ms after a ${first.status}). Wait 1 s, then longer each time.`,
+      hasty.length,
+      hasty.map((h) => h.entry.requestId),
+    ),
+  ];
+};
+
 const JUDGES: readonly ((entries: readonly JournalEntry[]) => Finding[])[] = [
   tokenRequestsPerHour,
   severalTokensAtOnce,
@@ -395,6 +433,7 @@ const JUDGES: readonly ((entries: readonly JournalEntry[]) => Finding[])[] = [
   tokenReusedAfter401,
   firstPagePolled,
   fullRewalk,
+  serverErrorRetriedAtOnce,
 ];
 
 /**

@@ -110,6 +110,7 @@ describe('report rules', () => {
       'token-reused-after-401',
       'first-page-polled',
       'full-rewalk-without-date-range',
+      'server-error-retried-at-once',
     ])
       assert.ok(idsSeen.includes(id as never), id);
   });
@@ -435,6 +436,33 @@ describe('full-rewalk-without-date-range', () => {
   });
 });
 
+describe('server-error-retried-at-once', () => {
+  test('a 503 retried at once, twice; the third try waited', () => {
+    const j = journal();
+    j.get(0, { status: 503, durationMs: 100, fault: 'status=503' });
+    const retry = j.get(300, { status: 503, durationMs: 100 });
+    const retry2 = j.get(400, { status: 500 }); // 0 ms after the previous answer
+    j.get(2 * S);
+    const f = only(judgeClient(j.entries, CLIENT), 'server-error-retried-at-once');
+    assert.equal(f.severity, 'warning');
+    assert.equal(f.count, 2);
+    assert.deepEqual(f.exampleRequestIds, ids(retry, retry2));
+    assert.match(f.message, /2 requests were retried less than 1 s after a 5xx answer/);
+    assert.match(f.message, /GET \/v1\/purchaseOrders\/\S+ at loc-1 200 ms after a 503/);
+  });
+
+  test('near miss: retried after exactly 1 s, another request at once, a request in flight, a 4xx', () => {
+    const j = journal();
+    j.get(0, { status: 503, durationMs: 100 });
+    j.get(50); // the same request, sent before the 503 came
+    j.get(200, { path: '/v1/purchaseOrders/y' }); // another request
+    j.get(1100);
+    j.get(2 * S, { status: 404, location: 'loc-3' });
+    j.get(2 * S + 100, { status: 404, location: 'loc-3' });
+    assert.deepEqual(judgeClient(j.entries, CLIENT), []);
+  });
+});
+
 describe('judgeClient', () => {
   /** One login, one token for 3 locations, a first full walk then incremental walks, a 429 honoured. */
   const wellBehaved = (j: ReturnType<typeof journal>, clientId: string, fingerprint: string) => {
@@ -499,6 +527,8 @@ describe('judgeClient', () => {
     j.search(20 * MIN, { ...o });
     j.search(20 * MIN + 2 * S, { ...o });
     anonymous(j.get(30 * MIN, { ...o, status: 401 }));
+    j.get(40 * MIN, { ...o, status: 503, location: 'loc-3' });
+    j.get(40 * MIN + 10, { ...o, location: 'loc-3' });
 
     assert.deepEqual(judgeClient(j.entries, CLIENT), []);
     const theirs = judgeClient(j.entries, OTHER);
