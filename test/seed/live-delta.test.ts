@@ -210,3 +210,15 @@ test('over 30 more days orders move on, each change dated at or after the old cu
   assert.ok(received.some((entry) => before.has(entry.purchaseOrderId!)));
   assert.ok(delta.entries.some((entry) => entry.adjustmentType === 'COUNT'));
 });
+
+test('a default demo location extended by a day and by 30 days keeps its history and passes the check', () => {
+  const options = { seed: 42, days: 180, endDate: TEST_END_DATE };
+  const cutoff = cutoffOf(options.endDate);
+  const before = collectLocation(options);
+  for (const extra of [1, 30]) {
+    const after = collectLocation(extended(options, extra));
+    assertPrefixStable(before.orders, after.orders, orderId, cutoff, 'purchase order');
+    assertPrefixStable(before.entries, after.entries, entryId, cutoff, 'inventory entry');
+    assert.deepEqual(runCheck(after), []);
+  }
+});
