@@ -46,7 +46,6 @@ export const createLocationGenerator = (input: Partial<GenerateOptions> = {}): L
 
 function* generate(world: World): Generator<GeneratedBatch, void, undefined> {
   const { options } = world;
-  const orderRandom = new Random(options.seed, options.locationIndex, 'orders');
   const planner = createAdjustmentPlanner(
     world,
     new Random(options.seed, options.locationIndex, 'adjustments'),
@@ -65,32 +64,40 @@ function* generate(world: World): Generator<GeneratedBatch, void, undefined> {
 
   const purchaseOrders: PurchaseOrder[] = [];
   const inventory: InventoryHistoryLogEntry[] = ledger.opening();
+  // Entries the ledger had to nudge to the cutoff or past it belong to a later history.
+  const cutoffIso = new Date(world.cutoff).toISOString();
+  const keep = (entry: InventoryHistoryLogEntry): void => {
+    if (entry.modifiedDate < cutoffIso) inventory.push(entry);
+  };
   let number = 1000;
 
+  // Nothing drawn here depends on the cutoff, so a longer history (same start, later end date) repeats this one
+  // up to the old cutoff: each day's order times come from the day's own stream, each order's life from its own.
   for (let day = 0; day < options.days; day++) {
     // Orders of this local day; their receipts land in later days' buckets.
+    const dayRandom = new Random(options.seed, options.locationIndex, 'orders', day);
     const weekday = localWeekday(world, localTime(world, day, 12));
-    const orders = hasSuppliers ? orderRandom.count(options.ordersPerWeek * WEEKDAY_SHARE[weekday]!) : 0;
+    const orders = hasSuppliers ? dayRandom.count(options.ordersPerWeek * WEEKDAY_SHARE[weekday]!) : 0;
     const span = ORDER_HOURS[1] - ORDER_HOURS[0];
     for (let i = 0; i < orders; i++) {
       // Evenly spread with jitter: already in time order, no sort needed at a million orders.
-      const createdAt = localTime(world, day, ORDER_HOURS[0] + (span * (i + orderRandom.next())) / orders);
+      const createdAt = localTime(world, day, ORDER_HOURS[0] + (span * (i + dayRandom.next())) / orders);
       if (createdAt >= world.cutoff) break;
-      const supplierIndex = orderRandom.weighted(world.supplierWeights);
-      const planned = planOrder(world, orderRandom, createdAt, ++number, supplierIndex);
+      const planned = planOrder(world, createdAt, ++number);
       purchaseOrders.push(planned.order);
       for (const receipt of planned.receipts) schedule({ at: receipt.at, seq: seq++, receipt });
     }
     for (const adjustment of planner.day(day)) schedule({ at: adjustment.at, seq: seq++, adjustment });
 
     // Everything of this UTC day is planned now: US local days start after UTC midnight, and receipts come at
-    // least a day after their order.
+    // least a day after their order. The ledger takes events in time order, so its draws and balances up to any
+    // instant depend only on the events before it.
     const events = buckets.get(day) ?? [];
     buckets.delete(day);
     events.sort((a, b) => a.at - b.at || a.seq - b.seq);
     for (const event of events) {
-      if ('receipt' in event) inventory.push(ledger.receive(event.receipt));
-      else for (const entry of ledger.adjust(event.adjustment)) inventory.push(entry);
+      if ('receipt' in event) keep(ledger.receive(event.receipt));
+      else for (const entry of ledger.adjust(event.adjustment)) keep(entry);
     }
 
     while (purchaseOrders.length >= options.batchSize || inventory.length >= options.batchSize) {

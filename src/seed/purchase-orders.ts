@@ -11,7 +11,7 @@ import type {
 import type { CatalogItem, ReceivingUnit } from './catalog.js';
 import type { StaffMember } from './location-profile.js';
 import { adjustmentAmount, type LineSummary, lineMoney, orderMoney, round2 } from './money.js';
-import type { Random } from './random.js';
+import { Random } from './random.js';
 import { DAY, HOUR, localDay, localTime, localWeekday, MINUTE, type World } from './world.js';
 
 /** A RECEIVE entry promised by a received event; the inventory ledger writes it when its time comes. */
@@ -205,18 +205,29 @@ const splitReceipt = (random: Random, fate: Fate, ordered: number): [number, num
 
 const iso = (at: number): string => new Date(at).toISOString();
 
+const NEVER = Number.POSITIVE_INFINITY;
+
+/** One delivery's receiving, decided when the order is made. */
+interface Delivery {
+  /** Whole minute the receiving was submitted: its RECEIVE entries and order update lie in that minute. */
+  receivedAt: number;
+  /** The order's update after the receiving (the last thing of the delivery). */
+  doneAt: number;
+  events: { line: number; event: ReceivedEvent }[];
+  receipts: PlannedReceipt[];
+}
+
 /**
  * One purchase order created at `createdAt`, as it stands at the cutoff, and the RECEIVE entries its received
- * events promise. Every date is before the cutoff; modifiedDate is the last thing that happened to it.
+ * events promise (all before the cutoff). Its whole life (submission, deliveries, voiding, payment, archiving) is
+ * drawn up front from its own random stream (seed, location, number), whatever the cutoff: the cutoff only says
+ * how far the life got. So a later cutoff shows the same order further along, and modifiedDate is the time of
+ * the last change before the cutoff.
  */
-export const planOrder = (
-  world: World,
-  random: Random,
-  createdAt: number,
-  number: number,
-  supplierIndex: number,
-): PlannedOrder => {
-  const { cutoff } = world;
+export const planOrder = (world: World, createdAt: number, number: number): PlannedOrder => {
+  const { cutoff, options } = world;
+  const random = new Random(options.seed, options.locationIndex, 'order', number);
+  const supplierIndex = random.weighted(world.supplierWeights);
   const profile = world.suppliers[supplierIndex]!;
   const supplier = profile.supplier;
   const id = random.uuid();
@@ -225,36 +236,28 @@ export const planOrder = (
   // Lifecycle.
   const roll = random.next();
   const fate: Fate = roll < 0.035 ? 'voided' : roll < 0.085 ? 'backorder' : roll < 0.165 ? 'split' : 'full';
+  const editAt = createdAt + random.between(1, 30) * MINUTE;
+  // Most orders go out within the hour; many drafts wait for someone to review and send them.
   const delayRoll = random.next();
   let submitAt =
     createdAt +
-    (delayRoll < 0.7
+    (delayRoll < 0.5
       ? random.between(5, 60) * MINUTE
-      : delayRoll < 0.95
+      : delayRoll < 0.7
         ? random.between(1, 20) * HOUR
         : random.between(1, 4) * DAY);
-  // Drafts of the last two days are often still waiting for someone to review and send them.
-  if (createdAt > cutoff - 2 * DAY && random.chance(0.35)) submitAt = Number.POSITIVE_INFINITY;
-  let voidAt = Number.POSITIVE_INFINITY;
+  let voidAt = NEVER;
   if (fate === 'voided') {
     if (random.chance(0.4)) {
       voidAt = createdAt + random.between(10, 120) * MINUTE;
-      submitAt = Number.POSITIVE_INFINITY;
+      submitAt = NEVER;
     } else voidAt = submitAt + random.between(1, 48) * HOUR;
   }
   const lead = random.int(profile.kind.leadDays[0], profile.kind.leadDays[1]);
-  const firstDelivery = deliveryMorning(
-    world,
-    random,
-    submitAt === Number.POSITIVE_INFINITY ? createdAt : submitAt,
-    lead,
-  );
+  const firstDelivery = deliveryMorning(world, random, submitAt === NEVER ? createdAt : submitAt, lead);
   const late = random.chance(0.1) ? DAY : 0;
-  const deliveries = fate === 'voided' ? [] : [firstDelivery + late];
-  if (fate === 'split')
-    deliveries.push(deliveryMorning(world, random, firstDelivery + late, random.int(2, 4)));
-  // A delivery counts when its receiving (and the order update after it) finished before the cutoff.
-  const happened = deliveries.filter((at) => at + 15 * MINUTE < cutoff && submitAt < at);
+  const arrivals = fate === 'voided' ? [] : [firstDelivery + late];
+  if (fate === 'split') arrivals.push(deliveryMorning(world, random, firstDelivery + late, random.int(2, 4)));
 
   const receivedBy = lines.map((line) => splitReceipt(random, fate, line.quantity));
   if (fate === 'split' || fate === 'backorder') {
@@ -306,32 +309,35 @@ export const planOrder = (
   settle(entity.fees, money.subtotalCost);
   settle(entity.taxes, money.taxBase);
 
-  // Received events and the RECEIVE entries they promise.
-  const receipts: PlannedReceipt[] = [];
+  // Every delivery's receiving: checked in for a while, then submitted at once (a whole minute); the RECEIVE
+  // entries follow a few seconds apart (at most 8 lines × 5 s) and the order update within the same minute, so
+  // a cutoff (a whole day) sees all of a delivery or none of it.
   const receiver = random.pick(world.profile.staff.slice(1, 4));
-  const events: ReceivedEvent[][] = lines.map(() => []);
-  const receivedTotal = lines.map(() => 0);
-  let clock = 0;
-  happened.forEach((deliveredAt, delivery) => {
-    clock = deliveredAt;
+  const deliveries: Delivery[] = arrivals.map((arrival, delivery) => {
+    const receivedAt = Math.floor((arrival + random.between(10, 45) * MINUTE) / MINUTE) * MINUTE;
+    let clock = receivedAt;
+    const events: Delivery['events'] = [];
+    const receipts: PlannedReceipt[] = [];
     lines.forEach((line, i) => {
       const quantity = receivedBy[i]![delivery]!;
       if (quantity <= 0) return;
-      clock += random.between(2, 40) * 1000;
+      clock += random.between(1, 5) * 1000;
       const landedCost = money.landedCosts[i]!;
       const receiptId = random.uuid();
-      events[i]!.push({
-        receivedQuantity: quantity,
-        receivedUnit: { ...line.unit },
-        receivedCosts: {
-          baseCost: line.baseCost,
-          subtotal: round2(quantity * line.baseCost),
-          total: round2((summaries[i]!.total * quantity) / line.quantity),
-          landedCost,
+      events.push({
+        line: i,
+        event: {
+          receivedQuantity: quantity,
+          receivedUnit: { ...line.unit },
+          receivedCosts: {
+            baseCost: line.baseCost,
+            subtotal: round2(quantity * line.baseCost),
+            total: round2((summaries[i]!.total * quantity) / line.quantity),
+            landedCost,
+          },
+          inventoryHistoryId: receiptId,
         },
-        inventoryHistoryId: receiptId,
       });
-      receivedTotal[i]! += quantity;
       receipts.push({
         at: clock,
         id: receiptId,
@@ -346,10 +352,57 @@ export const planOrder = (
         user: receiver,
       });
     });
+    return { receivedAt, doneAt: clock + random.between(1, 15) * 1000, events, receipts };
   });
 
+  // Later changes: payment (net terms) and archiving once the order is settled.
+  const lastDelivery = deliveries[deliveries.length - 1]?.doneAt ?? NEVER;
+  const settledAt = fate === 'voided' ? voidAt : lastDelivery;
+  const payRoll = random.next();
+  const payAt =
+    fate === 'voided'
+      ? NEVER
+      : payRoll < 0.03
+        ? submitAt + random.between(1, 60) * MINUTE // prepaid
+        : fate === 'backorder'
+          ? payRoll < 0.25
+            ? settledAt + random.between(3, 30) * DAY
+            : NEVER
+          : payRoll < 0.95
+            ? settledAt + random.between(0, 35) * DAY
+            : NEVER;
+  const archiveAt = random.chance(fate === 'backorder' ? 0.5 : 0.8)
+    ? Math.max(settledAt, payAt === NEVER ? settledAt : payAt) + random.between(45, 120) * DAY
+    : NEVER;
+  const showsExpectedAsDraft = random.chance(0.5);
+  const supplierNotes = random.chance(0.45) ? random.pick(SUPPLIER_NOTES) : '';
+  const externalRoll = random.next();
+  const invoice = random.chance(0.85) ? `INV-${random.int(100000, 9999999)}` : null;
+  const receivingNote = random.chance(0.3) ? random.pick(RECEIVING_NOTES) : undefined;
+
+  // The order as the cutoff sees it.
   const submitted = submitAt < cutoff;
   const voided = voidAt < cutoff;
+  const events: ReceivedEvent[][] = lines.map(() => []);
+  const receivedTotal = lines.map(() => 0);
+  const receipts: PlannedReceipt[] = [];
+  let modified = createdAt;
+  if (editAt < cutoff) modified = editAt;
+  if (submitted) modified = Math.max(modified, submitAt);
+  if (voided) modified = Math.max(modified, voidAt);
+  for (const delivery of deliveries) {
+    if (delivery.receivedAt >= cutoff) break;
+    for (const { line, event } of delivery.events) {
+      events[line]!.push(event);
+      receivedTotal[line]! += event.receivedQuantity;
+    }
+    for (const receipt of delivery.receipts) receipts.push(receipt);
+    modified = Math.max(modified, delivery.doneAt);
+  }
+  const paid = payAt < cutoff;
+  if (paid) modified = Math.max(modified, payAt);
+  const archived = archiveAt < cutoff;
+  if (archived) modified = Math.max(modified, archiveAt);
   const fullyReceived = lines.every((line, i) => receivedTotal[i] === line.quantity);
   const status: PurchaseOrderStatus = voided
     ? 'VOIDED'
@@ -360,36 +413,6 @@ export const planOrder = (
         : fullyReceived
           ? 'RECEIVED'
           : 'PARTIALLY_RECEIVED';
-
-  // Later changes: payment (net terms) and archiving of settled orders.
-  let modified = Math.min(createdAt + random.between(1, 30) * MINUTE, cutoff - 1);
-  if (submitted) modified = Math.max(modified, submitAt);
-  if (voided) modified = Math.max(modified, voidAt);
-  if (receipts.length > 0) modified = Math.max(modified, clock + random.between(2, 10) * MINUTE);
-  let paid = false;
-  const payRoll = random.next();
-  const payAt =
-    status === 'RECEIVED'
-      ? payRoll < 0.95
-        ? modified + random.between(0, 35) * DAY
-        : Number.POSITIVE_INFINITY
-      : status === 'PARTIALLY_RECEIVED' && payRoll < 0.25
-        ? modified + random.between(3, 30) * DAY
-        : status === 'ORDERED' && payRoll < 0.03
-          ? modified + random.between(1, 60) * MINUTE
-          : Number.POSITIVE_INFINITY;
-  if (payAt < cutoff) {
-    paid = true;
-    modified = payAt;
-  }
-  let archived = false;
-  const settled =
-    status === 'RECEIVED' || status === 'VOIDED' || (status === 'PARTIALLY_RECEIVED' && fate === 'backorder');
-  const archiveAt = modified + random.between(45, 120) * DAY;
-  if (settled && archiveAt < cutoff && random.chance(status === 'PARTIALLY_RECEIVED' ? 0.5 : 0.8)) {
-    archived = true;
-    modified = archiveAt;
-  }
 
   const order: PurchaseOrder = {
     id,
@@ -426,22 +449,19 @@ export const planOrder = (
       totalCost: money.totalCost,
     },
     purchasingEntityInfo: entity,
-    supplierNotes: random.chance(0.45) ? random.pick(SUPPLIER_NOTES) : '',
+    supplierNotes,
   };
   if (distributionStrategies !== undefined) order.distributionStrategies = distributionStrategies;
-  if (status !== 'DRAFT' || random.chance(0.5))
+  if (status !== 'DRAFT' || showsExpectedAsDraft)
     order.expectedDate = iso(firstDelivery - (firstDelivery % DAY));
-  const externalRoll = random.next();
   if (externalRoll < 0.35) {
     order.externalPurchaseOrderNumber = `${profile.code}-${String(number).padStart(6, '0')}`;
   } else if (externalRoll < 0.7) order.externalPurchaseOrderNumber = null;
   if (receipts.length > 0) {
-    order.externalInvoiceNumber = random.chance(0.85) ? `INV-${random.int(100000, 9999999)}` : null;
-    if (random.chance(0.3)) {
+    order.externalInvoiceNumber = invoice;
+    if (receivingNote !== undefined) {
       order.receivingNotes =
-        status === 'PARTIALLY_RECEIVED'
-          ? 'Short on delivery, rest backordered.'
-          : random.pick(RECEIVING_NOTES);
+        status === 'PARTIALLY_RECEIVED' ? 'Short on delivery, rest backordered.' : receivingNote;
     }
   }
   return { order, receipts };
