@@ -34,10 +34,16 @@ describe('serve on SQLite', () => {
   test('--workers 2 serves from two processes and stops them all on SIGTERM', async () => {
     // Port 0 with workers: the cluster's primary picks one port for all of them, and the banner names it.
     const server = await startServe(['--db', db, '--no-demo', '--port', '0', '--workers', '2']);
-    assert.match(server.output(), /2 worker\(s\)/);
-    const answers = await Promise.all(Array.from({ length: 8 }, () => fetch(`${server.url}/healthz`)));
-    assert.ok(answers.every((response) => response.status === 200));
-    assert.equal(await stop(server.child), 0);
+    try {
+      assert.match(server.output(), /2 worker\(s\)/);
+      const answers = await Promise.all(Array.from({ length: 8 }, () => fetch(`${server.url}/healthz`)));
+      assert.deepEqual(
+        answers.map((response) => response.status),
+        Array(8).fill(200),
+      );
+    } finally {
+      assert.equal(await stop(server.child), 0);
+    }
   });
 
   test('a port already in use ends serve with exit code 1 and says so', async () => {

@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { DEFAULT_JOURNAL_SIZE } from '../../sandbox/journal.js';
+import { createSupervisor } from '../../server/cluster-supervisor.js';
 import { localUrl } from '../../server/server.js';
 import {
   DEFAULT_HOST,
@@ -25,56 +26,49 @@ const untilSignal = (stop: () => Promise<void>) =>
     process.on('SIGTERM', onSignal);
   });
 
-const stopWorkers = () =>
-  Promise.all(
-    Object.values(cluster.workers ?? {}).map(
-      (worker) =>
-        new Promise<void>((resolve) => {
-          if (worker === undefined || worker.isDead()) return resolve();
-          worker.once('exit', () => resolve());
-          worker.process.kill('SIGTERM');
-        }),
-    ),
-  );
+/** What a worker sends the primary once its app is built and answering (not merely bound). */
+const READY = 'larder:ready';
 
 /**
- * A worker that crashes after it was serving is replaced; one that dies before it ever listened (port in use,
- * bad schema, database down) would die again, so that stops everything with exit code 1.
+ * The primary of `--workers N`: the supervisor keeps N workers serving (src/server/cluster-supervisor.ts), and
+ * the banner is printed once every worker is ready, so nothing the banner invites meets a starting worker.
  */
-const serveWithWorkers = (
+const serveWithWorkers = async (
   config: ServeConfig,
   io: CommandIo,
-  onListening: (server: { url: string; publicUrl: string }) => Promise<void>,
-) =>
-  new Promise<number>((resolve) => {
-    let stopping = false;
-    const listened = new Set<number>();
-    const finish = (code: number) => {
-      if (stopping) return;
-      stopping = true;
-      void stopWorkers().then(() => resolve(code));
-    };
-    cluster.on('exit', (worker, code, signal) => {
-      if (stopping) return;
-      if (!listened.has(worker.id)) {
-        io.stderr(
-          `larder: worker ${worker.process.pid} exited (${signal ?? code}) before serving; stopping.\n`,
-        );
-        finish(1);
-        return;
-      }
-      io.stderr(`larder: worker ${worker.process.pid} exited (${signal ?? code}); starting another.\n`);
-      setTimeout(() => cluster.fork(), 1000);
-    });
-    cluster.on('listening', (worker, address) => {
-      listened.add(worker.id);
-      if (listened.size !== 1) return;
-      const url = localUrl(config.host, address.port);
-      void onListening({ url, publicUrl: config.publicUrl ?? url });
-    });
-    for (let i = 0; i < config.workers; i++) cluster.fork();
-    void untilSignal(async () => finish(0));
+  onReady: (server: { url: string; publicUrl: string }) => Promise<void>,
+): Promise<number> => {
+  let port: number | undefined;
+  const ready = new Set<number>();
+  let announced = false;
+  const announceOnce = () => {
+    if (announced || port === undefined || ready.size < config.workers) return;
+    announced = true;
+    const url = localUrl(config.host, port);
+    void onReady({ url, publicUrl: config.publicUrl ?? url });
+  };
+  cluster.on('message', (worker, message) => {
+    if (message !== READY) return;
+    ready.add(worker.id);
+    announceOnce();
   });
+  const supervisor = createSupervisor({
+    cluster,
+    workers: config.workers,
+    log: (line) => io.stderr(`larder: ${line}\n`),
+    onListening: (address) => {
+      port = address.port;
+      announceOnce();
+    },
+  });
+  supervisor.start();
+  void untilSignal(async () => {
+    await supervisor.stop();
+  });
+  const outcome = await supervisor.done;
+  if (outcome.exitCode !== 0) io.stderr(`larder: ${outcome.reason}\n`);
+  return outcome.exitCode;
+};
 
 export const serveCommand: Command = {
   name: 'serve',
@@ -171,6 +165,7 @@ export const serveCommand: Command = {
       // A worker's IPC channel keeps it alive, so it must exit explicitly, also when it cannot start.
       const code = await serve({ ...config, demo: false }, io, { announce: false })
         .then(async (handle) => {
+          process.send?.(READY);
           await untilSignal(handle.stop);
           return 0;
         })
