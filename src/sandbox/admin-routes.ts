@@ -14,6 +14,7 @@ import {
   NewClientRequestSchema,
 } from './admin-schemas.js';
 import type { Journal, JournalFilter } from './journal.js';
+import { judgeClient, RULES } from './report.js';
 
 export const ADMIN_PREFIX = '/_larder';
 
@@ -86,6 +87,22 @@ export const createAdminRoutes = ({ store, clock, journal }: AdminDeps): Hono =>
   routes.delete('/requests', (c) => {
     journal.clear();
     return c.json({ cleared: true });
+  });
+
+  routes.get('/report', (c) => {
+    const clientId = c.req.query('clientId');
+    if (clientId === undefined || clientId === '')
+      throw new LarderError('ERR_QUERY_PARAM', {
+        fieldName: 'clientId',
+        message: 'clientId is required: the report judges one client.',
+      });
+    const entries = journal.list({ clientId });
+    return c.json({
+      clientId,
+      requestsJudged: entries.length,
+      findings: judgeClient(entries, clientId),
+      rules: RULES,
+    });
   });
 
   routes.post('/clients', async (c) => {

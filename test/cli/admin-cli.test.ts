@@ -92,3 +92,25 @@ test('requests lists the journal, filtered by client and status', async () => {
   assert.ok(entries.length >= 1);
   assert.ok(entries.every((e) => e.status === 401 && e.operation === 'searchPurchaseOrders'));
 });
+
+test('report judges a client: findings with exit code 3, none with 0', async () => {
+  const login = (clientSecret: string) =>
+    fetch(`${handle.url}/authentication/v1/authentication/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        clientId: 'report-client',
+        clientSecret,
+        userAccessType: 'PLATFORM_MACHINE_CLIENT',
+      }),
+    });
+  for (let i = 0; i < 3; i++) await login('wrong');
+  const judged = await larder('report', '--client', 'report-client');
+  assert.equal(judged.code, 3, judged.err);
+  assert.match(judged.out, /token-requests-per-hour/);
+  assert.match(judged.out, /repeated-failing-request/);
+  const clean = await larder('report', '--client', 'nobody-at-all', '--json');
+  assert.equal(clean.code, 0);
+  assert.deepEqual((JSON.parse(clean.out) as { findings: unknown[] }).findings, []);
+  assert.equal((await larder('report')).code, 2);
+});
