@@ -1,4 +1,4 @@
-import type { InventoryHistoryLogEntry, PurchaseOrder } from '../retail/schemas.js';
+import type { InventoryHistoryLogEntry, PurchaseOrder } from '../records/schemas.js';
 import type { Store } from '../storage/store.js';
 import type { Finding } from './findings.js';
 import { createLocationCheck, type LocationCheck } from './location-check.js';

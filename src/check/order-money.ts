@@ -1,4 +1,4 @@
-import type { PurchaseOrder } from '../retail/schemas.js';
+import type { PurchaseOrder } from '../records/schemas.js';
 import { adjustmentAmount, type LineSummary, lineMoney, orderMoney, round2 } from '../seed/money.js';
 
 /** Amounts may differ by a cent from the model (other systems round differently), not more. */

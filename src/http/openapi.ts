@@ -9,7 +9,7 @@ import {
   PurchaseOrderSchema,
   PurchaseOrdersResponseSchema,
   PurchaseOrdersSearchRequestSchema,
-} from '../retail/schemas.js';
+} from '../records/schemas.js';
 import { ErrorMessageSchema } from './error-message.js';
 
 /**

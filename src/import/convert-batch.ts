@@ -1,10 +1,10 @@
-import { toInventoryRecord, toPurchaseOrderRecord } from '../retail/records.js';
+import { toInventoryRecord, toPurchaseOrderRecord } from '../records/kinds.js';
 import {
   type InventoryHistoryLogEntry,
   InventoryHistoryLogEntrySchema,
   type PurchaseOrder,
   PurchaseOrderSchema,
-} from '../retail/schemas.js';
+} from '../records/schemas.js';
 import { createValidator } from '../shared/validator.js';
 import type { InventoryRecord, PurchaseOrderRecord } from '../storage/store.js';
 

@@ -1,12 +1,12 @@
-import { LarderError } from '../shared/errors.js';
-import { createValidator } from '../shared/validator.js';
-import type { InventoryHistoryAdjustmentType, PurchaseOrderStatus } from './schemas.js';
+import type { InventoryHistoryAdjustmentType, PurchaseOrderStatus } from '../records/schemas.js';
 import {
   type InventoryHistorySearchRequest,
   InventoryHistorySearchRequestSchema,
   type PurchaseOrdersSearchRequest,
   PurchaseOrdersSearchRequestSchema,
-} from './schemas.js';
+} from '../records/schemas.js';
+import { LarderError } from '../shared/errors.js';
+import { createValidator } from '../shared/validator.js';
 
 /** A search body, validated and reduced to what the store filters on. */
 export interface PurchaseOrderFilter {

@@ -1,4 +1,4 @@
-import type { InventoryHistoryLogEntry, PurchaseOrder } from '../retail/schemas.js';
+import type { InventoryHistoryLogEntry, PurchaseOrder } from '../records/schemas.js';
 import { createAdjustmentPlanner, type PlannedAdjustment } from './adjustment-plan.js';
 import { InventoryLedger } from './inventory-ledger.js';
 import type { LocationIdentity } from './location-profile.js';

@@ -1,5 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
-import { toInventoryRecord, toPurchaseOrderRecord } from '../retail/records.js';
+import { toInventoryRecord, toPurchaseOrderRecord } from '../records/kinds.js';
 import { siblingModule, startWorker } from '../shared/start-worker.js';
 import type { InventoryRecord, PurchaseOrderRecord } from '../storage/store.js';
 import type { GeneratedBatch } from './generate-location.js';

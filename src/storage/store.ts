@@ -1,4 +1,4 @@
-import type { InventoryHistoryAdjustmentType, PurchaseOrderStatus } from '../retail/schemas.js';
+import type { InventoryHistoryAdjustmentType, PurchaseOrderStatus } from '../records/schemas.js';
 
 /**
  * The one storage contract. SQLite (embedded) and PostgreSQL (scale-out) implement it; the contract suite in

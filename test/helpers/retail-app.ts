@@ -1,6 +1,6 @@
 import { createApp } from '../../src/http/app.js';
-import { toInventoryRecord, toPurchaseOrderRecord } from '../../src/retail/records.js';
-import type { InventoryHistoryLogEntry, PurchaseOrder } from '../../src/retail/schemas.js';
+import { toInventoryRecord, toPurchaseOrderRecord } from '../../src/records/kinds.js';
+import type { InventoryHistoryLogEntry, PurchaseOrder } from '../../src/records/schemas.js';
 import { LarderError } from '../../src/shared/errors.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import type { Store } from '../../src/storage/store.js';

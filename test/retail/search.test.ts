@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { PurchaseOrder } from '../../src/retail/schemas.js';
+import type { PurchaseOrder } from '../../src/records/schemas.js';
 import { inventoryFixture, purchaseOrderFixture } from '../helpers/fixtures.js';
 import { createRetailHarness, loadRecords, type PageEnvelope } from '../helpers/retail-app.js';
 import { type BackendInstance, backends } from '../storage/backends.js';

@@ -1,4 +1,4 @@
-import type { InventoryHistoryLogEntry, PurchaseOrder } from '../../src/retail/schemas.js';
+import type { InventoryHistoryLogEntry, PurchaseOrder } from '../../src/records/schemas.js';
 import { createLocationGenerator } from '../../src/seed/generate-location.js';
 import type { GenerateOptions } from '../../src/seed/options.js';
 

@@ -5,7 +5,7 @@ import {
   InventoryHistoryLogEntrySchema,
   PURCHASE_ORDER_STATUSES,
   PurchaseOrderSchema,
-} from '../../src/retail/schemas.js';
+} from '../../src/records/schemas.js';
 import { createLocationGenerator } from '../../src/seed/generate-location.js';
 import { locationIdentity } from '../../src/seed/location-profile.js';
 import { defaultEndDate, resolveGenerateOptions } from '../../src/seed/options.js';

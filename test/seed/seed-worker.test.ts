@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { toInventoryRecord, toPurchaseOrderRecord } from '../../src/retail/records.js';
+import { toInventoryRecord, toPurchaseOrderRecord } from '../../src/records/kinds.js';
 import { createLocationGenerator } from '../../src/seed/generate-location.js';
 import { locationIdentity } from '../../src/seed/location-profile.js';
 import { resolveGenerateOptions } from '../../src/seed/options.js';

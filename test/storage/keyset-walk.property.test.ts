@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
-import { ADJUSTMENT_TYPES, PURCHASE_ORDER_STATUSES } from '../../src/retail/schemas.js';
+import { ADJUSTMENT_TYPES, PURCHASE_ORDER_STATUSES } from '../../src/records/schemas.js';
 import type { Cursor, Store, StoredRow } from '../../src/storage/store.js';
 import { type BackendInstance, backends, describeBackend } from './backends.js';
 import { importInto, inventoryEntry, purchaseOrder, T0, text } from './records.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { InventoryHistoryAdjustmentType, PurchaseOrderStatus } from '../../src/retail/schemas.js';
+import type { InventoryHistoryAdjustmentType, PurchaseOrderStatus } from '../../src/records/schemas.js';
 import type {
   ClientRecord,
   InventoryRecord,
