@@ -4,7 +4,13 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { createPageTokens } from '../retail/page-token.js';
 import { createRetailRoutes, type RetailGuard } from '../retail/retail-routes.js';
-import { isLarderError, LarderError } from '../shared/errors.js';
+import {
+  type ErrorCode,
+  isLarderError,
+  isStoreError,
+  LarderError,
+  type StoreErrorCode,
+} from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { Store } from '../storage/store.js';
 import { toErrorMessage } from './error-message.js';
@@ -22,11 +28,24 @@ export interface AppDeps {
 
 type Env = { Variables: { requestId: string } };
 
+const STORE_TO_LARDER: Partial<Record<StoreErrorCode, ErrorCode>> = {
+  STORE_UNAVAILABLE: 'ERR_UNAVAILABLE',
+  STORE_LOCKED: 'ERR_UNAVAILABLE',
+  STORE_DUPLICATE: 'ERR_CONFLICT',
+  STORE_INVALID_VALUE: 'ERR_VALIDATION',
+  STORE_NOT_FOUND: 'ERR_NOT_FOUND',
+};
+
 const SANE_REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
 
 /** Maps anything thrown to a LarderError; unknown failures become a 500 that never leaks a stack. */
 const asLarderError = (error: unknown): LarderError => {
   if (isLarderError(error)) return error;
+  // Until the error edge lands: storage failures as the HTTP errors they mean.
+  if (isStoreError(error)) {
+    const code = STORE_TO_LARDER[error.code];
+    if (code !== undefined) return new LarderError(code, { developerMessage: error.message, cause: error });
+  }
   if (error instanceof HTTPException) {
     if (error.status === 413) return new LarderError('ERR_BODY_TOO_LARGE');
     if (error.status === 400) return new LarderError('ERR_VALIDATION', { message: error.message });
@@ -34,10 +53,8 @@ const asLarderError = (error: unknown): LarderError => {
   return new LarderError('ERR_INTERNAL', { cause: error });
 };
 
-export const PAGE_TOKEN_SECRET_SETTING = 'page_token_secret';
-
 export const createApp = async ({ store, logger, auth, publicUrl }: AppDeps): Promise<Hono<Env>> => {
-  const secret = await store.ensureSetting(PAGE_TOKEN_SECRET_SETTING, randomUUID() + randomUUID());
+  const secret = await store.settings.pageTokenSecret.ensure(randomUUID() + randomUUID());
   const app = new Hono<Env>();
 
   app.use(async (c, next) => {
@@ -69,8 +86,8 @@ export const createApp = async ({ store, logger, auth, publicUrl }: AppDeps): Pr
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
-    await store.authVersion();
-    return c.json({ status: 'ready', storage: store.kind });
+    await store.ping();
+    return c.json({ status: 'ready', storage: store.describe() });
   });
   const document = JSON.stringify(openApiDocument(publicUrl));
   app.get('/openapi.json', (c) =>

@@ -1,21 +1,120 @@
-import type { InventoryRecord, PurchaseOrderRecord } from '../storage/store.js';
-import type { InventoryHistoryLogEntry, PurchaseOrder } from './schemas.js';
+import type { TSchema } from '@sinclair/typebox';
+import { filterParser, type IndexedColumn, type RecordFilter } from './filters.js';
+import {
+  type InventoryHistoryLogEntry,
+  InventoryHistoryLogEntrySchema,
+  InventoryHistorySearchRequestSchema,
+  type PurchaseOrder,
+  PurchaseOrderSchema,
+  PurchaseOrdersSearchRequestSchema,
+} from './schemas.js';
+
+export type { Condition, IndexedColumn, RecordFilter } from './filters.js';
 
 /**
- * A validated record becomes the row that stores it: the JSON it is served as, serialised once here, plus the
- * columns that index it. Ids are kept lower-case in the key so lookups ignore UUID letter case.
+ * A validated record as the row that stores it: the JSON it is served as, serialised once, plus the columns that
+ * index it (`values`, in the kind's `columns` order). Ids are kept lower-case so lookups ignore UUID letter case.
  */
-export const toPurchaseOrderRecord = (order: PurchaseOrder): PurchaseOrderRecord => ({
-  id: order.id.toLowerCase(),
-  modifiedAt: Date.parse(order.modifiedDate),
-  status: order.status,
-  archived: order.archived,
-  json: JSON.stringify(order),
-});
+export interface RecordRow {
+  id: string;
+  /** `modifiedDate` as epoch milliseconds (UTC). */
+  modifiedAt: number;
+  values: readonly (string | boolean)[];
+  json: string;
+}
 
-export const toInventoryRecord = (entry: InventoryHistoryLogEntry): InventoryRecord => ({
-  id: entry.inventoryHistoryLogId.toLowerCase(),
-  modifiedAt: Date.parse(entry.modifiedDate),
-  adjustmentType: entry.adjustmentType,
-  json: JSON.stringify(entry),
-});
+/**
+ * A record type as data: what the API, the stores, the import, the seed and `larder check` need to know about it.
+ * Everything that handles records loops over RECORD_KINDS or takes a kind; nothing branches on the kind's name.
+ */
+export interface RecordKind<R = unknown> {
+  /** API path segment (/v1/<name>/…) and the key of per-kind counts. */
+  readonly name: 'purchaseOrders' | 'inventoryHistory';
+  /** In messages: `No <label> <id> at location <loc>.` */
+  readonly label: string;
+  /** Table name, the same on both backends. */
+  readonly table: string;
+  /** The key of a location's record count in `larder locations` (LocationSummary). */
+  readonly countField: 'purchaseOrders' | 'inventoryEntries';
+  /** The record's id field. */
+  readonly idField: string;
+  /** The path parameter of GET /v1/<name>/:<idParam>. */
+  readonly idParam: string;
+  readonly schema: TSchema;
+  /** The search request body. */
+  readonly searchSchema: TSchema;
+  /** Indexed columns besides location_id, id and modified_at. */
+  readonly columns: readonly IndexedColumn[];
+  toRow(record: R): RecordRow;
+  /** Validates a search body (LarderError ERR_VALIDATION / ERR_DATE_RANGE) and reduces it to a filter. */
+  parseFilter(body: unknown): RecordFilter;
+}
+
+export type RecordKindName = RecordKind['name'];
+
+export const PURCHASE_ORDERS: RecordKind<PurchaseOrder> = {
+  name: 'purchaseOrders',
+  label: 'purchase order',
+  table: 'purchase_orders',
+  countField: 'purchaseOrders',
+  idField: 'id',
+  idParam: 'purchaseOrderId',
+  schema: PurchaseOrderSchema,
+  searchSchema: PurchaseOrdersSearchRequestSchema,
+  columns: [
+    { name: 'status', type: 'text' },
+    { name: 'archived', type: 'boolean' },
+  ],
+  toRow: (order) => ({
+    id: order.id.toLowerCase(),
+    modifiedAt: Date.parse(order.modifiedDate),
+    values: [order.status, order.archived],
+    json: JSON.stringify(order),
+  }),
+  parseFilter: filterParser(PurchaseOrdersSearchRequestSchema, [
+    { field: 'purchaseOrderStatuses', column: 'status', kind: 'anyOf' },
+    { field: 'includeArchived', column: 'archived', kind: 'include', otherwise: false },
+  ]),
+};
+
+export const INVENTORY_HISTORY: RecordKind<InventoryHistoryLogEntry> = {
+  name: 'inventoryHistory',
+  label: 'inventory history entry',
+  table: 'inventory_entries',
+  countField: 'inventoryEntries',
+  idField: 'inventoryHistoryLogId',
+  idParam: 'inventoryHistoryEntryId',
+  schema: InventoryHistoryLogEntrySchema,
+  searchSchema: InventoryHistorySearchRequestSchema,
+  columns: [{ name: 'adjustment_type', type: 'text' }],
+  toRow: (entry) => ({
+    id: entry.inventoryHistoryLogId.toLowerCase(),
+    modifiedAt: Date.parse(entry.modifiedDate),
+    values: [entry.adjustmentType],
+    json: JSON.stringify(entry),
+  }),
+  parseFilter: filterParser(InventoryHistorySearchRequestSchema, [
+    { field: 'adjustmentType', column: 'adjustment_type', kind: 'anyOf' },
+  ]),
+};
+
+export const RECORD_KINDS = [PURCHASE_ORDERS, INVENTORY_HISTORY] as const;
+
+/** A kind by its name (worker messages carry names: descriptors hold functions). */
+export const recordKind = (name: RecordKindName): RecordKind => {
+  const kind = RECORD_KINDS.find((candidate) => candidate.name === name);
+  if (kind === undefined) throw new Error(`Unknown record kind ${name}.`);
+  return kind as RecordKind;
+};
+
+/** One count per kind, keyed by kind name. */
+export type KindCounts = Record<RecordKindName, number>;
+
+export const zeroCounts = (): KindCounts =>
+  Object.fromEntries(RECORD_KINDS.map((kind) => [kind.name, 0])) as KindCounts;
+
+/** One count per kind, keyed by each kind's `countField` (the shape reports and `larder locations` show). */
+export type FieldCounts = Record<RecordKind['countField'], number>;
+
+export const toFieldCounts = (counts: KindCounts): FieldCounts =>
+  Object.fromEntries(RECORD_KINDS.map((kind) => [kind.countField, counts[kind.name]])) as FieldCounts;

@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
 import { readJsonObject } from '../http/request-body.js';
 import { requestHeader } from '../http/request-header.js';
+import { RECORD_KINDS, type RecordFilter } from '../records/kinds.js';
 import { LarderError } from '../shared/errors.js';
 import type { Store, StoredJson, StoredRow } from '../storage/store.js';
 import type { PageTokens } from './page-token.js';
-import { filterBinding, parseInventoryFilter, parsePurchaseOrderFilter } from './search-filters.js';
 
 /**
  * The guard every retail route passes through before it touches data (implemented by src/auth). With no
@@ -100,7 +100,7 @@ export const createRetailRoutes = ({ store, guard, pageTokens }: RetailRoutesDep
     return locationId;
   };
 
-  const search = <F extends Parameters<typeof filterBinding>[0]>(
+  const search = <F extends RecordFilter>(
     operation: string,
     parse: (body: unknown) => F,
     run: (
@@ -118,7 +118,7 @@ export const createRetailRoutes = ({ store, guard, pageTokens }: RetailRoutesDep
       const filter = parse(await readJsonObject(c));
       const pageSize = parsePageSize(c.req.query('pageSize'));
       const current = c.req.query('pageToken') ?? '';
-      const binding = `${operation}\n${locationId}\n${filterBinding(filter)}\n${pageSize}`;
+      const binding = `${operation}\n${locationId}\n${filter.binding}\n${pageSize}`;
       const after = current === '' ? undefined : pageTokens.decode(binding, current);
       // One row past the page tells whether another page exists, so no empty page carries a next token.
       const rows = await run(locationId, filter, pageSize + 1, after);
@@ -130,6 +130,7 @@ export const createRetailRoutes = ({ store, guard, pageTokens }: RetailRoutesDep
   const getById = (
     path: string,
     param: string,
+    label: string,
     load: (locationId: string, id: string) => Promise<StoredJson | undefined>,
   ) =>
     routes.get(`/v1/${path}/:${param}`, async (c) => {
@@ -141,7 +142,7 @@ export const createRetailRoutes = ({ store, guard, pageTokens }: RetailRoutesDep
       const body = await load(locationId, id);
       if (body === undefined) {
         throw new LarderError('ERR_NOT_FOUND', {
-          message: `No ${path === 'purchaseOrders' ? 'purchase order' : 'inventory history entry'} ${id} at location ${locationId}.`,
+          message: `No ${label} ${id} at location ${locationId}.`,
         });
       }
       // Bytes from a store are Buffers, never views of a SharedArrayBuffer.
@@ -149,22 +150,18 @@ export const createRetailRoutes = ({ store, guard, pageTokens }: RetailRoutesDep
     });
 
   // Registered before the by-id routes, so `GET …/search` is a 405 rather than "search is not a UUID".
-  for (const operation of ['purchaseOrders', 'inventoryHistory']) {
+  for (const { name: operation } of RECORD_KINDS) {
     routes.on(['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], `/v1/${operation}/search`, () => {
       throw new LarderError('ERR_METHOD_NOT_ALLOWED', { headers: { allow: 'POST' } });
     });
   }
-  search('purchaseOrders', parsePurchaseOrderFilter, (locationId, filter, limit, after) =>
-    store.searchPurchaseOrders({ locationId, ...filter, limit, ...(after === undefined ? {} : { after }) }),
-  );
-  search('inventoryHistory', parseInventoryFilter, (locationId, filter, limit, after) =>
-    store.searchInventory({ locationId, ...filter, limit, ...(after === undefined ? {} : { after }) }),
-  );
-  getById('purchaseOrders', 'purchaseOrderId', (locationId, id) => store.getPurchaseOrder(locationId, id));
-  getById('inventoryHistory', 'inventoryHistoryEntryId', (locationId, id) =>
-    store.getInventoryEntry(locationId, id),
-  );
-  for (const operation of ['purchaseOrders', 'inventoryHistory']) {
+  for (const kind of RECORD_KINDS) {
+    search(kind.name, kind.parseFilter, (locationId, filter, limit, after) =>
+      store.records.search(kind, { locationId, ...filter, limit, ...(after === undefined ? {} : { after }) }),
+    );
+    getById(kind.name, kind.idParam, kind.label, (locationId, id) => store.records.get(kind, locationId, id));
+  }
+  for (const { name: operation } of RECORD_KINDS) {
     routes.on(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], `/v1/${operation}/:id`, () => {
       throw new LarderError('ERR_METHOD_NOT_ALLOWED', { headers: { allow: 'GET, HEAD' } });
     });

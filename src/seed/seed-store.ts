@@ -1,3 +1,4 @@
+import { RECORD_KINDS, toFieldCounts } from '../records/kinds.js';
 import type { ImportCounts, ImportSessionOptions, Store } from '../storage/store.js';
 import { type LocationIdentity, locationIdentity } from './location-profile.js';
 import { type GenerateOptions, resolveGenerateOptions, SEED_DEFAULTS } from './options.js';
@@ -38,11 +39,13 @@ export const importLocation = async (
   batches: AsyncIterable<RowBatch>,
   sessionOptions: ImportSessionOptions = {},
 ): Promise<ImportCounts> => {
-  const session = await store.beginImport(location, sessionOptions);
+  const session = await store.records.beginImport(location, sessionOptions);
   try {
     for await (const batch of batches) {
-      if (batch.purchaseOrders.length > 0) await session.putPurchaseOrders(batch.purchaseOrders);
-      if (batch.inventory.length > 0) await session.putInventoryEntries(batch.inventory);
+      for (const kind of RECORD_KINDS) {
+        const rows = batch[kind.name];
+        if (rows.length > 0) await session.put(kind, rows);
+      }
     }
     return await session.commit();
   } catch (error) {
@@ -71,7 +74,11 @@ export const seedStore = async (store: Store, options: SeedOptions = {}): Promis
     const counts = await importLocation(store, location, workerRowBatches({ ...resolved, locationIndex }), {
       exclusive,
     });
-    const result = { ...location, ...counts, ms: Math.round(performance.now() - locationStarted) };
+    const result = {
+      ...location,
+      ...toFieldCounts(counts),
+      ms: Math.round(performance.now() - locationStarted),
+    };
     results.push(result);
     onLocation?.(result);
   }

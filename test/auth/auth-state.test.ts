@@ -25,9 +25,9 @@ describe('auth state polling', () => {
     const state = await createAuthState({ store: temp.store, clock, logger });
     const kid = state.keys().signingKid;
     lines.length = 0;
-    const realVersion = temp.store.authVersion.bind(temp.store);
+    const realVersion = temp.store.auth.version.bind(temp.store.auth);
     let calls = 0;
-    temp.store.authVersion = async () => {
+    temp.store.auth.version = async () => {
       calls++;
       throw new Error('database is locked');
     };
@@ -36,12 +36,12 @@ describe('auth state polling', () => {
       await eventually(async () => assert.ok(calls >= 5), 1000);
       assert.deepEqual(lines, ['warn auth state reload failing; serving the last known clients and keys']);
       assert.equal(state.keys().signingKid, kid);
-      temp.store.authVersion = realVersion;
+      temp.store.auth.version = realVersion;
       await eventually(async () => assert.equal(lines.length, 2), 1000);
       assert.equal(lines[1], 'info auth state reload recovered');
     } finally {
       stop();
-      temp.store.authVersion = realVersion;
+      temp.store.auth.version = realVersion;
     }
   });
 });

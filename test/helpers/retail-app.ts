@@ -1,5 +1,5 @@
 import { createApp } from '../../src/http/app.js';
-import { toInventoryRecord, toPurchaseOrderRecord } from '../../src/records/kinds.js';
+import { INVENTORY_HISTORY, PURCHASE_ORDERS } from '../../src/records/kinds.js';
 import type { InventoryHistoryLogEntry, PurchaseOrder } from '../../src/records/schemas.js';
 import { LarderError } from '../../src/shared/errors.js';
 import { silentLogger } from '../../src/shared/logger.js';
@@ -60,9 +60,9 @@ export const loadRecords = async (
   locationId: string,
   records: { purchaseOrders?: readonly PurchaseOrder[]; inventory?: readonly InventoryHistoryLogEntry[] },
 ): Promise<void> => {
-  const session = await store.beginImport({ id: locationId });
-  await session.putPurchaseOrders((records.purchaseOrders ?? []).map(toPurchaseOrderRecord));
-  await session.putInventoryEntries((records.inventory ?? []).map(toInventoryRecord));
+  const session = await store.records.beginImport({ id: locationId });
+  await session.put(PURCHASE_ORDERS, (records.purchaseOrders ?? []).map(PURCHASE_ORDERS.toRow));
+  await session.put(INVENTORY_HISTORY, (records.inventory ?? []).map(INVENTORY_HISTORY.toRow));
   await session.commit();
 };
 

@@ -355,8 +355,11 @@ describe('request ids, routes and methods', () => {
   test('a failing store answers a 500 ErrorMessage without a stack trace', async () => {
     const broken: Store = {
       ...store,
-      getPurchaseOrder: async () => {
-        throw new Error('disk on fire at /secret/path');
+      records: {
+        ...store.records,
+        get: async () => {
+          throw new Error('disk on fire at /secret/path');
+        },
       },
     };
     const app = await createApp({

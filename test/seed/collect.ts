@@ -22,7 +22,7 @@ export const collectLocation = (options: Partial<GenerateOptions> = {}): Collect
   for (const batch of generator.batches()) {
     batches += 1;
     orders.push(...batch.purchaseOrders);
-    entries.push(...batch.inventory);
+    entries.push(...batch.inventoryHistory);
   }
   return { id: generator.id, name: generator.name, orders, entries, batches };
 };

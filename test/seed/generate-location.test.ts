@@ -54,7 +54,7 @@ test('batches hold at most batchSize records of each kind', () => {
   let batches = 0;
   for (const batch of generator.batches()) {
     batches += 1;
-    assert.ok(batch.purchaseOrders.length <= 40 && batch.inventory.length <= 40);
+    assert.ok(batch.purchaseOrders.length <= 40 && batch.inventoryHistory.length <= 40);
   }
   assert.ok(batches > 10);
 });

@@ -47,7 +47,7 @@ if (unreachable !== undefined) {
         Array.from({ length: LATEST_SCHEMA_VERSION }, (_, i) => i + 1),
       );
       const store = await createPostgresStore({ databaseUrl: postgresUrl, schema });
-      assert.equal(store.kind, 'postgres');
+      assert.equal(store.describe(), 'postgres');
       await store.close();
     });
 

@@ -16,7 +16,7 @@ export const locationsCommand: Command = {
     const [action = 'list', ...rest] = args.positionals;
     if (action !== 'list' || rest.length > 0)
       throw new UsageError(`Unknown locations action: ${args.positionals.join(' ')}`);
-    const locations = await withStore(args, (store) => store.listLocations());
+    const locations = await withStore(args, (store) => store.locations.list());
     if (args.flags['json']) {
       io.stdout(`${JSON.stringify(locations, null, 2)}\n`);
       return 0;

@@ -207,7 +207,7 @@ export const serveCommand: Command = {
     if (args.flags['no-demo'] !== true) await prepareDemo(store, io);
     const announce: Announce = async (url, publicUrl) => {
       io.stdout(
-        `Larder is listening on ${url} (issuer ${publicUrl}, ${store.kind} storage, ${workers} worker(s)).\n`,
+        `Larder is listening on ${url} (issuer ${publicUrl}, ${store.describe()} storage, ${workers} worker(s)).\n`,
       );
       await printDemo(store, publicUrl, io);
       io.stdout('Press Ctrl-C to stop.\n');
