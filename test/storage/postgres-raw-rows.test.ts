@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { Parser } from 'pg-protocol/dist/parser.js';
@@ -24,6 +25,12 @@ import {
 const isBytes = (value: unknown): boolean => value instanceof Uint8Array;
 
 describe('raw-rows hooks', () => {
+  test('pg uses the one pg-protocol installed, the one raw-rows.ts patches (package.json overrides)', () => {
+    const require = createRequire(import.meta.url);
+    const fromPg = createRequire(require.resolve('pg')).resolve('pg-protocol');
+    assert.equal(fromPg, require.resolve('pg-protocol'));
+  });
+
   test('the installed pg and pg-protocol have every hook raw-rows.ts replaces', () => {
     assert.doesNotThrow(() => assertRawRowHooks());
   });
