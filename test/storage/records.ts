@@ -1,6 +1,8 @@
+import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { INVENTORY_HISTORY, PURCHASE_ORDERS, type RecordRow } from '../../src/records/kinds.js';
 import type { InventoryHistoryAdjustmentType, PurchaseOrderStatus } from '../../src/records/schemas.js';
+import { StoreError, type StoreErrorCode } from '../../src/shared/errors.js';
 import type { ClientRecord, RecordSearch, SigningKeyRecord, Store } from '../../src/storage/store.js';
 
 /** Minimal stand-ins for stored records: the store treats `json` as opaque text, so it only has to round-trip. */
@@ -114,3 +116,20 @@ export const inventorySearch = ({
 export const statusOf = (row: RecordRow) => row.values[0] as PurchaseOrderStatus;
 export const archivedOf = (row: RecordRow) => row.values[1] as boolean;
 export const adjustmentTypeOf = (row: RecordRow) => row.values[0] as InventoryHistoryAdjustmentType;
+
+/** Asserts that `promise` rejects with a StoreError of `code` (and a message matching `message`); returns it. */
+export const rejectsWithStoreError = async (
+  promise: Promise<unknown>,
+  code: StoreErrorCode,
+  message?: RegExp,
+): Promise<StoreError> => {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof StoreError, `expected a StoreError ${code}, got ${String(error)}`);
+    assert.equal(error.code, code, error.message);
+    if (message !== undefined) assert.match(error.message, message);
+    return error;
+  }
+  assert.fail(`expected a StoreError ${code}, but it resolved`);
+};

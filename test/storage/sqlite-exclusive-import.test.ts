@@ -14,6 +14,7 @@ import {
   inventorySearch,
   newLocationId,
   purchaseOrder,
+  rejectsWithStoreError,
   T0,
   text,
 } from './records.js';
@@ -110,12 +111,50 @@ describe('SQLite exclusive import sessions', () => {
   test('a store opened during an exclusive load waits, then fails with a message saying why', async () => {
     const session = await store.records.beginImport({ id: newLocationId() }, { exclusive: true });
     await session.put(PURCHASE_ORDERS, ORDERS);
-    await assert.rejects(
+    await rejectsWithStoreError(
       createSqliteStore({ path, busyTimeoutMs: 50 }),
+      'STORE_LOCKED',
       /is locked by another process: most likely a `larder import` or `larder seed` is still writing to it/,
     );
     await session.commit();
     const later = await createSqliteStore({ path, busyTimeoutMs: 50 });
     await later.close();
+  });
+});
+
+describe('SQLite failures as StoreErrors', () => {
+  let dir: string;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'larder-sqlite-errors-'));
+  });
+
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('a file with a newer schema is refused with STORE_SCHEMA', async () => {
+    const path = join(dir, 'newer.db');
+    const db = new Database(path);
+    db.pragma('user_version = 999');
+    db.close();
+    await rejectsWithStoreError(createSqliteStore({ path }), 'STORE_SCHEMA', /newer than this Larder/);
+  });
+
+  test('a write that waits out the busy timeout behind an import fails with STORE_LOCKED', async () => {
+    const path = join(dir, 'busy.db');
+    const importing = await createSqliteStore({ path });
+    const writer = await createSqliteStore({ path, busyTimeoutMs: 50 });
+    try {
+      const session = await importing.records.beginImport({ id: newLocationId() });
+      await session.put(PURCHASE_ORDERS, ORDERS);
+      await rejectsWithStoreError(writer.settings.benchDataset.set('x'), 'STORE_LOCKED');
+      await session.commit();
+      await writer.settings.benchDataset.set('y');
+      assert.equal(await importing.settings.benchDataset.get(), 'y');
+    } finally {
+      await writer.close();
+      await importing.close();
+    }
   });
 });

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { INVENTORY_HISTORY, PURCHASE_ORDERS, type RecordRow } from '../../src/records/kinds.js';
 import type { InventoryHistoryAdjustmentType, PurchaseOrderStatus } from '../../src/records/schemas.js';
-import { StoreError, type StoreErrorCode } from '../../src/shared/errors.js';
 import type { Cursor, RecordSearch, Store, StoredRow } from '../../src/storage/store.js';
 import { type BackendInstance, backends, describeBackend } from './backends.js';
 import {
@@ -12,6 +11,7 @@ import {
   inventoryEntry,
   newLocationId,
   purchaseOrder,
+  rejectsWithStoreError,
   signingKey,
   T0,
   text,
@@ -83,21 +83,6 @@ const inventoryQuery = (
   ...bounds,
   where: [{ op: 'anyOf', column: 'adjustment_type', anyOf: adjustmentTypes }],
 });
-
-/** Asserts that `promise` rejects with a StoreError of `code`, and returns it. */
-const rejectsWithStoreError = async (
-  promise: Promise<unknown>,
-  code: StoreErrorCode,
-): Promise<StoreError> => {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof StoreError, `expected a StoreError ${code}, got ${String(error)}`);
-    assert.equal(error.code, code, error.message);
-    return error;
-  }
-  assert.fail(`expected a StoreError ${code}, but it resolved`);
-};
 
 const collect = async (batches: AsyncIterable<string[]>): Promise<string[][]> => {
   const all: string[][] = [];
@@ -507,6 +492,22 @@ for (const backend of await backends()) {
         const demo = { clientId: 'demo-id', clientSecret: 'demo-secret' };
         await store.settings.demoClient.set(demo);
         assert.deepEqual(await peer.settings.demoClient.get(), demo);
+      });
+    });
+
+    describe('values a backend cannot hold', () => {
+      // SQLite stores any text; PostgreSQL refuses a NUL character, as STORE_INVALID_VALUE, and stays usable.
+      test('a NUL character in a record body or a setting', async () => {
+        const order = { ...purchaseOrder(1, T0), json: '{"note":"a\u0000b"}' };
+        assert.ok(order.json.includes('\u0000'), 'the body holds a raw NUL');
+        if (backend.name === 'postgres') {
+          await rejectsWithStoreError(importInto(store, { purchaseOrders: [order] }), 'STORE_INVALID_VALUE');
+          await rejectsWithStoreError(store.settings.benchDataset.set('a\u0000b'), 'STORE_INVALID_VALUE');
+        } else {
+          const location = await importInto(store, { purchaseOrders: [order] });
+          assert.equal(text(await store.records.get(PURCHASE_ORDERS, location, order.id)), order.json);
+        }
+        assert.equal(text(await store.records.get(PURCHASE_ORDERS, shop, idFor(1))), ORDERS[2]?.json);
       });
     });
 
