@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createApp } from '../../src/http/app.js';
+import { StoreError } from '../../src/shared/errors.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import type { Store } from '../../src/storage/store.js';
@@ -350,6 +351,33 @@ describe('request ids, routes and methods', () => {
       405,
       40501,
     );
+  });
+
+  test('an unavailable or locked store answers 503 ERR_UNAVAILABLE', async () => {
+    for (const code of ['STORE_UNAVAILABLE', 'STORE_LOCKED'] as const) {
+      const down: Store = {
+        ...store,
+        records: {
+          ...store.records,
+          get: async () => {
+            throw new StoreError(code, 'The database is away.');
+          },
+        },
+      };
+      const app = await createApp({
+        store: down,
+        logger: silentLogger,
+        auth: stubGuard(['loc-a']),
+        publicUrl: 'http://x',
+      });
+      const response = await app.request(
+        `/v1/purchaseOrders/${purchaseOrderFixture(1, { modifiedAt: T }).id}`,
+        {
+          headers: { authorization: 'Bearer retail-test', 'platform-restaurant-external-id': 'loc-a' },
+        },
+      );
+      await expectError(response, 503, 50301);
+    }
   });
 
   test('a failing store answers a 500 ErrorMessage without a stack trace', async () => {
