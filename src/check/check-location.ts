@@ -32,14 +32,17 @@ const feed = <T>(
   }
 };
 
-/** What the consistency rules take of each kind, in the order they need it (inventory before orders). */
+/**
+ * What the consistency rules take of each kind, in the order they need it (inventory before orders). A kind
+ * without rules is only counted.
+ */
 interface Feeder {
   order: number;
   recordType: Finding['recordType'];
   accept: (check: LocationCheck) => (record: unknown) => void;
 }
 
-const FEEDERS: Record<RecordKindName, Feeder> = {
+const FEEDERS: Partial<Record<RecordKindName, Feeder>> = {
   inventoryHistory: {
     order: 0,
     recordType: 'inventoryEntry',
@@ -52,18 +55,20 @@ const FEEDERS: Record<RecordKindName, Feeder> = {
   },
 };
 
-const SCAN_ORDER = [...RECORD_KINDS].sort((a, b) => FEEDERS[a.name].order - FEEDERS[b.name].order);
+const orderOf = (name: RecordKindName): number => FEEDERS[name]?.order ?? Number.MAX_SAFE_INTEGER;
+const SCAN_ORDER = [...RECORD_KINDS].sort((a, b) => orderOf(a.name) - orderOf(b.name));
 
 /** Streams one location's stored records through the consistency rules (inventory first, see LocationCheck). */
 export const checkLocation = async (store: Store, locationId: string): Promise<LocationCheckReport> => {
   const check = createLocationCheck(locationId);
   const counts = zeroCounts();
   for (const kind of SCAN_ORDER) {
-    const { recordType, accept } = FEEDERS[kind.name];
-    const take = accept(check);
+    const feeder = FEEDERS[kind.name];
+    const take = feeder?.accept(check);
     for await (const batch of store.records.scan(kind, locationId)) {
       counts[kind.name] += batch.length;
-      for (const json of batch) feed<unknown>(check, recordType, json, take);
+      if (feeder !== undefined && take !== undefined)
+        for (const json of batch) feed<unknown>(check, feeder.recordType, json, take);
     }
   }
   return { locationId, ...toFieldCounts(counts), findings: check.finish() };

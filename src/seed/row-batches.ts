@@ -37,7 +37,9 @@ const MAX_IN_FLIGHT = 16;
 
 const pack = (batch: GeneratedBatch): PackedBatch =>
   RECORD_KINDS.map((kind: RecordKind) => {
-    const records: readonly unknown[] = batch[kind.name];
+    // A kind the generator does not produce packs as no rows.
+    const records: readonly unknown[] =
+      (batch as Partial<Record<RecordKindName, readonly unknown[]>>)[kind.name] ?? [];
     const count = records.length;
     const packed: PackedRows = {
       ids: new Array(count),
