@@ -1,6 +1,7 @@
 import { LOGIN_PATH } from '../auth/auth-service.js';
 import { createClientCredentials } from '../auth/clients.js';
 import { RETAIL_INVENTORY_READ, RETAIL_READ } from '../auth/scopes.js';
+import { describeCounts } from '../records/kinds.js';
 import { seedStore } from '../seed/seed-store.js';
 import type { Store } from '../storage/store.js';
 import type { CommandIo } from './command.js';
@@ -48,7 +49,7 @@ Demo client (granted every location; this demo database keeps its secret so it c
   clientId:     ${clientId}
   clientSecret: ${clientSecret}
 Locations:
-${locations.map((l) => `  ${l.id}  ${l.name} (${l.purchaseOrders} purchase orders, ${l.inventoryEntries} inventory entries)`).join('\n')}
+${locations.map((l) => `  ${l.id}  ${l.name} (${describeCounts(l)})`).join('\n')}
 
 Try it:
   TOKEN=$(curl -s -X POST ${publicUrl}${LOGIN_PATH} -H 'content-type: application/json' \\

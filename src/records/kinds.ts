@@ -36,6 +36,8 @@ export interface RecordKind<R = unknown> {
   readonly table: string;
   /** The key of a location's record count in `larder locations` (LocationSummary). */
   readonly countField: 'purchaseOrders' | 'inventoryEntries';
+  /** Records counted in CLI output: `12 purchase orders`. */
+  readonly countLabel: string;
   /** The record's id field. */
   readonly idField: string;
   /** The path parameter of GET /v1/<name>/:<idParam>. */
@@ -57,6 +59,7 @@ export const PURCHASE_ORDERS: RecordKind<PurchaseOrder> = {
   label: 'purchase order',
   table: 'purchase_orders',
   countField: 'purchaseOrders',
+  countLabel: 'purchase orders',
   idField: 'id',
   idParam: 'purchaseOrderId',
   schema: PurchaseOrderSchema,
@@ -82,6 +85,7 @@ export const INVENTORY_HISTORY: RecordKind<InventoryHistoryLogEntry> = {
   label: 'inventory history entry',
   table: 'inventory_entries',
   countField: 'inventoryEntries',
+  countLabel: 'inventory entries',
   idField: 'inventoryHistoryLogId',
   idParam: 'inventoryHistoryEntryId',
   schema: InventoryHistoryLogEntrySchema,
@@ -118,3 +122,11 @@ export type FieldCounts = Record<RecordKind['countField'], number>;
 
 export const toFieldCounts = (counts: KindCounts): FieldCounts =>
   Object.fromEntries(RECORD_KINDS.map((kind) => [kind.countField, counts[kind.name]])) as FieldCounts;
+
+/** `3 purchase orders, 5 inventory entries`: a location's counts as the CLI prints them. */
+export const describeCounts = (counts: FieldCounts): string =>
+  RECORD_KINDS.map((kind) => `${counts[kind.countField]} ${kind.countLabel}`).join(', ');
+
+/** All records counted, whatever their kind. */
+export const totalCount = (counts: FieldCounts): number =>
+  RECORD_KINDS.reduce((sum, kind) => sum + counts[kind.countField], 0);
