@@ -1,4 +1,4 @@
-import { RECORD_KINDS, toFieldCounts } from '../records/kinds.js';
+import { type FieldCounts, RECORD_KINDS, toFieldCounts } from '../records/kinds.js';
 import type { ImportCounts, ImportSessionOptions, Store } from '../storage/store.js';
 import { type LocationIdentity, locationIdentity } from './location-profile.js';
 import { type GenerateOptions, resolveGenerateOptions, SEED_DEFAULTS } from './options.js';
@@ -13,11 +13,10 @@ export interface SeedOptions extends Partial<Omit<GenerateOptions, 'locationInde
   onLocation?: (result: SeededLocation) => void;
 }
 
-export interface SeededLocation {
+/** A seeded location with its record counts (each kind's countField). */
+export interface SeededLocation extends FieldCounts {
   id: string;
   name: string;
-  purchaseOrders: number;
-  inventoryEntries: number;
   /** Wall time of generating and writing this location. */
   ms: number;
 }

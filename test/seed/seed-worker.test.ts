@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { INVENTORY_HISTORY, PURCHASE_ORDERS } from '../../src/records/kinds.js';
+import { RECORD_KINDS, type RecordKind, type RecordKindName } from '../../src/records/kinds.js';
 import { createLocationGenerator } from '../../src/seed/generate-location.js';
 import { locationIdentity } from '../../src/seed/location-profile.js';
 import { resolveGenerateOptions } from '../../src/seed/options.js';
@@ -22,10 +22,15 @@ const SMALL = { days: 21, ordersPerWeek: 30, items: 40, suppliers: 6, endDate: T
 
 /** The single-threaded reference: the generator's batches turned into rows on this thread. */
 const inlineBatches = (locationIndex: number): RowBatch[] =>
-  [...createLocationGenerator({ ...SMALL, locationIndex }).batches()].map((batch) => ({
-    purchaseOrders: batch.purchaseOrders.map(PURCHASE_ORDERS.toRow),
-    inventoryHistory: batch.inventoryHistory.map(INVENTORY_HISTORY.toRow),
-  }));
+  [...createLocationGenerator({ ...SMALL, locationIndex }).batches()].map(
+    (batch) =>
+      Object.fromEntries(
+        RECORD_KINDS.map((kind: RecordKind) => [
+          kind.name,
+          ((batch as Partial<Record<RecordKindName, unknown[]>>)[kind.name] ?? []).map(kind.toRow),
+        ]),
+      ) as RowBatch,
+  );
 
 test('the worker yields exactly the batches and rows of the single-threaded generator', async () => {
   const batches: RowBatch[] = [];
