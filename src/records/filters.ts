@@ -78,8 +78,10 @@ export const filterParser = (
   schema: Parameters<typeof createValidator>[0],
   fields: readonly FilterField[],
 ): ((body: unknown) => RecordFilter) => {
-  const validator = createValidator<Record<string, unknown>>(schema);
+  // Compiled on first use: the seed and import workers load the kinds but never parse a search.
+  let validator: ReturnType<typeof createValidator<Record<string, unknown>>> | undefined;
   return (body) => {
+    validator ??= createValidator<Record<string, unknown>>(schema);
     const problems = validator.problems(body);
     if (problems.length > 0) throw validationError(problems);
     const request = body as Record<string, unknown>;

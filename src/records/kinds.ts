@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
-import { filterParser, type IndexedColumn, type RecordFilter } from './filters.js';
+import { filterParser, type RecordFilter } from './filters.js';
+import { INVENTORY_HISTORY_ROWS, PURCHASE_ORDER_ROWS, type RowKind } from './rows.js';
 import {
   type InventoryHistoryLogEntry,
   InventoryHistoryLogEntrySchema,
@@ -10,30 +11,15 @@ import {
 } from './schemas.js';
 
 export type { Condition, IndexedColumn, RecordFilter } from './filters.js';
-
-/**
- * A validated record as the row that stores it: the JSON it is served as, serialised once, plus the columns that
- * index it (`values`, in the kind's `columns` order). Ids are kept lower-case so lookups ignore UUID letter case.
- */
-export interface RecordRow {
-  id: string;
-  /** `modifiedDate` as epoch milliseconds (UTC). */
-  modifiedAt: number;
-  values: readonly (string | boolean)[];
-  json: string;
-}
+export type { RecordRow, RowKind } from './rows.js';
 
 /**
  * A record type as data: what the API, the stores, the import, the seed and `larder check` need to know about it.
  * Everything that handles records loops over RECORD_KINDS or takes a kind; nothing branches on the kind's name.
  */
-export interface RecordKind<R = unknown> {
-  /** API path segment (/v1/<name>/…) and the key of per-kind counts. */
-  readonly name: 'purchaseOrders' | 'inventoryHistory';
+export interface RecordKind<R = unknown> extends RowKind<R> {
   /** In messages: `No <label> <id> at location <loc>.` */
   readonly label: string;
-  /** Table name, the same on both backends. */
-  readonly table: string;
   /** The key of a location's record count in `larder locations` (LocationSummary). */
   readonly countField: 'purchaseOrders' | 'inventoryEntries';
   /** Records counted in CLI output: `12 purchase orders`. */
@@ -45,9 +31,6 @@ export interface RecordKind<R = unknown> {
   readonly schema: TSchema;
   /** The search request body. */
   readonly searchSchema: TSchema;
-  /** Indexed columns besides location_id, id and modified_at. */
-  readonly columns: readonly IndexedColumn[];
-  toRow(record: R): RecordRow;
   /** Validates a search body (LarderError ERR_VALIDATION / ERR_DATE_RANGE) and reduces it to a filter. */
   parseFilter(body: unknown): RecordFilter;
 }
@@ -55,25 +38,14 @@ export interface RecordKind<R = unknown> {
 export type RecordKindName = RecordKind['name'];
 
 export const PURCHASE_ORDERS: RecordKind<PurchaseOrder> = {
-  name: 'purchaseOrders',
+  ...PURCHASE_ORDER_ROWS,
   label: 'purchase order',
-  table: 'purchase_orders',
   countField: 'purchaseOrders',
   countLabel: 'purchase orders',
   idField: 'id',
   idParam: 'purchaseOrderId',
   schema: PurchaseOrderSchema,
   searchSchema: PurchaseOrdersSearchRequestSchema,
-  columns: [
-    { name: 'status', type: 'text' },
-    { name: 'archived', type: 'boolean' },
-  ],
-  toRow: (order) => ({
-    id: order.id.toLowerCase(),
-    modifiedAt: Date.parse(order.modifiedDate),
-    values: [order.status, order.archived],
-    json: JSON.stringify(order),
-  }),
   parseFilter: filterParser(PurchaseOrdersSearchRequestSchema, [
     { field: 'purchaseOrderStatuses', column: 'status', kind: 'anyOf' },
     { field: 'includeArchived', column: 'archived', kind: 'include', otherwise: false },
@@ -81,22 +53,14 @@ export const PURCHASE_ORDERS: RecordKind<PurchaseOrder> = {
 };
 
 export const INVENTORY_HISTORY: RecordKind<InventoryHistoryLogEntry> = {
-  name: 'inventoryHistory',
+  ...INVENTORY_HISTORY_ROWS,
   label: 'inventory history entry',
-  table: 'inventory_entries',
   countField: 'inventoryEntries',
   countLabel: 'inventory entries',
   idField: 'inventoryHistoryLogId',
   idParam: 'inventoryHistoryEntryId',
   schema: InventoryHistoryLogEntrySchema,
   searchSchema: InventoryHistorySearchRequestSchema,
-  columns: [{ name: 'adjustment_type', type: 'text' }],
-  toRow: (entry) => ({
-    id: entry.inventoryHistoryLogId.toLowerCase(),
-    modifiedAt: Date.parse(entry.modifiedDate),
-    values: [entry.adjustmentType],
-    json: JSON.stringify(entry),
-  }),
   parseFilter: filterParser(InventoryHistorySearchRequestSchema, [
     { field: 'adjustmentType', column: 'adjustment_type', kind: 'anyOf' },
   ]),

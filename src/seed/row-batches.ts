@@ -1,11 +1,12 @@
 import type { MessagePort } from 'node:worker_threads';
-import { RECORD_KINDS, type RecordKind, type RecordKindName, type RecordRow } from '../records/kinds.js';
+// rows.ts, not kinds.ts: the worker needs no schemas or validators.
+import { type RecordRow, ROW_KINDS, type RowKind } from '../records/rows.js';
 import { siblingModule, startWorker } from '../shared/start-worker.js';
 import type { GeneratedBatch } from './generate-location.js';
 import type { GenerateOptions } from './options.js';
 
-/** One generated batch as the rows that store it, per kind; written in RECORD_KINDS order. */
-export type RowBatch = Record<RecordKindName, RecordRow[]>;
+/** One generated batch as the rows that store it, per kind; written in ROW_KINDS (= RECORD_KINDS) order. */
+export type RowBatch = Record<RowKind['name'], RecordRow[]>;
 
 /**
  * One kind's rows as posted between threads: one array per column, so structured clone copies strings and typed
@@ -20,7 +21,7 @@ interface PackedRows {
   json: string[];
 }
 
-/** A batch as posted: PackedRows per kind, in RECORD_KINDS order. */
+/** A batch as posted: PackedRows per kind, in ROW_KINDS order. */
 type PackedBatch = PackedRows[];
 
 export interface SeedWorkerInput {
@@ -36,10 +37,10 @@ export interface SeedWorkerInput {
 const MAX_IN_FLIGHT = 16;
 
 const pack = (batch: GeneratedBatch): PackedBatch =>
-  RECORD_KINDS.map((kind: RecordKind) => {
+  ROW_KINDS.map((kind: RowKind) => {
     // A kind the generator does not produce packs as no rows.
     const records: readonly unknown[] =
-      (batch as Partial<Record<RecordKindName, readonly unknown[]>>)[kind.name] ?? [];
+      (batch as Partial<Record<RowKind['name'], readonly unknown[]>>)[kind.name] ?? [];
     const count = records.length;
     const packed: PackedRows = {
       ids: new Array(count),
@@ -64,7 +65,7 @@ const pack = (batch: GeneratedBatch): PackedBatch =>
 
 const unpack = (packed: PackedBatch): RowBatch => {
   const batch: Partial<RowBatch> = {};
-  RECORD_KINDS.forEach((kind, k) => {
+  ROW_KINDS.forEach((kind, k) => {
     const { ids, modifiedAt, columns, json } = packed[k]!;
     const types = kind.columns.map((column) => column.type);
     const rows: RecordRow[] = new Array(ids.length);
