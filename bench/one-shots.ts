@@ -83,7 +83,7 @@ const writeNdjson = async (scale: number, files: { purchaseOrders: string; inven
   };
   for (const batch of createLocationGenerator(importGenerateOptions(scale)).batches()) {
     await write('purchaseOrders', batch.purchaseOrders);
-    await write('inventoryEntries', batch.inventory);
+    await write('inventoryEntries', batch.inventoryHistory);
   }
   for (const output of Object.values(outputs)) {
     output.end();

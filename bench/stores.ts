@@ -47,22 +47,20 @@ export const dropSchema = async (schema: string): Promise<void> => {
   }
 };
 
-const DATASET_SETTING = 'bench.dataset';
-
 /** Writes the bench location with the demo generator, then marks the store as holding it (a rebuild is keyed by it). */
 const fillStore = async (store: Store, scale: number): Promise<void> => {
   await seedStore(store, { ...benchGenerateOptions(scale), locations: 1, exclusive: true });
-  await store.setSetting(DATASET_SETTING, datasetKey(scale));
+  await store.settings.benchDataset.set(datasetKey(scale));
 };
 
 const holdsDataset = async (store: Store, scale: number): Promise<boolean> =>
-  (await store.getSetting(DATASET_SETTING)) === datasetKey(scale);
+  (await store.settings.benchDataset.get()) === datasetKey(scale);
 
 /** Record counts of the bench location, for the report. */
 export const datasetSize = async (spec: StoreSpec): Promise<DatasetSize> => {
   const store = await openSpec(spec);
   try {
-    const location = (await store.listLocations()).find((entry) => entry.id === BENCH_LOCATION);
+    const location = (await store.locations.list()).find((entry) => entry.id === BENCH_LOCATION);
     return {
       purchaseOrders: location?.purchaseOrders ?? 0,
       inventoryEntries: location?.inventoryEntries ?? 0,

@@ -44,9 +44,9 @@ export const createAuthState = async ({
 
   const reload = async (force: boolean): Promise<void> => {
     // Read the version first: a change that lands during the reload is picked up by the next poll.
-    const current = await store.authVersion();
+    const current = await store.auth.version();
     if (!force && current === version) return;
-    const [records, keys] = await Promise.all([store.listClients(), store.listSigningKeys()]);
+    const [records, keys] = await Promise.all([store.auth.listClients(), store.auth.listSigningKeys()]);
     clients = new Map(records.map((record) => [record.clientId, toClientGrant(record)]));
     if (keyRing === undefined || keyRing.fingerprint !== keyRingFingerprint(keys)) {
       keyRing = await loadKeyRing(keys);
@@ -89,7 +89,7 @@ export const createAuthState = async ({
     keys: () => keyRing as KeyRing,
     client: (clientId) => clients.get(clientId),
     lookupClient: async (clientId) => {
-      const record = await store.getClient(clientId);
+      const record = await store.auth.getClient(clientId);
       if (record === undefined) return undefined;
       const grant = toClientGrant(record);
       clients.set(clientId, grant);

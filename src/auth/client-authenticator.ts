@@ -16,7 +16,7 @@ const NO_HASH = '0'.repeat(64);
 export const createClientAuthenticator =
   (store: Store, hasher: SecretHasher): ClientAuthenticator =>
   async (clientId, clientSecret) => {
-    const record = await store.getClient(clientId);
+    const record = await store.auth.getClient(clientId);
     const secretMatches = hasher.verify(clientSecret, record?.secretHash ?? NO_HASH);
     return record !== undefined && secretMatches && record.revokedAt === null ? record : undefined;
   };

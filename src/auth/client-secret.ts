@@ -7,7 +7,6 @@ import type { Store } from '../storage/store.js';
  * setting (created once, race-safe via ensureSetting) so every instance and every CLI process agrees on it
  * without extra configuration; it separates Larder's hashes from any other SHA-256 of the same secret.
  */
-export const SECRET_HASH_KEY_SETTING = 'auth.clientSecretHashKey';
 
 const SECRET_BYTES = 32;
 
@@ -34,6 +33,6 @@ export const createSecretHasher = (key: Buffer): SecretHasher => {
 };
 
 export const loadSecretHasher = async (store: Store): Promise<SecretHasher> => {
-  const key = await store.ensureSetting(SECRET_HASH_KEY_SETTING, randomBytes(32).toString('base64url'));
+  const key = await store.settings.clientSecretHashKey.ensure(randomBytes(32).toString('base64url'));
   return createSecretHasher(Buffer.from(key, 'base64url'));
 };

@@ -98,12 +98,12 @@ export const createClientCredentials = async (
     createdAt: new Date(clock.now()).toISOString(),
     revokedAt: null,
   };
-  await store.createClient(record);
+  await store.auth.createClient(record);
   return { ...toClientSummary(record), clientSecret };
 };
 
 export const listClientSummaries = async (store: Store): Promise<ClientSummary[]> =>
-  (await store.listClients()).map(toClientSummary);
+  (await store.auth.listClients()).map(toClientSummary);
 
 const notFound = (clientId: string): LarderError =>
   new LarderError('ERR_NOT_FOUND', { message: `No client with id ${clientId}.` });
@@ -114,10 +114,10 @@ export const revokeClient = async (
   clientId: string,
   clock: Clock = systemClock,
 ): Promise<ClientSummary> => {
-  const existing = await store.getClient(clientId);
+  const existing = await store.auth.getClient(clientId);
   if (existing === undefined) throw notFound(clientId);
   if (existing.revokedAt !== null) return toClientSummary(existing);
-  const updated = await store.updateClient(clientId, { revokedAt: new Date(clock.now()).toISOString() });
+  const updated = await store.auth.updateClient(clientId, { revokedAt: new Date(clock.now()).toISOString() });
   if (updated === undefined) throw notFound(clientId);
   return toClientSummary(updated);
 };
@@ -131,7 +131,7 @@ export const updateClientGrants = async (
   const change: ClientUpdate = { ...checkLocations(update) };
   if (update.scopes !== undefined) change.scopes = checkScopes(update.scopes);
   if (Object.keys(change).length === 0) throw invalid('locations', 'allLocations or scopes is required');
-  const updated = await store.updateClient(clientId, change);
+  const updated = await store.auth.updateClient(clientId, change);
   if (updated === undefined) throw notFound(clientId);
   return toClientSummary(updated);
 };

@@ -11,7 +11,6 @@ import type { SigningKeyRecord, Store } from '../storage/store.js';
 export const SIGNING_ALG = 'ES256';
 
 /** The largest --token-ttl any instance has served with, so rotation never prunes a key too early. */
-export const MAX_TOKEN_TTL_SETTING = 'auth.maxTokenTtlSeconds';
 
 /** Covers instances that still sign with a retired key until their next poll, and small clock skew. */
 const RETENTION_MARGIN_SECONDS = 300;
@@ -45,18 +44,18 @@ export const activeSigningKey = (keys: readonly SigningKeyRecord[]): SigningKeyR
  * their tokens expired, so every token either signed verifies everywhere.
  */
 export const ensureSigningKey = async (store: Store, clock: Clock): Promise<SigningKeyRecord> => {
-  const existing = activeSigningKey(await store.listSigningKeys());
+  const existing = activeSigningKey(await store.auth.listSigningKeys());
   if (existing !== undefined) return existing;
-  await store.rotateSigningKey(await generateSigningKey(clock));
-  const active = activeSigningKey(await store.listSigningKeys());
+  await store.auth.rotateSigningKey(await generateSigningKey(clock));
+  const active = activeSigningKey(await store.auth.listSigningKeys());
   if (active === undefined) throw new Error('The store holds no active signing key after creating one.');
   return active;
 };
 
 /** Records `tokenTtlSeconds` as the retention floor for retired keys if it is the largest seen. */
 export const recordTokenTtl = async (store: Store, tokenTtlSeconds: number): Promise<void> => {
-  const recorded = Number(await store.getSetting(MAX_TOKEN_TTL_SETTING));
-  if (!(recorded >= tokenTtlSeconds)) await store.setSetting(MAX_TOKEN_TTL_SETTING, String(tokenTtlSeconds));
+  const recorded = (await store.settings.maxTokenTtlSeconds.get()) ?? Number.NaN;
+  if (!(recorded >= tokenTtlSeconds)) await store.settings.maxTokenTtlSeconds.set(tokenTtlSeconds);
 };
 
 /** Deletes keys retired longer ago than any token they signed can live. Returns the deleted kids. */
@@ -65,13 +64,13 @@ export const pruneSigningKeys = async (
   clock: Clock,
   tokenTtlSeconds: number,
 ): Promise<string[]> => {
-  const recorded = Number(await store.getSetting(MAX_TOKEN_TTL_SETTING));
+  const recorded = (await store.settings.maxTokenTtlSeconds.get()) ?? Number.NaN;
   const retentionMs =
     (Math.max(tokenTtlSeconds, Number.isFinite(recorded) ? recorded : 0) + RETENTION_MARGIN_SECONDS) * 1000;
   const deleted: string[] = [];
-  for (const key of await store.listSigningKeys()) {
+  for (const key of await store.auth.listSigningKeys()) {
     if (key.retiredAt !== null && Date.parse(key.retiredAt) + retentionMs < clock.now()) {
-      await store.deleteSigningKey(key.kid);
+      await store.auth.deleteSigningKey(key.kid);
       deleted.push(key.kid);
     }
   }
@@ -92,6 +91,6 @@ export const rotateSigningKey = async (
   tokenTtlSeconds: number,
 ): Promise<RotationResult> => {
   const key = await generateSigningKey(clock);
-  await store.rotateSigningKey(key);
+  await store.auth.rotateSigningKey(key);
   return { kid: key.kid, deleted: await pruneSigningKeys(store, clock, tokenTtlSeconds) };
 };

@@ -1,4 +1,4 @@
-import type { InventoryHistoryLogEntry, PurchaseOrder } from '../retail/schemas.js';
+import type { InventoryHistoryLogEntry, PurchaseOrder } from '../records/schemas.js';
 import type { Finding, FindingKind } from './findings.js';
 import { orderMoneyProblems } from './order-money.js';
 

@@ -1,4 +1,4 @@
-import type { PurchaseOrder } from '../retail/schemas.js';
+import type { PurchaseOrder } from '../records/schemas.js';
 import { CentsSum, dollars, percentOfCents, productCents } from './cents.js';
 
 /**

@@ -1,6 +1,7 @@
 import { LOGIN_PATH } from '../auth/auth-service.js';
 import { createClientCredentials } from '../auth/clients.js';
 import { RETAIL_INVENTORY_READ, RETAIL_READ } from '../auth/scopes.js';
+import { describeCounts } from '../records/kinds.js';
 import { seedStore } from '../seed/seed-store.js';
 import type { Store } from '../storage/store.js';
 import type { CommandIo } from './command.js';
@@ -10,13 +11,10 @@ import type { CommandIo } from './command.js';
  * all of them). The demo secret is kept in the clear in this database only, so later starts can print it again;
  * no other secret is ever stored.
  */
-const DEMO_CLIENT_ID = 'demo.clientId';
-const DEMO_CLIENT_SECRET = 'demo.clientSecret';
-
 export const prepareDemo = async (store: Store, io: CommandIo): Promise<void> => {
-  // PostgreSQL is the operators' backend: never fill it with demo data unasked.
-  if (store.kind !== 'sqlite') return;
-  const [locations, clients] = await Promise.all([store.listLocations(), store.listClients()]);
+  // A shared server (PostgreSQL) is the operators' backend: never fill it with demo data unasked.
+  if (!store.capabilities.embedded) return;
+  const [locations, clients] = await Promise.all([store.locations.list(), store.auth.listClients()]);
   if (locations.length > 0 || clients.length > 0) return;
   io.stdout('New database: creating demo data (3 locations, 180 days) and a demo client…\n');
   const started = performance.now();
@@ -27,23 +25,22 @@ export const prepareDemo = async (store: Store, io: CommandIo): Promise<void> =>
     allLocations: true,
     scopes: [RETAIL_INVENTORY_READ, RETAIL_READ],
   });
-  await store.setSetting(DEMO_CLIENT_ID, client.clientId);
-  await store.setSetting(DEMO_CLIENT_SECRET, client.clientSecret);
+  await store.settings.demoClient.set({ clientId: client.clientId, clientSecret: client.clientSecret });
   io.stdout(`Demo data ready in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`);
 };
 
 export const printDemo = async (store: Store, publicUrl: string, io: CommandIo): Promise<void> => {
-  const [clientId, clientSecret, locations] = await Promise.all([
-    store.getSetting(DEMO_CLIENT_ID),
-    store.getSetting(DEMO_CLIENT_SECRET),
-    store.listLocations(),
+  const [demoClient, locations] = await Promise.all([
+    store.settings.demoClient.get(),
+    store.locations.list(),
   ]);
-  if (clientId === undefined || clientSecret === undefined) {
+  if (demoClient === undefined) {
     if (locations.length === 0)
       io.stdout('The database is empty: load data with `larder import` or `larder seed`.\n');
     return;
   }
-  const client = await store.getClient(clientId);
+  const { clientId, clientSecret } = demoClient;
+  const client = await store.auth.getClient(clientId);
   if (client === undefined || client.revokedAt !== null) return;
   const location = locations[0]?.id ?? 'LOCATION_ID';
   const login = JSON.stringify({ clientId, clientSecret, userAccessType: 'PLATFORM_MACHINE_CLIENT' });
@@ -52,7 +49,7 @@ Demo client (granted every location; this demo database keeps its secret so it c
   clientId:     ${clientId}
   clientSecret: ${clientSecret}
 Locations:
-${locations.map((l) => `  ${l.id}  ${l.name} (${l.purchaseOrders} purchase orders, ${l.inventoryEntries} inventory entries)`).join('\n')}
+${locations.map((l) => `  ${l.id}  ${l.name} (${describeCounts(l)})`).join('\n')}
 
 Try it:
   TOKEN=$(curl -s -X POST ${publicUrl}${LOGIN_PATH} -H 'content-type: application/json' \\

@@ -29,7 +29,7 @@ export const announce = async (
   workers: number,
 ): Promise<void> => {
   io.stdout(
-    `Larder is listening on ${server.url} (issuer ${server.publicUrl}, ${store.kind} storage, ${workers} worker(s)).\n`,
+    `Larder is listening on ${server.url} (issuer ${server.publicUrl}, ${store.describe()} storage, ${workers} worker(s)).\n`,
   );
   await printDemo(store, server.publicUrl, io);
   io.stdout('Press Ctrl-C to stop.\n');

@@ -1,19 +1,11 @@
-import { toInventoryRecord, toPurchaseOrderRecord } from '../retail/records.js';
-import {
-  type InventoryHistoryLogEntry,
-  InventoryHistoryLogEntrySchema,
-  type PurchaseOrder,
-  PurchaseOrderSchema,
-} from '../retail/schemas.js';
-import { createValidator } from '../shared/validator.js';
-import type { InventoryRecord, PurchaseOrderRecord } from '../storage/store.js';
+import { type RecordKindName, type RecordRow, recordKind } from '../records/kinds.js';
+import { createValidator, type Validator } from '../shared/validator.js';
 import { lineOfField } from './record-stream.js';
-
-export type RecordKind = 'purchaseOrders' | 'inventoryEntries';
 
 /** Record texts as split from a file, with the line each starts on. */
 export interface RawBatch {
-  kind: RecordKind;
+  /** A kind's name: batches cross to the worker thread, descriptors cannot. */
+  kind: RecordKindName;
   texts: string[];
   lines: number[];
 }
@@ -26,24 +18,26 @@ export interface BatchProblem {
 
 export interface ConvertedBatch {
   /** Empty once the batch had a problem: a run with problems stores nothing, so later records are only checked. */
-  records: (PurchaseOrderRecord | InventoryRecord)[];
+  records: RecordRow[];
   problems: BatchProblem[];
 }
 
-const validators = {
-  purchaseOrders: createValidator<PurchaseOrder>(PurchaseOrderSchema),
-  inventoryEntries: createValidator<InventoryHistoryLogEntry>(InventoryHistoryLogEntrySchema),
-};
+const validators = new Map<RecordKindName, Validator<unknown>>();
 
-const toRecord = (kind: RecordKind, value: unknown): PurchaseOrderRecord | InventoryRecord =>
-  kind === 'purchaseOrders'
-    ? toPurchaseOrderRecord(value as PurchaseOrder)
-    : toInventoryRecord(value as InventoryHistoryLogEntry);
+const validatorOf = (name: RecordKindName): Validator<unknown> => {
+  let validator = validators.get(name);
+  if (validator === undefined) {
+    validator = createValidator<unknown>(recordKind(name).schema);
+    validators.set(name, validator);
+  }
+  return validator;
+};
 
 /** Parses and validates each record of the batch and turns the valid ones into rows to store. */
 export const convertBatch = ({ kind, texts, lines }: RawBatch): ConvertedBatch => {
-  const validator = validators[kind];
-  const records: (PurchaseOrderRecord | InventoryRecord)[] = [];
+  const validator = validatorOf(kind);
+  const toRow = recordKind(kind).toRow;
+  const records: RecordRow[] = [];
   const problems: BatchProblem[] = [];
   for (let i = 0; i < texts.length; i++) {
     const line = lines[i]!;
@@ -61,7 +55,7 @@ export const convertBatch = ({ kind, texts, lines }: RawBatch): ConvertedBatch =
     const found = validator.problems(value);
     for (const problem of found)
       problems.push({ line: lineOfField(texts[i]!, line, problem.fieldName), ...problem });
-    if (problems.length === 0) records.push(toRecord(kind, value));
+    if (problems.length === 0) records.push(toRow(value));
   }
   return { records: problems.length === 0 ? records : [], problems };
 };

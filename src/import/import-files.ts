@@ -1,12 +1,14 @@
 import type { Readable } from 'node:stream';
-import type {
-  ImportCounts,
-  ImportSession,
-  InventoryRecord,
-  PurchaseOrderRecord,
-  Store,
-} from '../storage/store.js';
-import type { BatchProblem, ConvertedBatch, RecordKind } from './convert-batch.js';
+import {
+  type FieldCounts,
+  RECORD_KINDS,
+  type RecordKind,
+  type RecordKindName,
+  toFieldCounts,
+  zeroCounts,
+} from '../records/kinds.js';
+import type { Store } from '../storage/store.js';
+import type { BatchProblem, ConvertedBatch } from './convert-batch.js';
 import { createRecordConverter } from './record-converter.js';
 import { openInput, RecordSyntaxError, readRecords } from './record-stream.js';
 
@@ -24,11 +26,10 @@ export interface ImportSource {
   input?: Readable;
 }
 
-export interface ImportOptions {
+/** One source per kind, under the kind's name (purchaseOrders, inventoryHistory), imported in RECORD_KINDS order. */
+export interface ImportOptions extends Partial<Record<RecordKindName, ImportSource>> {
   locationId: string;
   locationName?: string;
-  purchaseOrders?: ImportSource;
-  inventoryHistory?: ImportSource;
   /** Stop after this many problems (default 50). */
   maxProblems?: number;
   /** Nothing else uses the store meanwhile: SQLite may write without its WAL (see ImportSessionOptions). */
@@ -39,7 +40,8 @@ export interface ImportOptions {
 
 export interface ImportResult {
   committed: boolean;
-  counts: ImportCounts;
+  /** Records stored, by each kind's countField. */
+  counts: FieldCounts;
   problems: ImportProblem[];
   /** True when reading stopped at maxProblems, so more problems may exist. */
   truncated: boolean;
@@ -48,13 +50,6 @@ export interface ImportResult {
 const BATCH = 1000;
 /** Batches handed to the converter ahead of the one being written: enough to keep the worker busy. */
 const AHEAD = 3;
-
-type Put = (session: ImportSession, rows: (PurchaseOrderRecord | InventoryRecord)[]) => Promise<void>;
-
-const PUT: Record<RecordKind, Put> = {
-  purchaseOrders: (session, rows) => session.putPurchaseOrders(rows as PurchaseOrderRecord[]),
-  inventoryEntries: (session, rows) => session.putInventoryEntries(rows as InventoryRecord[]),
-};
 
 /**
  * Imports records in the interface's shapes into one location, all or nothing: every record is validated, and
@@ -65,7 +60,7 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
   const problems: ImportProblem[] = [];
   let truncated = false;
   let read = 0;
-  const session = await store.beginImport(
+  const session = await store.records.beginImport(
     {
       id: options.locationId,
       ...(options.locationName === undefined ? {} : { name: options.locationName }),
@@ -81,7 +76,7 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
     // SQLite writes on this thread, so converting in a worker overlaps with it (purchase orders 15.3k → 16.4-17.4k/s,
     // inventory entries 61-66k → 82-90k/s; 25k/s on a 100k-order file). PostgreSQL's writes already run in its
     // own process, which needs the second core: there the worker measured slightly slower.
-    const converter = createRecordConverter({ inWorker: store.kind === 'sqlite' });
+    const converter = createRecordConverter({ inWorker: store.capabilities.writesOnMainThread });
     // Batches being converted, oldest first; their answers are taken in order.
     const converting: Promise<ConvertedBatch>[] = [];
     let texts: string[] = [];
@@ -96,7 +91,7 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
       }
       if (problems.length > 0 || records.length === 0) return;
       await writing;
-      writing = PUT[kind](session, records);
+      writing = session.put(kind, records);
       // Awaited before the next write and at the end; until then it must not count as an unhandled rejection.
       writing.catch(() => {});
       options.onProgress?.(read);
@@ -106,7 +101,7 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
     };
     const convert = async () => {
       if (texts.length === BATCH) converter.prepare();
-      const pending = converter.convert({ kind, texts, lines });
+      const pending = converter.convert({ kind: kind.name, texts, lines });
       pending.catch(() => {});
       converting.push(pending);
       texts = [];
@@ -143,18 +138,19 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
   };
 
   try {
-    if (options.purchaseOrders !== undefined) await load(options.purchaseOrders, 'purchaseOrders');
-    if (options.inventoryHistory !== undefined && !truncated)
-      await load(options.inventoryHistory, 'inventoryEntries');
+    for (const kind of RECORD_KINDS) {
+      const source = options[kind.name];
+      if (source !== undefined && !truncated) await load(source, kind);
+    }
   } catch (error) {
     await session.rollback();
     throw error;
   }
   if (problems.length > 0) {
     await session.rollback();
-    return { committed: false, counts: { purchaseOrders: 0, inventoryEntries: 0 }, problems, truncated };
+    return { committed: false, counts: toFieldCounts(zeroCounts()), problems, truncated };
   }
-  return { committed: true, counts: await session.commit(), problems, truncated };
+  return { committed: true, counts: toFieldCounts(await session.commit()), problems, truncated };
 };
 
 export const formatProblem = (problem: ImportProblem): string =>

@@ -21,7 +21,7 @@ export const createLocationDirectory = (store: Store, clock: Clock): LocationDir
     exists: async (locationId) => {
       const at = checkedAt.get(locationId);
       if (at !== undefined && clock.now() - at < RECHECK_MS && clock.now() >= at) return true;
-      const found = (await store.getLocation(locationId)) !== undefined;
+      const found = (await store.locations.get(locationId)) !== undefined;
       if (!found) checkedAt.delete(locationId);
       else {
         if (checkedAt.size >= MAX_REMEMBERED) checkedAt.clear();

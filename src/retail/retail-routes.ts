@@ -1,11 +1,11 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { readJsonObject } from '../http/request-body.js';
 import { collectingFacts, noteFacts } from '../http/request-facts.js';
+import { RECORD_KINDS, type RecordKind } from '../records/kinds.js';
 import { LarderError } from '../shared/errors.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../shared/limits.js';
-import type { Store, StoredJson, StoredRow } from '../storage/store.js';
+import type { Store, StoredRow } from '../storage/store.js';
 import type { PageTokens } from './page-token.js';
-import { filterBinding, parseInventoryFilter, parsePurchaseOrderFilter } from './search-filters.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // A fresh record per response: @hono/node-server writes Content-Length into the record it is handed.
@@ -71,21 +71,15 @@ const pageBody = (
   return body as Uint8Array<ArrayBuffer>;
 };
 
-/** The four retail operations; each handler does its operation's work, authorization ran before it. */
+/**
+ * The retail operations, two per record kind (search, get by id), registered by looping over the kinds. Each
+ * handler does its operation's work: authorization (token, scope, grant, location) ran before it.
+ */
 export const createRetailRoutes = ({ store, authorize, pageTokens }: RetailRoutesDeps): Hono => {
   const routes = new Hono();
 
-  const search = <F extends Parameters<typeof filterBinding>[0]>(
-    operation: string,
-    parse: (body: unknown) => F,
-    run: (
-      locationId: string,
-      filter: F,
-      limit: number,
-      after: ReturnType<PageTokens['decode']> | undefined,
-    ) => Promise<StoredRow[]>,
-  ) =>
-    routes.post(`/v1/${operation}/search`, authorize, async (c) => {
+  const search = (kind: RecordKind) =>
+    routes.post(`/v1/${kind.name}/search`, authorize, async (c) => {
       const locationId = c.get('locationId');
       const body = await readJsonObject(c);
       const current = c.req.query('pageToken') ?? '';
@@ -96,30 +90,31 @@ export const createRetailRoutes = ({ store, authorize, pageTokens }: RetailRoute
           ...(current === '' ? {} : { pageToken: current }),
           ...(rawPageSize === undefined ? {} : { pageSize: Number(rawPageSize) }),
         });
-      const filter = parse(body);
+      const filter = kind.parseFilter(body);
       const pageSize = parsePageSize(rawPageSize);
-      const binding = `${operation}\n${locationId}\n${filterBinding(filter)}\n${pageSize}`;
+      const binding = `${kind.name}\n${locationId}\n${filter.binding}\n${pageSize}`;
       const after = current === '' ? undefined : pageTokens.decode(binding, current);
       // One row past the page tells whether another page exists, so no empty page carries a next token.
-      const rows = await run(locationId, filter, pageSize + 1, after);
+      const rows = await store.records.search(kind, {
+        locationId,
+        ...filter,
+        limit: pageSize + 1,
+        ...(after === undefined ? {} : { after }),
+      });
       const count = Math.min(rows.length, pageSize);
       const next = rows.length > pageSize ? pageTokens.encode(binding, rows[pageSize - 1]!) : '';
       noteFacts(c, { hasNextPage: next !== '' });
       return c.body(pageBody(current, next, rows, count), 200, jsonHeaders());
     });
 
-  const getById = (
-    path: string,
-    param: string,
-    load: (locationId: string, id: string) => Promise<StoredJson | undefined>,
-  ) =>
-    routes.get(`/v1/${path}/:${param}`, authorize, async (c) => {
+  const getById = (kind: RecordKind) =>
+    routes.get(`/v1/${kind.name}/:${kind.idParam}`, authorize, async (c) => {
       const locationId = c.get('locationId');
-      const id = parseId(c.req.param(param) ?? '', param);
-      const body = await load(locationId, id);
+      const id = parseId(c.req.param(kind.idParam) ?? '', kind.idParam);
+      const body = await store.records.get(kind, locationId, id);
       if (body === undefined) {
         throw new LarderError('ERR_NOT_FOUND', {
-          message: `No ${path === 'purchaseOrders' ? 'purchase order' : 'inventory history entry'} ${id} at location ${locationId}.`,
+          message: `No ${kind.label} ${id} at location ${locationId}.`,
         });
       }
       // Bytes from a store are Buffers, never views of a SharedArrayBuffer.
@@ -127,23 +122,17 @@ export const createRetailRoutes = ({ store, authorize, pageTokens }: RetailRoute
     });
 
   // Registered before the by-id routes, so `GET …/search` is a 405 rather than "search is not a UUID".
-  for (const operation of ['purchaseOrders', 'inventoryHistory']) {
-    routes.on(['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], `/v1/${operation}/search`, () => {
+  for (const { name } of RECORD_KINDS) {
+    routes.on(['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], `/v1/${name}/search`, () => {
       throw new LarderError('ERR_METHOD_NOT_ALLOWED', { headers: { allow: 'POST' } });
     });
   }
-  search('purchaseOrders', parsePurchaseOrderFilter, (locationId, filter, limit, after) =>
-    store.searchPurchaseOrders({ locationId, ...filter, limit, ...(after === undefined ? {} : { after }) }),
-  );
-  search('inventoryHistory', parseInventoryFilter, (locationId, filter, limit, after) =>
-    store.searchInventory({ locationId, ...filter, limit, ...(after === undefined ? {} : { after }) }),
-  );
-  getById('purchaseOrders', 'purchaseOrderId', (locationId, id) => store.getPurchaseOrder(locationId, id));
-  getById('inventoryHistory', 'inventoryHistoryEntryId', (locationId, id) =>
-    store.getInventoryEntry(locationId, id),
-  );
-  for (const operation of ['purchaseOrders', 'inventoryHistory']) {
-    routes.on(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], `/v1/${operation}/:id`, () => {
+  for (const kind of RECORD_KINDS) {
+    search(kind);
+    getById(kind);
+  }
+  for (const { name } of RECORD_KINDS) {
+    routes.on(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], `/v1/${name}/:id`, () => {
       throw new LarderError('ERR_METHOD_NOT_ALLOWED', { headers: { allow: 'GET, HEAD' } });
     });
   }

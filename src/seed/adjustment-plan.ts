@@ -1,4 +1,4 @@
-import type { InventoryHistoryAdjustmentType } from '../retail/schemas.js';
+import type { InventoryHistoryAdjustmentType } from '../records/schemas.js';
 import type { CatalogItem } from './catalog.js';
 import type { Category } from './catalog-templates.js';
 import type { Random } from './random.js';

@@ -1,4 +1,4 @@
-import type { InventoryHistoryLogEntry, PurchaseOrder } from '../retail/schemas.js';
+import type { InventoryHistoryLogEntry, PurchaseOrder } from '../records/schemas.js';
 import { createAdjustmentPlanner, type PlannedAdjustment } from './adjustment-plan.js';
 import { InventoryLedger } from './inventory-ledger.js';
 import type { LocationIdentity } from './location-profile.js';
@@ -11,7 +11,7 @@ export interface GeneratedBatch {
   /** In creation order, each as it stands at the end of history. */
   purchaseOrders: PurchaseOrder[];
   /** In time order (createdDate = modifiedDate, strictly increasing). */
-  inventory: InventoryHistoryLogEntry[];
+  inventoryHistory: InventoryHistoryLogEntry[];
 }
 
 /** Share of the week's orders placed on each weekday, Sunday first: restaurants order for the weekend midweek. */
@@ -103,9 +103,10 @@ function* generate(world: World): Generator<GeneratedBatch, void, undefined> {
     while (purchaseOrders.length >= options.batchSize || inventory.length >= options.batchSize) {
       yield {
         purchaseOrders: purchaseOrders.splice(0, options.batchSize),
-        inventory: inventory.splice(0, options.batchSize),
+        inventoryHistory: inventory.splice(0, options.batchSize),
       };
     }
   }
-  if (purchaseOrders.length > 0 || inventory.length > 0) yield { purchaseOrders, inventory };
+  if (purchaseOrders.length > 0 || inventory.length > 0)
+    yield { purchaseOrders, inventoryHistory: inventory };
 }

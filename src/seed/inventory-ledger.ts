@@ -2,7 +2,7 @@ import type {
   InventoryHistoryAdjustmentType,
   InventoryHistoryLogEntry,
   UserDetails,
-} from '../retail/schemas.js';
+} from '../records/schemas.js';
 import type { PlannedAdjustment } from './adjustment-plan.js';
 import type { CatalogItem } from './catalog.js';
 import { round2 } from './money.js';

@@ -34,7 +34,7 @@ export function* liveDelta(
   for (const batch of generator.batches()) {
     // ISO dates of one format compare as strings.
     const purchaseOrders = batch.purchaseOrders.filter((order) => order.modifiedDate >= since);
-    const inventory = batch.inventory.filter((entry) => entry.modifiedDate >= since);
-    if (purchaseOrders.length > 0 || inventory.length > 0) yield { purchaseOrders, inventory };
+    const inventoryHistory = batch.inventoryHistory.filter((entry) => entry.modifiedDate >= since);
+    if (purchaseOrders.length > 0 || inventoryHistory.length > 0) yield { purchaseOrders, inventoryHistory };
   }
 }

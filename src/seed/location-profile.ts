@@ -1,4 +1,4 @@
-import type { UserDetails } from '../retail/schemas.js';
+import type { UserDetails } from '../records/schemas.js';
 import { Random } from './random.js';
 
 /**

@@ -4,7 +4,7 @@ import type {
   PurchasingEntityDiscount,
   PurchasingItemDiscount,
   Tax,
-} from '../retail/schemas.js';
+} from '../records/schemas.js';
 
 /**
  * Larder's money model: how a purchase order's numbers relate. The generator computes with these functions;

@@ -7,7 +7,7 @@ import type {
   ReceivedEvent,
   Supplier,
   Tax,
-} from '../retail/schemas.js';
+} from '../records/schemas.js';
 import type { CatalogItem, ReceivingUnit } from './catalog.js';
 import type { StaffMember } from './location-profile.js';
 import { adjustmentAmount, type LineSummary, lineMoney, orderMoney, round2 } from './money.js';

@@ -1,31 +1,28 @@
 import type { MessagePort } from 'node:worker_threads';
-import { toInventoryRecord, toPurchaseOrderRecord } from '../retail/records.js';
+// rows.ts, not kinds.ts: the worker needs no schemas or validators.
+import { type RecordRow, ROW_KINDS, type RowKind } from '../records/rows.js';
 import { siblingModule, startWorker } from '../shared/start-worker.js';
-import type { InventoryRecord, PurchaseOrderRecord } from '../storage/store.js';
 import type { GeneratedBatch } from './generate-location.js';
 import type { GenerateOptions } from './options.js';
 
-/** One generated batch as the rows that store it, written purchase orders first. */
-export interface RowBatch {
-  purchaseOrders: PurchaseOrderRecord[];
-  inventory: InventoryRecord[];
-}
+/** One generated batch as the rows that store it, per kind; written in ROW_KINDS (= RECORD_KINDS) order. */
+export type RowBatch = Record<RowKind['name'], RecordRow[]>;
 
 /**
- * A batch as posted between threads: one array per column, so structured clone copies strings and typed arrays
- * instead of walking a thousand small objects, and the number columns are transferred rather than copied.
+ * One kind's rows as posted between threads: one array per column, so structured clone copies strings and typed
+ * arrays instead of walking a thousand small objects, and the number and boolean columns are transferred rather
+ * than copied.
  */
-interface PackedBatch {
-  orderIds: string[];
-  orderModifiedAt: Float64Array<ArrayBuffer>;
-  orderStatus: PurchaseOrderRecord['status'][];
-  orderArchived: Uint8Array<ArrayBuffer>;
-  orderJson: string[];
-  entryIds: string[];
-  entryModifiedAt: Float64Array<ArrayBuffer>;
-  entryType: InventoryRecord['adjustmentType'][];
-  entryJson: string[];
+interface PackedRows {
+  ids: string[];
+  modifiedAt: Float64Array<ArrayBuffer>;
+  /** In the kind's `columns` order: text columns as strings, boolean columns as 0/1 bytes. */
+  columns: (string[] | Uint8Array<ArrayBuffer>)[];
+  json: string[];
 }
+
+/** A batch as posted: PackedRows per kind, in ROW_KINDS order. */
+type PackedBatch = PackedRows[];
 
 export interface SeedWorkerInput {
   options: GenerateOptions;
@@ -39,60 +36,58 @@ export interface SeedWorkerInput {
  */
 const MAX_IN_FLIGHT = 16;
 
-const pack = (batch: GeneratedBatch): PackedBatch => {
-  const orders = batch.purchaseOrders.length;
-  const entries = batch.inventory.length;
-  const packed: PackedBatch = {
-    orderIds: new Array(orders),
-    orderModifiedAt: new Float64Array(orders),
-    orderStatus: new Array(orders),
-    orderArchived: new Uint8Array(orders),
-    orderJson: new Array(orders),
-    entryIds: new Array(entries),
-    entryModifiedAt: new Float64Array(entries),
-    entryType: new Array(entries),
-    entryJson: new Array(entries),
-  };
-  for (let i = 0; i < orders; i++) {
-    const row = toPurchaseOrderRecord(batch.purchaseOrders[i]!);
-    packed.orderIds[i] = row.id;
-    packed.orderModifiedAt[i] = row.modifiedAt;
-    packed.orderStatus[i] = row.status;
-    packed.orderArchived[i] = row.archived ? 1 : 0;
-    packed.orderJson[i] = row.json;
-  }
-  for (let i = 0; i < entries; i++) {
-    const row = toInventoryRecord(batch.inventory[i]!);
-    packed.entryIds[i] = row.id;
-    packed.entryModifiedAt[i] = row.modifiedAt;
-    packed.entryType[i] = row.adjustmentType;
-    packed.entryJson[i] = row.json;
-  }
-  return packed;
-};
+const pack = (batch: GeneratedBatch): PackedBatch =>
+  ROW_KINDS.map((kind: RowKind) => {
+    // A kind the generator does not produce packs as no rows.
+    const records: readonly unknown[] =
+      (batch as Partial<Record<RowKind['name'], readonly unknown[]>>)[kind.name] ?? [];
+    const count = records.length;
+    const packed: PackedRows = {
+      ids: new Array(count),
+      modifiedAt: new Float64Array(count),
+      columns: kind.columns.map((column) =>
+        column.type === 'boolean' ? new Uint8Array(count) : new Array<string>(count),
+      ),
+      json: new Array(count),
+    };
+    for (let i = 0; i < count; i++) {
+      const row = kind.toRow(records[i]);
+      packed.ids[i] = row.id;
+      packed.modifiedAt[i] = row.modifiedAt;
+      for (let c = 0; c < packed.columns.length; c++) {
+        const value = row.values[c]!;
+        packed.columns[c]![i] = typeof value === 'boolean' ? (value ? 1 : 0) : value;
+      }
+      packed.json[i] = row.json;
+    }
+    return packed;
+  });
 
 const unpack = (packed: PackedBatch): RowBatch => {
-  const purchaseOrders: PurchaseOrderRecord[] = new Array(packed.orderIds.length);
-  for (let i = 0; i < purchaseOrders.length; i++) {
-    purchaseOrders[i] = {
-      id: packed.orderIds[i]!,
-      modifiedAt: packed.orderModifiedAt[i]!,
-      status: packed.orderStatus[i]!,
-      archived: packed.orderArchived[i] === 1,
-      json: packed.orderJson[i]!,
-    };
-  }
-  const inventory: InventoryRecord[] = new Array(packed.entryIds.length);
-  for (let i = 0; i < inventory.length; i++) {
-    inventory[i] = {
-      id: packed.entryIds[i]!,
-      modifiedAt: packed.entryModifiedAt[i]!,
-      adjustmentType: packed.entryType[i]!,
-      json: packed.entryJson[i]!,
-    };
-  }
-  return { purchaseOrders, inventory };
+  const batch: Partial<RowBatch> = {};
+  ROW_KINDS.forEach((kind, k) => {
+    const { ids, modifiedAt, columns, json } = packed[k]!;
+    const types = kind.columns.map((column) => column.type);
+    const rows: RecordRow[] = new Array(ids.length);
+    for (let i = 0; i < rows.length; i++) {
+      const values: (string | boolean)[] = new Array(columns.length);
+      for (let c = 0; c < columns.length; c++) {
+        const value = columns[c]![i]!;
+        values[c] = types[c] === 'boolean' ? value === 1 : (value as string);
+      }
+      rows[i] = { id: ids[i]!, modifiedAt: modifiedAt[i]!, values, json: json[i]! };
+    }
+    batch[kind.name] = rows;
+  });
+  return batch as RowBatch;
 };
+
+/** The typed-array buffers of a packed batch, transferred to the receiving thread instead of copied. */
+const transferables = (packed: PackedBatch): ArrayBuffer[] =>
+  packed.flatMap((rows) => [
+    rows.modifiedAt.buffer,
+    ...rows.columns.flatMap((column) => (column instanceof Uint8Array ? [column.buffer] : [])),
+  ]);
 
 /**
  * The worker side: serialises and posts every batch, then `null`. Blocks (Atomics.wait) while MAX_IN_FLIGHT
@@ -109,11 +104,7 @@ export const postRowBatches = (
       Atomics.wait(inFlight, 0, n);
     }
     Atomics.add(inFlight, 0, 1);
-    port.postMessage(packed, [
-      packed.orderModifiedAt.buffer,
-      packed.orderArchived.buffer,
-      packed.entryModifiedAt.buffer,
-    ]);
+    port.postMessage(packed, transferables(packed));
   }
   port.postMessage(null);
 };

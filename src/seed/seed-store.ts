@@ -1,3 +1,4 @@
+import { type FieldCounts, RECORD_KINDS, toFieldCounts } from '../records/kinds.js';
 import type { ImportCounts, ImportSessionOptions, Store } from '../storage/store.js';
 import { type LocationIdentity, locationIdentity } from './location-profile.js';
 import { type GenerateOptions, resolveGenerateOptions, SEED_DEFAULTS } from './options.js';
@@ -12,11 +13,10 @@ export interface SeedOptions extends Partial<Omit<GenerateOptions, 'locationInde
   onLocation?: (result: SeededLocation) => void;
 }
 
-export interface SeededLocation {
+/** A seeded location with its record counts (each kind's countField). */
+export interface SeededLocation extends FieldCounts {
   id: string;
   name: string;
-  purchaseOrders: number;
-  inventoryEntries: number;
   /** Wall time of generating and writing this location. */
   ms: number;
 }
@@ -38,11 +38,13 @@ export const importLocation = async (
   batches: AsyncIterable<RowBatch>,
   sessionOptions: ImportSessionOptions = {},
 ): Promise<ImportCounts> => {
-  const session = await store.beginImport(location, sessionOptions);
+  const session = await store.records.beginImport(location, sessionOptions);
   try {
     for await (const batch of batches) {
-      if (batch.purchaseOrders.length > 0) await session.putPurchaseOrders(batch.purchaseOrders);
-      if (batch.inventory.length > 0) await session.putInventoryEntries(batch.inventory);
+      for (const kind of RECORD_KINDS) {
+        const rows = batch[kind.name];
+        if (rows.length > 0) await session.put(kind, rows);
+      }
     }
     return await session.commit();
   } catch (error) {
@@ -71,7 +73,11 @@ export const seedStore = async (store: Store, options: SeedOptions = {}): Promis
     const counts = await importLocation(store, location, workerRowBatches({ ...resolved, locationIndex }), {
       exclusive,
     });
-    const result = { ...location, ...counts, ms: Math.round(performance.now() - locationStarted) };
+    const result = {
+      ...location,
+      ...toFieldCounts(counts),
+      ms: Math.round(performance.now() - locationStarted),
+    };
     results.push(result);
     onLocation?.(result);
   }

@@ -1,4 +1,4 @@
-import type { Supplier } from '../retail/schemas.js';
+import type { Supplier } from '../records/schemas.js';
 import type { Category } from './catalog-templates.js';
 import { type LocationProfile, personName, slugify } from './location-profile.js';
 import type { Random } from './random.js';

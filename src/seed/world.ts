@@ -1,4 +1,4 @@
-import type { DISTRIBUTION_STRATEGIES } from '../retail/schemas.js';
+import type { DISTRIBUTION_STRATEGIES } from '../records/schemas.js';
 import { buildCatalog, type Catalog } from './catalog.js';
 import { buildLocationProfile, type LocationProfile } from './location-profile.js';
 import { endOfDate, type GenerateOptions } from './options.js';

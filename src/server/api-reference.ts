@@ -8,7 +8,7 @@ import {
   InventoryHistorySearchRequestSchema,
   PurchaseOrdersResponseSchema,
   PurchaseOrdersSearchRequestSchema,
-} from '../retail/schemas.js';
+} from '../records/schemas.js';
 import { createLocationGenerator } from '../seed/generate-location.js';
 import { DEFAULT_PAGE_SIZE, LOCATION_HEADER, MAX_BODY_BYTES, MAX_PAGE_SIZE } from '../shared/limits.js';
 
@@ -99,7 +99,7 @@ const examples = () => {
   const generator = createLocationGenerator(EXAMPLE_OPTIONS);
   const [batch] = generator.batches();
   const order = batch?.purchaseOrders.find((o) => o.status === 'RECEIVED' && o.items.length <= 2);
-  const entry = batch?.inventory.find((e) => e.adjustmentType === 'RECEIVE');
+  const entry = batch?.inventoryHistory.find((e) => e.adjustmentType === 'RECEIVE');
   return { location: generator.id, order, entry };
 };
 

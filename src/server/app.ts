@@ -20,7 +20,7 @@ import { OPERATIONS } from '../sandbox/journal-entry.js';
 import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
-import { type ClockSetting, createVirtualClock } from '../shared/virtual-clock.js';
+import { createVirtualClock } from '../shared/virtual-clock.js';
 import type { Store } from '../storage/store.js';
 import { openApiDocument } from './openapi.js';
 
@@ -58,8 +58,6 @@ export interface LarderApp {
   start(): () => void;
 }
 
-export const CLOCK_SETTING = 'sandbox_clock';
-
 /** Every instance keeps its virtual time in step with the store within a second, as with revocations. */
 const CLOCK_SYNC_MS = 500;
 
@@ -72,8 +70,6 @@ const OPERATION_ROUTES: ReadonlyMap<string, string> = new Map([
   ['POST /v1/inventoryHistory/search', OPERATIONS.searchInventoryHistory],
   ['GET /v1/inventoryHistory/:inventoryHistoryEntryId', OPERATIONS.getInventoryHistoryEntry],
 ]);
-
-export const PAGE_TOKEN_SECRET_SETTING = 'page_token_secret';
 
 /**
  * The composition root: builds the auth service, the page-token secret and the middlewares, and wires the
@@ -92,11 +88,8 @@ export const createApp = async ({
     ? await createVirtualClock({
         real: given,
         persistence: {
-          load: async () => {
-            const text = await store.getSetting(CLOCK_SETTING);
-            return text === undefined ? undefined : (JSON.parse(text) as ClockSetting);
-          },
-          save: (setting) => store.setSetting(CLOCK_SETTING, JSON.stringify(setting)),
+          load: () => store.settings.clock.get(),
+          save: (setting) => store.settings.clock.set(setting),
         },
       })
     : undefined;
@@ -112,7 +105,7 @@ export const createApp = async ({
       ...(config.loginThrottle === undefined ? {} : { loginThrottle: config.loginThrottle }),
     },
   });
-  const secret = await store.ensureSetting(PAGE_TOKEN_SECRET_SETTING, randomUUID() + randomUUID());
+  const secret = await store.settings.pageTokenSecret.ensure(randomUUID() + randomUUID());
   const app = new Hono();
   const locations = createLocationDirectory(store, clock);
 
@@ -125,8 +118,8 @@ export const createApp = async ({
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
-    await store.authVersion();
-    return c.json({ status: 'ready', storage: store.kind });
+    await store.ping();
+    return c.json({ status: 'ready', storage: store.describe() });
   });
   const document = JSON.stringify(openApiDocument(config.publicUrl));
   app.get('/openapi.json', (c) =>

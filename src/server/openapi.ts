@@ -10,7 +10,7 @@ import {
   PurchaseOrderSchema,
   PurchaseOrdersResponseSchema,
   PurchaseOrdersSearchRequestSchema,
-} from '../retail/schemas.js';
+} from '../records/schemas.js';
 
 /**
  * The OpenAPI 3.1 document, derived from the same TypeBox schemas that validate requests and imports

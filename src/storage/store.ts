@@ -1,4 +1,14 @@
-import type { InventoryHistoryAdjustmentType, PurchaseOrderStatus } from '../retail/schemas.js';
+import type { Condition, KindCounts, RecordKind, RecordRow } from '../records/kinds.js';
+import type { ClockSetting } from '../shared/virtual-clock.js';
+
+/** The demo locations that keep trading, and the last day generated for them (UTC, YYYY-MM-DD). */
+export interface LiveDemoState {
+  seed: number;
+  /** Days of history of the first generation; later days extend it, from the same start. */
+  days: number;
+  endDate: string;
+  locations: { id: string; locationIndex: number }[];
+}
 
 /**
  * The one storage contract. SQLite (embedded) and PostgreSQL (scale-out) implement it; the contract suite in
@@ -16,21 +26,6 @@ export interface Cursor {
   id: string;
 }
 
-export interface PurchaseOrderRecord {
-  id: string;
-  modifiedAt: number;
-  status: PurchaseOrderStatus;
-  archived: boolean;
-  json: string;
-}
-
-export interface InventoryRecord {
-  id: string;
-  modifiedAt: number;
-  adjustmentType: InventoryHistoryAdjustmentType;
-  json: string;
-}
-
 /**
  * The stored JSON as served: text, or its UTF-8 bytes where the driver can hand those out undecoded (PostgreSQL),
  * which saves decoding it only to encode it again for the response.
@@ -44,27 +39,19 @@ export interface StoredRow {
   json: StoredJson;
 }
 
-interface SearchCommon {
+/** One keyset page of one kind's records at one location. */
+export interface RecordSearch {
   locationId: string;
   /** Inclusive lower bound on modifiedAt (epoch ms). */
   modifiedFrom?: number;
   /** Exclusive upper bound on modifiedAt (epoch ms). */
   modifiedBefore?: number;
+  /** Conditions on the kind's indexed columns (a RecordFilter's `where`). */
+  where: readonly Condition[];
   /** Return rows strictly after this position. */
   after?: Cursor;
   /** Maximum rows to return. */
   limit: number;
-}
-
-export interface PurchaseOrderSearch extends SearchCommon {
-  /** Empty: any status. */
-  statuses: readonly PurchaseOrderStatus[];
-  includeArchived: boolean;
-}
-
-export interface InventorySearch extends SearchCommon {
-  /** Empty: any type. */
-  adjustmentTypes: readonly InventoryHistoryAdjustmentType[];
 }
 
 export interface LocationInfo {
@@ -73,23 +60,18 @@ export interface LocationInfo {
   createdAt: string;
 }
 
-export interface LocationSummary extends LocationInfo {
-  purchaseOrders: number;
-  inventoryEntries: number;
-}
+/** A location with its record count per kind, under each kind's `countField`. */
+export type LocationSummary = LocationInfo & Record<RecordKind['countField'], number>;
 
-export interface ImportCounts {
-  purchaseOrders: number;
-  inventoryEntries: number;
-}
+/** Rows written per kind, keyed by kind name. */
+export type ImportCounts = KindCounts;
 
 /**
  * An all-or-nothing write of many records into one location. Nothing is visible to readers until `commit`;
  * `rollback` (or a failed commit) leaves the store as it was. Upsert by id within the location.
  */
 export interface ImportSession {
-  putPurchaseOrders(rows: readonly PurchaseOrderRecord[]): Promise<void>;
-  putInventoryEntries(rows: readonly InventoryRecord[]): Promise<void>;
+  put(kind: RecordKind, rows: readonly RecordRow[]): Promise<void>;
   commit(): Promise<ImportCounts>;
   rollback(): Promise<void>;
 }
@@ -134,54 +116,99 @@ export interface SigningKeyRecord {
   retiredAt: string | null;
 }
 
-export interface Store {
-  readonly kind: 'sqlite' | 'postgres';
-
-  // Locations
-  upsertLocation(location: { id: string; name?: string }): Promise<LocationInfo>;
-  getLocation(id: string): Promise<LocationInfo | undefined>;
-  listLocations(): Promise<LocationSummary[]>;
-
-  // Retail reads (the hot path)
-  getPurchaseOrder(locationId: string, id: string): Promise<StoredJson | undefined>;
-  getInventoryEntry(locationId: string, id: string): Promise<StoredJson | undefined>;
-  searchPurchaseOrders(query: PurchaseOrderSearch): Promise<StoredRow[]>;
-  searchInventory(query: InventorySearch): Promise<StoredRow[]>;
+/** Records of every kind (see src/records/kinds.ts), read and written by kind. */
+export interface RecordStore {
+  /** The stored JSON of one record, or undefined. The id is matched ignoring letter case. */
+  get(kind: RecordKind, locationId: string, id: string): Promise<StoredJson | undefined>;
+  /** One page in keyset order (modifiedAt, id). */
+  search(kind: RecordKind, query: RecordSearch): Promise<StoredRow[]>;
   /** Every stored record of a location, in keyset order, in batches (for `larder check` and exports). */
-  scanPurchaseOrders(locationId: string, batchSize?: number): AsyncIterable<string[]>;
-  scanInventory(locationId: string, batchSize?: number): AsyncIterable<string[]>;
-
-  // Writes
+  scan(kind: RecordKind, locationId: string, batchSize?: number): AsyncIterable<string[]>;
   /** Creates the location if needed (name defaults to the id). */
   beginImport(
     location: { id: string; name?: string },
     options?: ImportSessionOptions,
   ): Promise<ImportSession>;
+}
 
-  // Settings: small named values (page-token HMAC secret, demo credentials, ...)
-  getSetting(name: string): Promise<string | undefined>;
-  setSetting(name: string, value: string): Promise<void>;
-  /** Sets the value unless one exists; returns the value that is stored (race-safe across instances). */
-  ensureSetting(name: string, value: string): Promise<string>;
+export interface LocationStore {
+  /** Creates the location with the id as default name; renames it only when a name is given. */
+  upsert(location: { id: string; name?: string }): Promise<LocationInfo>;
+  get(id: string): Promise<LocationInfo | undefined>;
+  /** Ordered by id, with each location's record counts. */
+  list(): Promise<LocationSummary[]>;
+}
 
-  // API clients
+export interface AuthStore {
+  /** Fails with StoreError STORE_DUPLICATE when the client id exists. */
   createClient(client: ClientRecord): Promise<void>;
   getClient(clientId: string): Promise<ClientRecord | undefined>;
   listClients(): Promise<ClientRecord[]>;
   /** Returns the updated record, or undefined for an unknown client. */
   updateClient(clientId: string, update: ClientUpdate): Promise<ClientRecord | undefined>;
 
-  // Signing keys
   listSigningKeys(): Promise<SigningKeyRecord[]>;
   /** Inserts `key` as the active key and retires the previously active one, atomically. */
   rotateSigningKey(key: SigningKeyRecord): Promise<void>;
+  /** Deletes the key; an unknown kid is a no-op that leaves the auth version as it is. */
   deleteSigningKey(kid: string): Promise<void>;
 
   /**
    * A number that changes whenever clients, grants or signing keys change. Instances poll it (cheaply) to
    * see revocations, grant changes and key rotations made elsewhere within a second.
    */
-  authVersion(): Promise<number>;
+  version(): Promise<number>;
+}
 
+/** One stored value: read, overwrite, or set unless set (returning what is stored; race-safe across instances). */
+export interface Setting<T> {
+  get(): Promise<T | undefined>;
+  set(value: T): Promise<void>;
+  ensure(candidate: T): Promise<T>;
+}
+
+/** The small named values Larder keeps, one typed accessor each (stored names: src/storage/settings.ts). */
+export interface SettingsStore {
+  /** HMAC key of page tokens. */
+  pageTokenSecret: Setting<string>;
+  /** HMAC key of client-secret hashes. */
+  clientSecretHashKey: Setting<string>;
+  /** The longest access-token lifetime any instance issued with, in seconds (bounds signing-key pruning). */
+  maxTokenTtlSeconds: Setting<number>;
+  /** The demo client's credentials, kept in the clear in the embedded database only. */
+  demoClient: Setting<{ clientId: string; clientSecret: string }>;
+  /** The bench's dataset key (bench/stores.ts). */
+  benchDataset: Setting<string>;
+  /** The sandbox's virtual clock, shared by every instance. */
+  clock: Setting<ClockSetting>;
+  /** The admin token a demo database was first started with (kept, like the demo secret, to print again). */
+  demoAdminToken: Setting<string>;
+  /** How far the live demo locations have been generated. */
+  liveDemo: Setting<LiveDemoState>;
+}
+
+/** What a backend can do, for the few callers that adapt to it (never the engine's name). */
+export interface StoreCapabilities {
+  /** Writes run on this thread (SQLite): CPU work of an import is better moved to a worker. */
+  writesOnMainThread: boolean;
+  /** A local file owned by this Larder (SQLite), not a shared operators' server: the demo may fill it. */
+  embedded: boolean;
+}
+
+/**
+ * The one storage contract, by role. SQLite (embedded) and PostgreSQL (scale-out) implement it; the contract suite
+ * in test/storage/ runs unchanged against both. Expected failures are StoreErrors (src/shared/errors.ts), alike on
+ * both backends.
+ */
+export interface Store {
+  readonly records: RecordStore;
+  readonly locations: LocationStore;
+  readonly auth: AuthStore;
+  readonly settings: SettingsStore;
+  readonly capabilities: StoreCapabilities;
+  /** The engine's short name ('sqlite', 'postgres'), for banners and /readyz. */
+  describe(): string;
+  /** Resolves when the database answers. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -25,9 +25,9 @@ describe('auth state polling', () => {
     const state = await createAuthState({ store: temp.store, clock, logger });
     const kid = state.keys().signingKid;
     lines.length = 0;
-    const realVersion = temp.store.authVersion.bind(temp.store);
+    const realVersion = temp.store.auth.version.bind(temp.store.auth);
     let calls = 0;
-    temp.store.authVersion = async () => {
+    temp.store.auth.version = async () => {
       calls++;
       throw new Error('database is locked');
     };
@@ -36,21 +36,21 @@ describe('auth state polling', () => {
       assert.equal(calls, 5);
       assert.deepEqual(lines, ['warn auth state reload failing; serving the last known clients and keys']);
       assert.equal(state.keys().signingKid, kid);
-      temp.store.authVersion = realVersion;
+      temp.store.auth.version = realVersion;
       await state.pollOnce();
       await state.pollOnce();
       assert.equal(lines.length, 2);
       assert.equal(lines[1], 'info auth state reload recovered');
     } finally {
-      temp.store.authVersion = realVersion;
+      temp.store.auth.version = realVersion;
     }
   });
 
   it('polls every interval until stopped (timers mocked: no waiting)', async () => {
     const state = await createAuthState({ store: temp.store, clock: createTestClock(), logger: silent });
-    const realVersion = temp.store.authVersion.bind(temp.store);
+    const realVersion = temp.store.auth.version.bind(temp.store);
     let calls = 0;
-    temp.store.authVersion = async () => {
+    temp.store.auth.version = async () => {
       calls++;
       return realVersion();
     };
@@ -72,7 +72,7 @@ describe('auth state polling', () => {
       assert.equal(calls, 2);
     } finally {
       mock.timers.reset();
-      temp.store.authVersion = realVersion;
+      temp.store.auth.version = realVersion;
     }
   });
 });

@@ -30,7 +30,7 @@ describe('client management', () => {
     assert.deepEqual(created.scopes, ['retail.inventory:read'], 'the default scope');
     assert.deepEqual(created.locations, ['a', 'b']);
     assert.equal(created.createdAt, '2025-01-01T00:00:00.000Z');
-    const stored = await temp.store.getClient(created.clientId);
+    const stored = await temp.store.auth.getClient(created.clientId);
     assert.ok(stored);
     assert.match(stored.secretHash, /^[0-9a-f]{64}$/);
     assert.ok(!JSON.stringify(stored).includes(created.clientSecret));

@@ -59,7 +59,7 @@ export const createAuthHarness = async (issuer = ISSUER): Promise<AuthHarness> =
       logger: silentLogger,
     });
   // The locations clients are granted below: a location nobody imported answers 404.
-  for (const id of ['loc-1', 'loc-2']) await temp.store.upsertLocation({ id });
+  for (const id of ['loc-1', 'loc-2']) await temp.store.locations.upsert({ id });
   const { app, auth } = await instance();
   return {
     store: temp.store,

@@ -70,7 +70,7 @@ for (const backend of await backends()) {
     };
 
     it('starts concurrent first instances with one active key', async () => {
-      const keys = await cli.listSigningKeys();
+      const keys = await cli.auth.listSigningKeys();
       assert.equal(keys.filter((key) => key.retiredAt === null).length, 1);
     });
 

@@ -67,7 +67,7 @@ describe('POST /authentication/v1/authentication/login', () => {
     const client = await h.createClient();
     const first = (await readJson<AuthenticationResponse>(h.login(client.clientId, client.clientSecret)))
       .token;
-    await h.store.updateClient(client.clientId, { scopes: ['retail:read'] });
+    await h.store.auth.updateClient(client.clientId, { scopes: ['retail:read'] });
     const second = (await readJson<AuthenticationResponse>(h.login(client.clientId, client.clientSecret)))
       .token;
     assert.notEqual(second.accessToken, first.accessToken);

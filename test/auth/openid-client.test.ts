@@ -26,7 +26,7 @@ for (const prefix of ['', '/larder'])
 
     before(async () => {
       temp = await openTempStore();
-      await temp.store.upsertLocation({ id: 'loc-1' });
+      await temp.store.locations.upsert({ id: 'loc-1' });
       // The issuer needs the port, which is known only once listening: route to the app after it is built.
       let app: Hono | undefined;
       const listener = getRequestListener((request, env) => (app as Hono).fetch(request, env));

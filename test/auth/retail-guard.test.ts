@@ -62,7 +62,7 @@ describe('retail guard (authorizeRetail)', () => {
   };
 
   const activePrivateKey = async () => {
-    const [key] = (await h.store.listSigningKeys()).filter((k) => k.retiredAt === null);
+    const [key] = (await h.store.auth.listSigningKeys()).filter((k) => k.retiredAt === null);
     assert.ok(key);
     return { kid: key.kid, key: await importJWK(JSON.parse(key.privateJwk) as JWK, 'ES256') };
   };
@@ -143,7 +143,7 @@ describe('retail guard (authorizeRetail)', () => {
 
   it('rejects HS256 signed with the public key (algorithm confusion)', async () => {
     const { client } = await loginToken();
-    const [record] = await h.store.listSigningKeys();
+    const [record] = await h.store.auth.listSigningKeys();
     assert.ok(record);
     const publicKey = await importJWK(JSON.parse(record.publicJwk) as JWK, 'ES256', { extractable: true });
     for (const secret of [

@@ -3,7 +3,6 @@ import { after, beforeEach, describe, it } from 'node:test';
 import {
   activeSigningKey,
   ensureSigningKey,
-  MAX_TOKEN_TTL_SETTING,
   recordTokenTtl,
   rotateSigningKey,
 } from '../../src/auth/signing-keys.js';
@@ -29,12 +28,12 @@ describe('signing keys', () => {
     assert.ok(JSON.parse(first.privateJwk).d);
     const second = await ensureSigningKey(temp.store, clock);
     assert.equal(second.kid, first.kid);
-    assert.equal((await temp.store.listSigningKeys()).length, 1);
+    assert.equal((await temp.store.auth.listSigningKeys()).length, 1);
   });
 
   it('leaves exactly one active key when several processes start at once', async () => {
     const results = await Promise.all([1, 2, 3, 4].map(() => ensureSigningKey(temp.store, clock)));
-    const keys = await temp.store.listSigningKeys();
+    const keys = await temp.store.auth.listSigningKeys();
     assert.equal(keys.filter((key) => key.retiredAt === null).length, 1);
     const active = activeSigningKey(keys);
     for (const result of results) assert.ok(keys.some((key) => key.kid === result.kid));
@@ -47,7 +46,7 @@ describe('signing keys', () => {
     const rotated = await rotateSigningKey(temp.store, clock, ttl);
     assert.notEqual(rotated.kid, original.kid);
     assert.deepEqual(rotated.deleted, []);
-    let keys = await temp.store.listSigningKeys();
+    let keys = await temp.store.auth.listSigningKeys();
     assert.equal(activeSigningKey(keys)?.kid, rotated.kid);
     assert.ok(keys.find((key) => key.kid === original.kid)?.retiredAt);
 
@@ -57,7 +56,7 @@ describe('signing keys', () => {
     clock.advance(301_000);
     const third = await rotateSigningKey(temp.store, clock, ttl);
     assert.deepEqual(third.deleted, [original.kid]);
-    keys = await temp.store.listSigningKeys();
+    keys = await temp.store.auth.listSigningKeys();
     assert.deepEqual(keys.map((key) => key.kid).sort(), [rotated.kid, second.kid, third.kid].sort());
   });
 
@@ -65,7 +64,7 @@ describe('signing keys', () => {
     const original = await ensureSigningKey(temp.store, clock);
     await recordTokenTtl(temp.store, 86_400);
     await recordTokenTtl(temp.store, 60);
-    assert.equal(await temp.store.getSetting(MAX_TOKEN_TTL_SETTING), '86400');
+    assert.equal(await temp.store.settings.maxTokenTtlSeconds.get(), 86400);
     await rotateSigningKey(temp.store, clock, 60);
     clock.advance(3600_000);
     const later = await rotateSigningKey(temp.store, clock, 60);

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { checkLocation, checkStore } from '../../src/check/check-location.js';
-import { toInventoryRecord } from '../../src/retail/records.js';
-import type { InventoryHistoryLogEntry } from '../../src/retail/schemas.js';
+import { INVENTORY_HISTORY } from '../../src/records/kinds.js';
+
+import type { InventoryHistoryLogEntry } from '../../src/records/schemas.js';
 import { seedStore } from '../../src/seed/seed-store.js';
 import { openStore } from '../../src/storage/open-store.js';
 import { interceptInventoryPuts } from '../helpers/intercept-import.js';
@@ -32,7 +33,7 @@ test('a seeded store passes the check, location by location', async () => {
       result.locations.map((location) => location.id),
     );
     assert.equal(result.options.endDate, TEST_END_DATE);
-    const listed = await store.listLocations();
+    const listed = await store.locations.list();
     assert.deepEqual(listed.map((location) => location.id).sort(), [...seeded].sort());
     for (const location of result.locations) {
       assert.ok(location.purchaseOrders > 30 && location.inventoryEntries > 100, JSON.stringify(location));
@@ -51,14 +52,15 @@ test('a seeded store passes the check, location by location', async () => {
 
     // Break the stored data: a negative on-hand entry and a row that is not JSON.
     const [first] = result.locations;
-    const [json] = (await store.scanInventory(first!.id)[Symbol.asyncIterator]().next()).value as string[];
+    const [json] = (await store.records.scan(INVENTORY_HISTORY, first!.id)[Symbol.asyncIterator]().next())
+      .value as string[];
     const entry = JSON.parse(json!) as InventoryHistoryLogEntry;
     entry.quantityInfo.quantityOnHand = -1;
-    const session = await store.beginImport({ id: first!.id });
-    await session.putInventoryEntries([
-      toInventoryRecord(entry),
+    const session = await store.records.beginImport({ id: first!.id });
+    await session.put(INVENTORY_HISTORY, [
+      INVENTORY_HISTORY.toRow(entry),
       {
-        ...toInventoryRecord(entry),
+        ...INVENTORY_HISTORY.toRow(entry),
         id: '11111111-1111-4111-8111-111111111111',
         json: '{"inventoryHistoryLogId":"1111',
       },
@@ -88,7 +90,7 @@ test('a seed that fails part-way leaves nothing of the failed location behind', 
       seedStore(failing, { ...SMALL, locations: 1, batchSize: 100, exclusive: true }),
       /disk full/,
     );
-    assert.deepEqual(await store.listLocations(), []);
+    assert.deepEqual(await store.locations.list(), []);
   } finally {
     await store.close();
   }

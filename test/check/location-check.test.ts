@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Finding, FindingKind } from '../../src/check/findings.js';
 import { createLocationCheck } from '../../src/check/location-check.js';
-import type { InventoryHistoryLogEntry, PurchaseOrder } from '../../src/retail/schemas.js';
+import type { InventoryHistoryLogEntry, PurchaseOrder } from '../../src/records/schemas.js';
 import { type CollectedLocation, collectLocation } from '../seed/collect.js';
 
 const runCheck = (location: Pick<CollectedLocation, 'id' | 'orders' | 'entries'>): Finding[] => {

@@ -3,7 +3,7 @@ import type {
   InventoryHistoryLogEntry,
   PurchaseOrder,
   PurchaseOrderStatus,
-} from '../../src/retail/schemas.js';
+} from '../../src/records/schemas.js';
 
 /** Full, valid interface records for HTTP and import tests; `n` makes ids that sort by n. */
 

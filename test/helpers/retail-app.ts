@@ -1,6 +1,6 @@
 import type { RetailGuard } from '../../src/auth/retail-guard.js';
-import { toInventoryRecord, toPurchaseOrderRecord } from '../../src/retail/records.js';
-import type { InventoryHistoryLogEntry, PurchaseOrder } from '../../src/retail/schemas.js';
+import { INVENTORY_HISTORY, PURCHASE_ORDERS } from '../../src/records/kinds.js';
+import type { InventoryHistoryLogEntry, PurchaseOrder } from '../../src/records/schemas.js';
 import { createApp } from '../../src/server/app.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { LarderError } from '../../src/shared/errors.js';
@@ -64,9 +64,9 @@ export const loadRecords = async (
   locationId: string,
   records: { purchaseOrders?: readonly PurchaseOrder[]; inventory?: readonly InventoryHistoryLogEntry[] },
 ): Promise<void> => {
-  const session = await store.beginImport({ id: locationId });
-  await session.putPurchaseOrders((records.purchaseOrders ?? []).map(toPurchaseOrderRecord));
-  await session.putInventoryEntries((records.inventory ?? []).map(toInventoryRecord));
+  const session = await store.records.beginImport({ id: locationId });
+  await session.put(PURCHASE_ORDERS, (records.purchaseOrders ?? []).map(PURCHASE_ORDERS.toRow));
+  await session.put(INVENTORY_HISTORY, (records.inventory ?? []).map(INVENTORY_HISTORY.toRow));
   await session.commit();
 };
 

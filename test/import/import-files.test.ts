@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { importFiles } from '../../src/import/import-files.js';
+import { INVENTORY_HISTORY } from '../../src/records/kinds.js';
 import { interceptInventoryPuts } from '../helpers/intercept-import.js';
 import { collectLocation } from '../seed/collect.js';
 import { type BackendInstance, backends, describeBackend } from '../storage/backends.js';
@@ -43,11 +44,11 @@ for (const backend of await backends()) {
         inventoryHistory: { path: 'ih.ndjson', input: ndjson(entries) },
       });
       assert.deepEqual(result.counts, { purchaseOrders: orders.length, inventoryEntries: entries.length });
-      const summary = (await instance.store.listLocations()).find((location) => location.id === locationId);
+      const summary = (await instance.store.locations.list()).find((location) => location.id === locationId);
       assert.equal(summary?.inventoryEntries, entries.length);
       const last = entries.at(-1)!;
       assert.equal(
-        text(await instance.store.getInventoryEntry(locationId, last.inventoryHistoryLogId)),
+        text(await instance.store.records.get(INVENTORY_HISTORY, locationId, last.inventoryHistoryLogId)),
         JSON.stringify(last),
       );
     });
@@ -65,7 +66,7 @@ for (const backend of await backends()) {
         }),
         /disk full/,
       );
-      assert.equal(await instance.store.getLocation(locationId), undefined);
+      assert.equal(await instance.store.locations.get(locationId), undefined);
     });
 
     test('problems across batches are reported in file order with their lines, up to maxProblems', async () => {
@@ -91,7 +92,7 @@ for (const backend of await backends()) {
           [2600, 'modifiedDate'],
         ],
       );
-      assert.equal(await instance.store.getLocation(locationId), undefined);
+      assert.equal(await instance.store.locations.get(locationId), undefined);
     });
 
     test('records broken off by the end of the file are reported after the problems before them', async () => {
@@ -125,7 +126,7 @@ for (const backend of await backends()) {
         result.problems.map((problem) => [problem.line, problem.fieldName]),
         [[broken.length, 'adjustmentType']],
       );
-      assert.equal(await instance.store.getLocation(locationId), undefined);
+      assert.equal(await instance.store.locations.get(locationId), undefined);
     });
   });
 }

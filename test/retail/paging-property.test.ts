@@ -9,7 +9,7 @@ import {
   type InventoryHistoryLogEntry,
   PURCHASE_ORDER_STATUSES,
   type PurchaseOrder,
-} from '../../src/retail/schemas.js';
+} from '../../src/records/schemas.js';
 import { createSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import type { Store } from '../../src/storage/store.js';
 import { inventoryFixture, purchaseOrderFixture } from '../helpers/fixtures.js';

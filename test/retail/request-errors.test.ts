@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createApp } from '../../src/server/app.js';
 import { systemClock } from '../../src/shared/clock.js';
+import { StoreError } from '../../src/shared/errors.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import type { Store } from '../../src/storage/store.js';
@@ -354,11 +355,42 @@ describe('request ids, routes and methods', () => {
     );
   });
 
+  test('an unavailable or locked store answers 503 ERR_UNAVAILABLE', async () => {
+    for (const code of ['STORE_UNAVAILABLE', 'STORE_LOCKED'] as const) {
+      const down: Store = {
+        ...store,
+        records: {
+          ...store.records,
+          get: async () => {
+            throw new StoreError(code, 'The database is away.');
+          },
+        },
+      };
+      const { app } = await createApp({
+        store: down,
+        clock: systemClock,
+        logger: silentLogger,
+        config: { publicUrl: 'http://x', tokenTtlSeconds: 3600, trustProxy: false },
+        guard: stubGuard(['loc-a']),
+      });
+      const response = await app.request(
+        `/v1/purchaseOrders/${purchaseOrderFixture(1, { modifiedAt: T }).id}`,
+        {
+          headers: { authorization: 'Bearer retail-test', 'platform-restaurant-external-id': 'loc-a' },
+        },
+      );
+      await expectError(response, 503, 50301);
+    }
+  });
+
   test('a failing store answers a 500 ErrorMessage without a stack trace', async () => {
     const broken: Store = {
       ...store,
-      getPurchaseOrder: async () => {
-        throw new Error('disk on fire at /secret/path');
+      records: {
+        ...store.records,
+        get: async () => {
+          throw new Error('disk on fire at /secret/path');
+        },
       },
     };
     const { app } = await createApp({

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { PurchaseOrder } from '../../src/retail/schemas.js';
+import type { PurchaseOrder } from '../../src/records/schemas.js';
 import { inventoryFixture, purchaseOrderFixture } from '../helpers/fixtures.js';
 import { createRetailHarness, loadRecords, type PageEnvelope } from '../helpers/retail-app.js';
 import { type BackendInstance, backends } from '../storage/backends.js';
@@ -162,7 +162,7 @@ for (const backend of await backends()) {
     });
 
     test('a location with no records answers an empty first page with an empty next token', async () => {
-      await instance.store.upsertLocation({ id: 'loc-empty' });
+      await instance.store.locations.upsert({ id: 'loc-empty' });
       const harness = await createRetailHarness(instance.store, ['loc-empty', 'loc-nowhere']);
       const response = await harness.search('inventoryHistory', 'loc-empty', {});
       assert.deepEqual(await response.json(), { currentPageToken: '', nextPageToken: '', data: [] });

@@ -31,7 +31,7 @@ for (const backend of await backends()) {
     let larder: LarderApp;
     before(async () => {
       db = await backend.create();
-      for (const id of ['loc-1', 'loc-2']) await db.store.upsertLocation({ id });
+      for (const id of ['loc-1', 'loc-2']) await db.store.locations.upsert({ id });
       clock = createTestClock(T0);
       larder = await build(db, clock, ADMIN);
     });

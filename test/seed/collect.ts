@@ -1,4 +1,4 @@
-import type { InventoryHistoryLogEntry, PurchaseOrder } from '../../src/retail/schemas.js';
+import type { InventoryHistoryLogEntry, PurchaseOrder } from '../../src/records/schemas.js';
 import { createLocationGenerator } from '../../src/seed/generate-location.js';
 import type { GenerateOptions } from '../../src/seed/options.js';
 
@@ -22,7 +22,7 @@ export const collectLocation = (options: Partial<GenerateOptions> = {}): Collect
   for (const batch of generator.batches()) {
     batches += 1;
     orders.push(...batch.purchaseOrders);
-    entries.push(...batch.inventory);
+    entries.push(...batch.inventoryHistory);
   }
   return { id: generator.id, name: generator.name, orders, entries, batches };
 };

@@ -5,7 +5,7 @@ import {
   InventoryHistoryLogEntrySchema,
   PURCHASE_ORDER_STATUSES,
   PurchaseOrderSchema,
-} from '../../src/retail/schemas.js';
+} from '../../src/records/schemas.js';
 import { createLocationGenerator } from '../../src/seed/generate-location.js';
 import { locationIdentity } from '../../src/seed/location-profile.js';
 import { defaultEndDate, resolveGenerateOptions } from '../../src/seed/options.js';
@@ -54,7 +54,7 @@ test('batches hold at most batchSize records of each kind', () => {
   let batches = 0;
   for (const batch of generator.batches()) {
     batches += 1;
-    assert.ok(batch.purchaseOrders.length <= 40 && batch.inventory.length <= 40);
+    assert.ok(batch.purchaseOrders.length <= 40 && batch.inventoryHistory.length <= 40);
   }
   assert.ok(batches > 10);
 });

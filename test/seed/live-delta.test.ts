@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { createLocationCheck } from '../../src/check/location-check.js';
-import type { InventoryHistoryLogEntry, PurchaseOrder } from '../../src/retail/schemas.js';
+import type { InventoryHistoryLogEntry, PurchaseOrder } from '../../src/records/schemas.js';
 import { daysBetween, liveDelta } from '../../src/seed/live-delta.js';
 import type { GenerateOptions } from '../../src/seed/options.js';
 import { type CollectedLocation, collectLocation, TEST_END_DATE } from './collect.js';
@@ -31,7 +31,7 @@ const collectDelta = (options: Options, newEndDate: string): Delta => {
   const delta: Delta = { orders: [], entries: [] };
   for (const batch of liveDelta(options, newEndDate)) {
     delta.orders.push(...batch.purchaseOrders);
-    delta.entries.push(...batch.inventory);
+    delta.entries.push(...batch.inventoryHistory);
   }
   return delta;
 };

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { toInventoryRecord, toPurchaseOrderRecord } from '../../src/retail/records.js';
+import { RECORD_KINDS, type RecordKind, type RecordKindName } from '../../src/records/kinds.js';
 import { createLocationGenerator } from '../../src/seed/generate-location.js';
 import { locationIdentity } from '../../src/seed/location-profile.js';
 import { resolveGenerateOptions } from '../../src/seed/options.js';
@@ -22,10 +22,15 @@ const SMALL = { days: 21, ordersPerWeek: 30, items: 40, suppliers: 6, endDate: T
 
 /** The single-threaded reference: the generator's batches turned into rows on this thread. */
 const inlineBatches = (locationIndex: number): RowBatch[] =>
-  [...createLocationGenerator({ ...SMALL, locationIndex }).batches()].map((batch) => ({
-    purchaseOrders: batch.purchaseOrders.map(toPurchaseOrderRecord),
-    inventory: batch.inventory.map(toInventoryRecord),
-  }));
+  [...createLocationGenerator({ ...SMALL, locationIndex }).batches()].map(
+    (batch) =>
+      Object.fromEntries(
+        RECORD_KINDS.map((kind: RecordKind) => [
+          kind.name,
+          ((batch as Partial<Record<RecordKindName, unknown[]>>)[kind.name] ?? []).map(kind.toRow),
+        ]),
+      ) as RowBatch,
+  );
 
 test('the worker yields exactly the batches and rows of the single-threaded generator', async () => {
   const batches: RowBatch[] = [];
@@ -54,14 +59,14 @@ test('a threaded seed stores exactly the rows of the single-threaded generator',
       const orders = byId(expected.flatMap((batch) => batch.purchaseOrders)).map((row) => ({
         id: row.id,
         modified_at: row.modifiedAt,
-        status: row.status,
-        archived: row.archived ? 1 : 0,
+        status: row.values[0],
+        archived: row.values[1] ? 1 : 0,
         body: row.json,
       }));
-      const entries = byId(expected.flatMap((batch) => batch.inventory)).map((row) => ({
+      const entries = byId(expected.flatMap((batch) => batch.inventoryHistory)).map((row) => ({
         id: row.id,
         modified_at: row.modifiedAt,
-        adjustment_type: row.adjustmentType,
+        adjustment_type: row.values[0],
         body: row.json,
       }));
       assert.deepEqual(
@@ -101,7 +106,7 @@ test('a worker that fails part-way rolls its location back; locations committed 
       /generator broke/,
     );
     assert.ok(written > 0, 'rows of the first batches were written before the failure');
-    const listed = await store.listLocations();
+    const listed = await store.locations.list();
     assert.deepEqual(
       listed.map((location) => location.id),
       [kept!.id],

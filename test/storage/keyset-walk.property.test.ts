@@ -1,10 +1,22 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
-import { ADJUSTMENT_TYPES, PURCHASE_ORDER_STATUSES } from '../../src/retail/schemas.js';
+import { INVENTORY_HISTORY, PURCHASE_ORDERS } from '../../src/records/kinds.js';
+import { ADJUSTMENT_TYPES, PURCHASE_ORDER_STATUSES } from '../../src/records/schemas.js';
 import type { Cursor, Store, StoredRow } from '../../src/storage/store.js';
 import { type BackendInstance, backends, describeBackend } from './backends.js';
-import { importInto, inventoryEntry, purchaseOrder, T0, text } from './records.js';
+import {
+  adjustmentTypeOf,
+  archivedOf,
+  importInto,
+  inventoryEntry,
+  inventorySearch,
+  purchaseOrder,
+  purchaseOrderSearch,
+  statusOf,
+  T0,
+  text,
+} from './records.js';
 
 /**
  * For random records and random filters, walking the pages through the after-cursor yields exactly the matching
@@ -96,12 +108,15 @@ for (const backend of await backends()) {
             );
             const locationId = await importInto(store, { purchaseOrders: records });
             const expected = records
-              .filter((record) => statuses.length === 0 || statuses.includes(record.status))
-              .filter((record) => includeArchived || !record.archived)
+              .filter((record) => statuses.length === 0 || statuses.includes(statusOf(record)))
+              .filter((record) => includeArchived || !archivedOf(record))
               .filter((record) => inRange(record.modifiedAt, bounds))
               .sort(byPosition);
             const seen = await walk(bounds.limit, (position) =>
-              store.searchPurchaseOrders({ locationId, statuses, includeArchived, ...position, ...bounds }),
+              store.records.search(
+                PURCHASE_ORDERS,
+                purchaseOrderSearch({ locationId, statuses, includeArchived, ...position, ...bounds }),
+              ),
             );
             assert.deepEqual(positions(seen), positions(expected));
           },
@@ -121,12 +136,16 @@ for (const backend of await backends()) {
             const locationId = await importInto(store, { inventory: records });
             const expected = records
               .filter(
-                (record) => adjustmentTypes.length === 0 || adjustmentTypes.includes(record.adjustmentType),
+                (record) =>
+                  adjustmentTypes.length === 0 || adjustmentTypes.includes(adjustmentTypeOf(record)),
               )
               .filter((record) => inRange(record.modifiedAt, bounds))
               .sort(byPosition);
             const seen = await walk(bounds.limit, (position) =>
-              store.searchInventory({ locationId, adjustmentTypes, ...position, ...bounds }),
+              store.records.search(
+                INVENTORY_HISTORY,
+                inventorySearch({ locationId, adjustmentTypes, ...position, ...bounds }),
+              ),
             );
             assert.deepEqual(positions(seen), positions(expected));
           },

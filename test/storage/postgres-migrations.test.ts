@@ -4,6 +4,7 @@ import { migratePostgres } from '../../src/storage/postgres/migrate-postgres.js'
 import { LATEST_SCHEMA_VERSION } from '../../src/storage/postgres/migrations.js';
 import { createPostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import { adminQuery, freshSchemaName, postgresUnreachable, postgresUrl } from './backends.js';
+import { rejectsWithStoreError } from './records.js';
 
 /** Versioned migrations: applied once, in order; serving refuses a schema it does not match. */
 
@@ -25,8 +26,9 @@ if (unreachable !== undefined) {
     });
 
     test('a store refuses an unmigrated schema, saying how to migrate', async () => {
-      await assert.rejects(
+      await rejectsWithStoreError(
         createPostgresStore({ databaseUrl: postgresUrl, schema: fresh() }),
+        'STORE_SCHEMA',
         /version 0, this Larder needs version \d+.*larder migrate/,
       );
     });
@@ -47,7 +49,7 @@ if (unreachable !== undefined) {
         Array.from({ length: LATEST_SCHEMA_VERSION }, (_, i) => i + 1),
       );
       const store = await createPostgresStore({ databaseUrl: postgresUrl, schema });
-      assert.equal(store.kind, 'postgres');
+      assert.equal(store.describe(), 'postgres');
       await store.close();
     });
 
@@ -57,15 +59,21 @@ if (unreachable !== undefined) {
       await adminQuery(`INSERT INTO ${schema}.schema_migrations (version, name) VALUES ($1, 'future')`, [
         LATEST_SCHEMA_VERSION + 1,
       ]);
-      await assert.rejects(
+      await rejectsWithStoreError(
         createPostgresStore({ databaseUrl: postgresUrl, schema }),
+        'STORE_SCHEMA',
         /newer than this Larder/,
       );
-      await assert.rejects(
+      await rejectsWithStoreError(
         createPostgresStore({ databaseUrl: postgresUrl, schema, migrate: true }),
+        'STORE_SCHEMA',
         /newer than this Larder/,
       );
-      await assert.rejects(migratePostgres({ databaseUrl: postgresUrl, schema }), /newer than this Larder/);
+      await rejectsWithStoreError(
+        migratePostgres({ databaseUrl: postgresUrl, schema }),
+        'STORE_SCHEMA',
+        /newer than this Larder/,
+      );
     });
 
     test('an invalid schema name is refused before connecting', async () => {

@@ -1,12 +1,9 @@
+import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { InventoryHistoryAdjustmentType, PurchaseOrderStatus } from '../../src/retail/schemas.js';
-import type {
-  ClientRecord,
-  InventoryRecord,
-  PurchaseOrderRecord,
-  SigningKeyRecord,
-  Store,
-} from '../../src/storage/store.js';
+import { INVENTORY_HISTORY, PURCHASE_ORDERS, type RecordRow } from '../../src/records/kinds.js';
+import type { InventoryHistoryAdjustmentType, PurchaseOrderStatus } from '../../src/records/schemas.js';
+import { StoreError, type StoreErrorCode } from '../../src/shared/errors.js';
+import type { ClientRecord, RecordSearch, SigningKeyRecord, Store } from '../../src/storage/store.js';
 
 /** Minimal stand-ins for stored records: the store treats `json` as opaque text, so it only has to round-trip. */
 
@@ -20,13 +17,12 @@ export const purchaseOrder = (
   modifiedAt: number,
   status: PurchaseOrderStatus = 'ORDERED',
   archived = false,
-): PurchaseOrderRecord => {
+): RecordRow => {
   const id = idFor(n);
   return {
     id,
     modifiedAt,
-    status,
-    archived,
+    values: [status, archived],
     json: JSON.stringify({ id, modifiedDate: new Date(modifiedAt).toISOString(), status, archived, n }),
   };
 };
@@ -35,12 +31,12 @@ export const inventoryEntry = (
   n: number,
   modifiedAt: number,
   adjustmentType: InventoryHistoryAdjustmentType = 'COUNT',
-): InventoryRecord => {
+): RecordRow => {
   const id = idFor(n);
   return {
     id,
     modifiedAt,
-    adjustmentType,
+    values: [adjustmentType],
     json: JSON.stringify({ inventoryHistoryLogId: id, modifiedDate: new Date(modifiedAt).toISOString(), n }),
   };
 };
@@ -50,12 +46,12 @@ export const newLocationId = (): string => `loc-${randomUUID()}`;
 /** Imports into a new location (committed) and returns its id. */
 export const importInto = async (
   store: Store,
-  records: { purchaseOrders?: readonly PurchaseOrderRecord[]; inventory?: readonly InventoryRecord[] },
+  records: { purchaseOrders?: readonly RecordRow[]; inventory?: readonly RecordRow[] },
   locationId = newLocationId(),
 ): Promise<string> => {
-  const session = await store.beginImport({ id: locationId });
-  if (records.purchaseOrders) await session.putPurchaseOrders(records.purchaseOrders);
-  if (records.inventory) await session.putInventoryEntries(records.inventory);
+  const session = await store.records.beginImport({ id: locationId });
+  if (records.purchaseOrders) await session.put(PURCHASE_ORDERS, records.purchaseOrders);
+  if (records.inventory) await session.put(INVENTORY_HISTORY, records.inventory);
   await session.commit();
   return locationId;
 };
@@ -87,3 +83,53 @@ export const signingKey = (createdAt: string): SigningKeyRecord => {
 /** Stored JSON as text, whichever form the store hands it out in (see StoredJson). */
 export const text = (json: string | Uint8Array | undefined): string | undefined =>
   json === undefined || typeof json === 'string' ? json : Buffer.from(json).toString('utf8');
+
+type Bounds = Omit<RecordSearch, 'where' | 'limit'> & { limit?: number };
+
+/** A purchase-order search as the API's filter states it: statuses (empty: any), archived ones only when asked. */
+export const purchaseOrderSearch = ({
+  statuses = [],
+  includeArchived = true,
+  limit = 100,
+  ...bounds
+}: Bounds & { statuses?: readonly PurchaseOrderStatus[]; includeArchived?: boolean }): RecordSearch => ({
+  ...bounds,
+  limit,
+  where: [
+    { op: 'anyOf', column: 'status', anyOf: statuses },
+    ...(includeArchived ? [] : [{ op: 'equals' as const, column: 'archived', equals: false }]),
+  ],
+});
+
+/** An inventory search by adjustment types (empty: any). */
+export const inventorySearch = ({
+  adjustmentTypes = [],
+  limit = 100,
+  ...bounds
+}: Bounds & { adjustmentTypes?: readonly InventoryHistoryAdjustmentType[] }): RecordSearch => ({
+  ...bounds,
+  limit,
+  where: [{ op: 'anyOf', column: 'adjustment_type', anyOf: adjustmentTypes }],
+});
+
+/** The indexed values of stored-record stand-ins, by name. */
+export const statusOf = (row: RecordRow) => row.values[0] as PurchaseOrderStatus;
+export const archivedOf = (row: RecordRow) => row.values[1] as boolean;
+export const adjustmentTypeOf = (row: RecordRow) => row.values[0] as InventoryHistoryAdjustmentType;
+
+/** Asserts that `promise` rejects with a StoreError of `code` (and a message matching `message`); returns it. */
+export const rejectsWithStoreError = async (
+  promise: Promise<unknown>,
+  code: StoreErrorCode,
+  message?: RegExp,
+): Promise<StoreError> => {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof StoreError, `expected a StoreError ${code}, got ${String(error)}`);
+    assert.equal(error.code, code, error.message);
+    if (message !== undefined) assert.match(error.message, message);
+    return error;
+  }
+  assert.fail(`expected a StoreError ${code}, but it resolved`);
+};

@@ -3,8 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { PURCHASE_ORDERS } from '../../src/records/kinds.js';
 import { createSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
-import { idFor, importInto, newLocationId, purchaseOrder, T0, text } from './records.js';
+import { idFor, importInto, newLocationId, purchaseOrder, purchaseOrderSearch, T0, text } from './records.js';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -16,21 +17,22 @@ test('SQLite retail reads of one event-loop turn share a snapshot; the next turn
   try {
     const location = newLocationId();
     await nextTurn();
-    assert.equal(text(await reader.getPurchaseOrder(location, idFor(1))), undefined);
+    assert.equal(text(await reader.records.get(PURCHASE_ORDERS, location, idFor(1))), undefined);
     // Awaiting resolved promises stays within the turn, so the commit lands inside the reader's snapshot.
     await importInto(writer, { purchaseOrders: [purchaseOrder(1, T0)] }, location);
-    assert.equal(text(await reader.getPurchaseOrder(location, idFor(1))), undefined);
+    assert.equal(text(await reader.records.get(PURCHASE_ORDERS, location, idFor(1))), undefined);
     assert.deepEqual(
-      await reader.searchPurchaseOrders({
-        locationId: location,
-        statuses: [],
-        includeArchived: true,
-        limit: 5,
-      }),
+      await reader.records.search(
+        PURCHASE_ORDERS,
+        purchaseOrderSearch({ locationId: location, statuses: [], includeArchived: true, limit: 5 }),
+      ),
       [],
     );
     await nextTurn();
-    assert.equal(text(await reader.getPurchaseOrder(location, idFor(1))), purchaseOrder(1, T0).json);
+    assert.equal(
+      text(await reader.records.get(PURCHASE_ORDERS, location, idFor(1))),
+      purchaseOrder(1, T0).json,
+    );
   } finally {
     await reader.close();
     await writer.close();

@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type {
-  InventorySearch,
-  PurchaseOrderRecord,
-  PurchaseOrderSearch,
-  Store,
-  StoredRow,
-} from '../../src/storage/store.js';
+import { INVENTORY_HISTORY, PURCHASE_ORDERS, type RecordRow } from '../../src/records/kinds.js';
+import type { InventoryHistoryAdjustmentType, PurchaseOrderStatus } from '../../src/records/schemas.js';
+import type { Cursor, RecordSearch, Store, StoredRow } from '../../src/storage/store.js';
 import { type BackendInstance, backends, describeBackend } from './backends.js';
 import {
   client,
@@ -15,6 +11,7 @@ import {
   inventoryEntry,
   newLocationId,
   purchaseOrder,
+  rejectsWithStoreError,
   signingKey,
   T0,
   text,
@@ -23,7 +20,7 @@ import {
 const S = 1000;
 
 /** Seven orders with ties on modifiedAt, imported out of order. */
-const ORDERS: PurchaseOrderRecord[] = [
+const ORDERS: RecordRow[] = [
   purchaseOrder(6, T0 + 3 * S, 'PARTIALLY_RECEIVED'),
   purchaseOrder(3, T0 + S, 'RECEIVED', true),
   purchaseOrder(1, T0, 'DRAFT'),
@@ -47,19 +44,44 @@ const ids = (rows: readonly StoredRow[]): string[] => rows.map((row) => row.id);
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 const idsOf = (...ns: number[]): string[] => ns.map(idFor);
 
-const poQuery = (locationId: string, query: Partial<PurchaseOrderSearch> = {}): PurchaseOrderSearch => ({
+interface Bounds {
+  modifiedFrom?: number;
+  modifiedBefore?: number;
+  after?: Cursor;
+  limit?: number;
+}
+
+interface PurchaseOrderSearch extends Bounds {
+  statuses?: PurchaseOrderStatus[];
+  includeArchived?: boolean;
+}
+
+interface InventorySearch extends Bounds {
+  adjustmentTypes?: InventoryHistoryAdjustmentType[];
+}
+
+/** A purchase-order search as the API's filter states it: statuses (empty: any), archived ones only when asked. */
+const poQuery = (
+  locationId: string,
+  { statuses = [], includeArchived = true, ...bounds }: PurchaseOrderSearch = {},
+): RecordSearch => ({
   locationId,
-  statuses: [],
-  includeArchived: true,
   limit: 100,
-  ...query,
+  ...bounds,
+  where: [
+    { op: 'anyOf', column: 'status', anyOf: statuses },
+    ...(includeArchived ? [] : [{ op: 'equals' as const, column: 'archived', equals: false }]),
+  ],
 });
 
-const inventoryQuery = (locationId: string, query: Partial<InventorySearch> = {}): InventorySearch => ({
+const inventoryQuery = (
+  locationId: string,
+  { adjustmentTypes = [], ...bounds }: InventorySearch = {},
+): RecordSearch => ({
   locationId,
-  adjustmentTypes: [],
   limit: 100,
-  ...query,
+  ...bounds,
+  where: [{ op: 'anyOf', column: 'adjustment_type', anyOf: adjustmentTypes }],
 });
 
 const collect = async (batches: AsyncIterable<string[]>): Promise<string[][]> => {
@@ -87,28 +109,35 @@ for (const backend of await backends()) {
       await instance?.destroy();
     });
 
-    test('reports its kind', () => {
-      assert.equal(store.kind, backend.name);
+    test('describes its engine and answers ping', async () => {
+      assert.equal(store.describe(), backend.name);
+      await store.ping();
+      await peer.ping();
+    });
+
+    test('declares its capabilities', () => {
+      const embedded = backend.name === 'sqlite';
+      assert.deepEqual(store.capabilities, { writesOnMainThread: embedded, embedded });
     });
 
     describe('locations', () => {
       test('upsertLocation creates with the id as default name, renames only when a name is given', async () => {
         const id = newLocationId();
-        assert.equal(await store.getLocation(id), undefined);
-        const created = await store.upsertLocation({ id });
+        assert.equal(await store.locations.get(id), undefined);
+        const created = await store.locations.upsert({ id });
         assert.equal(created.id, id);
         assert.equal(created.name, id);
         assert.ok(!Number.isNaN(Date.parse(created.createdAt)), created.createdAt);
-        const renamed = await store.upsertLocation({ id, name: 'Main Street' });
+        const renamed = await store.locations.upsert({ id, name: 'Main Street' });
         assert.deepEqual(renamed, { ...created, name: 'Main Street' });
-        assert.deepEqual(await store.upsertLocation({ id }), renamed);
-        assert.deepEqual(await peer.getLocation(id), renamed);
+        assert.deepEqual(await store.locations.upsert({ id }), renamed);
+        assert.deepEqual(await peer.locations.get(id), renamed);
       });
 
       test('listLocations is ordered by id and counts each location’s records', async () => {
         const empty = newLocationId();
-        await store.upsertLocation({ id: empty, name: 'Empty' });
-        const list = await store.listLocations();
+        await store.locations.upsert({ id: empty, name: 'Empty' });
+        const list = await store.locations.list();
         const listed = list.map((location) => location.id);
         assert.deepEqual(listed, [...listed].sort());
         const mine = list.find((location) => location.id === shop);
@@ -116,7 +145,7 @@ for (const backend of await backends()) {
         assert.equal(mine?.inventoryEntries, ENTRIES.length);
         const other = list.find((location) => location.id === empty);
         assert.deepEqual(other, {
-          ...(await store.getLocation(empty)),
+          ...(await store.locations.get(empty)),
           purchaseOrders: 0,
           inventoryEntries: 0,
         });
@@ -129,9 +158,9 @@ for (const backend of await backends()) {
         const order = { ...purchaseOrder(1, T0), json };
         const entry = { ...inventoryEntry(1, T0), json: `${json} ` };
         const location = await importInto(store, { purchaseOrders: [order], inventory: [entry] });
-        assert.equal(text(await store.getPurchaseOrder(location, order.id)), json);
-        assert.equal(text(await store.getInventoryEntry(location, entry.id)), `${json} `);
-        const [row] = await store.searchPurchaseOrders(poQuery(location));
+        assert.equal(text(await store.records.get(PURCHASE_ORDERS, location, order.id)), json);
+        assert.equal(text(await store.records.get(INVENTORY_HISTORY, location, entry.id)), `${json} `);
+        const [row] = await store.records.search(PURCHASE_ORDERS, poQuery(location));
         assert.equal(text(row?.json), json);
       });
 
@@ -144,13 +173,15 @@ for (const backend of await backends()) {
         }));
         const huge = { ...purchaseOrder(99, T0 + 99), json: JSON.stringify({ pad: 'x'.repeat(300_000) }) };
         const location = await importInto(store, { purchaseOrders: [...orders, huge] });
-        assert.equal(text(await store.getPurchaseOrder(location, huge.id)), huge.json);
-        const rows = await store.searchPurchaseOrders(poQuery(location, { limit: 31 }));
+        assert.equal(text(await store.records.get(PURCHASE_ORDERS, location, huge.id)), huge.json);
+        const rows = await store.records.search(PURCHASE_ORDERS, poQuery(location, { limit: 31 }));
         assert.deepEqual(
           rows.map((row) => text(row.json)),
           [...orders, huge].map((order) => order.json),
         );
-        const fetched = await Promise.all(orders.map((order) => store.getPurchaseOrder(location, order.id)));
+        const fetched = await Promise.all(
+          orders.map((order) => store.records.get(PURCHASE_ORDERS, location, order.id)),
+        );
         assert.deepEqual(
           fetched.map((json) => text(json)),
           orders.map((order) => order.json),
@@ -159,23 +190,29 @@ for (const backend of await backends()) {
 
       test('ignores UUID letter case', async () => {
         const order = ORDERS[0]!;
-        assert.equal(text(await store.getPurchaseOrder(shop, order.id.toUpperCase())), order.json);
+        assert.equal(
+          text(await store.records.get(PURCHASE_ORDERS, shop, order.id.toUpperCase())),
+          order.json,
+        );
         const entry = ENTRIES[0]!;
-        assert.equal(text(await store.getInventoryEntry(shop, entry.id.toUpperCase())), entry.json);
+        assert.equal(
+          text(await store.records.get(INVENTORY_HISTORY, shop, entry.id.toUpperCase())),
+          entry.json,
+        );
       });
 
       test('is undefined for an unknown id or another location’s record', async () => {
         const other = await importInto(store, { purchaseOrders: [purchaseOrder(99, T0)] });
-        assert.equal(text(await store.getPurchaseOrder(shop, idFor(99))), undefined);
-        assert.equal(text(await store.getPurchaseOrder(other, idFor(1))), undefined);
-        assert.equal(text(await store.getInventoryEntry(other, idFor(1))), undefined);
-        assert.equal(text(await store.getPurchaseOrder(newLocationId(), idFor(1))), undefined);
+        assert.equal(text(await store.records.get(PURCHASE_ORDERS, shop, idFor(99))), undefined);
+        assert.equal(text(await store.records.get(PURCHASE_ORDERS, other, idFor(1))), undefined);
+        assert.equal(text(await store.records.get(INVENTORY_HISTORY, other, idFor(1))), undefined);
+        assert.equal(text(await store.records.get(PURCHASE_ORDERS, newLocationId(), idFor(1))), undefined);
       });
     });
 
     describe('purchase order search', () => {
       test('orders by modifiedAt then id, with the position and stored JSON', async () => {
-        const rows = await store.searchPurchaseOrders(poQuery(shop));
+        const rows = await store.records.search(PURCHASE_ORDERS, poQuery(shop));
         assert.deepEqual(ids(rows), idsOf(1, 2, 3, 4, 5, 6, 7));
         const byId = new Map(ORDERS.map((order) => [order.id, order]));
         for (const row of rows) {
@@ -189,7 +226,7 @@ for (const backend of await backends()) {
 
       test('returns only rows strictly after the cursor', async () => {
         const after = async (modifiedAt: number, id: string) =>
-          ids(await store.searchPurchaseOrders(poQuery(shop, { after: { modifiedAt, id } })));
+          ids(await store.records.search(PURCHASE_ORDERS, poQuery(shop, { after: { modifiedAt, id } })));
         assert.deepEqual(await after(T0 + S, idFor(2)), idsOf(3, 4, 5, 6, 7));
         assert.deepEqual(await after(T0 + S, ''), idsOf(2, 3, 4, 5, 6, 7));
         assert.deepEqual(await after(T0 + S / 2, idFor(99)), idsOf(2, 3, 4, 5, 6, 7));
@@ -199,7 +236,7 @@ for (const backend of await backends()) {
 
       test('modifiedFrom is inclusive, modifiedBefore exclusive', async () => {
         const within = async (range: { modifiedFrom?: number; modifiedBefore?: number }) =>
-          ids(await store.searchPurchaseOrders(poQuery(shop, range)));
+          ids(await store.records.search(PURCHASE_ORDERS, poQuery(shop, range)));
         assert.deepEqual(await within({ modifiedFrom: T0 + S }), idsOf(2, 3, 4, 5, 6, 7));
         assert.deepEqual(await within({ modifiedFrom: T0 + S + 1 }), idsOf(5, 6, 7));
         assert.deepEqual(await within({ modifiedBefore: T0 + 3 * S }), idsOf(1, 2, 3, 4, 5));
@@ -210,7 +247,7 @@ for (const backend of await backends()) {
 
       test('filters by status (empty: any) and leaves archived orders out unless asked', async () => {
         const search = async (query: Partial<PurchaseOrderSearch>) =>
-          ids(await store.searchPurchaseOrders(poQuery(shop, query)));
+          ids(await store.records.search(PURCHASE_ORDERS, poQuery(shop, query)));
         assert.deepEqual(await search({ statuses: ['ORDERED'] }), idsOf(2, 5));
         assert.deepEqual(await search({ statuses: ['DRAFT', 'ORDERED'] }), idsOf(1, 2, 5, 7));
         assert.deepEqual(await search({ statuses: ['ORDERED'], includeArchived: false }), idsOf(2));
@@ -219,7 +256,8 @@ for (const backend of await backends()) {
       });
 
       test('combines status, archived, bounds, cursor and limit', async () => {
-        const rows = await store.searchPurchaseOrders(
+        const rows = await store.records.search(
+          PURCHASE_ORDERS,
           poQuery(shop, {
             statuses: ['ORDERED', 'RECEIVED', 'DRAFT', 'PARTIALLY_RECEIVED'],
             includeArchived: false,
@@ -233,13 +271,17 @@ for (const backend of await backends()) {
       });
 
       test('returns at most limit rows, and pages via the cursor walk everything once', async () => {
-        assert.deepEqual(ids(await store.searchPurchaseOrders(poQuery(shop, { limit: 2 }))), idsOf(1, 2));
+        assert.deepEqual(
+          ids(await store.records.search(PURCHASE_ORDERS, poQuery(shop, { limit: 2 }))),
+          idsOf(1, 2),
+        );
         const walked: string[] = [];
-        let page = await store.searchPurchaseOrders(poQuery(shop, { limit: 3 }));
+        let page = await store.records.search(PURCHASE_ORDERS, poQuery(shop, { limit: 3 }));
         while (page.length > 0) {
           walked.push(...ids(page));
           const last = page.at(-1)!;
-          page = await store.searchPurchaseOrders(
+          page = await store.records.search(
+            PURCHASE_ORDERS,
             poQuery(shop, { limit: 3, after: { modifiedAt: last.modifiedAt, id: last.id } }),
           );
         }
@@ -248,15 +290,15 @@ for (const backend of await backends()) {
 
       test('sees only the requested location', async () => {
         const other = await importInto(store, { purchaseOrders: [purchaseOrder(1, T0 + 10 * S)] });
-        assert.deepEqual(ids(await store.searchPurchaseOrders(poQuery(other))), idsOf(1));
-        assert.deepEqual(await store.searchPurchaseOrders(poQuery(newLocationId())), []);
+        assert.deepEqual(ids(await store.records.search(PURCHASE_ORDERS, poQuery(other))), idsOf(1));
+        assert.deepEqual(await store.records.search(PURCHASE_ORDERS, poQuery(newLocationId())), []);
       });
     });
 
     describe('inventory search', () => {
       test('orders, filters by adjustment type (empty: any), bounds, cursor and limit', async () => {
         const search = async (query: Partial<InventorySearch>) =>
-          ids(await store.searchInventory(inventoryQuery(shop, query)));
+          ids(await store.records.search(INVENTORY_HISTORY, inventoryQuery(shop, query)));
         assert.deepEqual(await search({}), idsOf(1, 2, 3, 4, 5));
         assert.deepEqual(await search({ adjustmentTypes: ['RECEIVE'] }), idsOf(2, 5));
         assert.deepEqual(await search({ adjustmentTypes: ['COUNT', 'WASTED'] }), idsOf(1, 3, 4));
@@ -272,7 +314,7 @@ for (const backend of await backends()) {
           }),
           idsOf(4),
         );
-        const rows = await store.searchInventory(inventoryQuery(shop, { limit: 1 }));
+        const rows = await store.records.search(INVENTORY_HISTORY, inventoryQuery(shop, { limit: 1 }));
         assert.deepEqual(
           { ...rows[0], json: text(rows[0]?.json) },
           { modifiedAt: T0, id: idFor(1), json: ENTRIES[1]?.json },
@@ -282,8 +324,8 @@ for (const backend of await backends()) {
 
     describe('scan', () => {
       test('yields every record of the location in keyset order, in batches', async () => {
-        const orders = await store.searchPurchaseOrders(poQuery(shop));
-        const batches = await collect(store.scanPurchaseOrders(shop, 3));
+        const orders = await store.records.search(PURCHASE_ORDERS, poQuery(shop));
+        const batches = await collect(store.records.scan(PURCHASE_ORDERS, shop, 3));
         assert.deepEqual(
           batches.map((batch) => batch.length),
           [3, 3, 1],
@@ -292,33 +334,33 @@ for (const backend of await backends()) {
           batches.flat(),
           orders.map((row) => text(row.json)),
         );
-        assert.deepEqual((await collect(store.scanPurchaseOrders(shop))).flat(), batches.flat());
-        const entries = await store.searchInventory(inventoryQuery(shop));
-        const entryBatches = await collect(store.scanInventory(shop, 5));
+        assert.deepEqual((await collect(store.records.scan(PURCHASE_ORDERS, shop))).flat(), batches.flat());
+        const entries = await store.records.search(INVENTORY_HISTORY, inventoryQuery(shop));
+        const entryBatches = await collect(store.records.scan(INVENTORY_HISTORY, shop, 5));
         assert.deepEqual(entryBatches, [entries.map((row) => text(row.json))]);
       });
 
       test('yields nothing for an empty or unknown location', async () => {
         const empty = newLocationId();
-        await store.upsertLocation({ id: empty });
-        assert.deepEqual(await collect(store.scanPurchaseOrders(empty)), []);
-        assert.deepEqual(await collect(store.scanInventory(newLocationId(), 2)), []);
+        await store.locations.upsert({ id: empty });
+        assert.deepEqual(await collect(store.records.scan(PURCHASE_ORDERS, empty)), []);
+        assert.deepEqual(await collect(store.records.scan(INVENTORY_HISTORY, newLocationId(), 2)), []);
       });
     });
 
     describe('imports', () => {
       test('commit reports the rows written and creates the named location', async () => {
         const id = newLocationId();
-        const session = await store.beginImport({ id, name: 'Harbour' });
-        await session.putPurchaseOrders(ORDERS.slice(0, 4));
-        await session.putPurchaseOrders(ORDERS.slice(4));
-        await session.putInventoryEntries(ENTRIES);
+        const session = await store.records.beginImport({ id, name: 'Harbour' });
+        await session.put(PURCHASE_ORDERS, ORDERS.slice(0, 4));
+        await session.put(PURCHASE_ORDERS, ORDERS.slice(4));
+        await session.put(INVENTORY_HISTORY, ENTRIES);
         assert.deepEqual(await session.commit(), {
           purchaseOrders: ORDERS.length,
-          inventoryEntries: ENTRIES.length,
+          inventoryHistory: ENTRIES.length,
         });
-        assert.equal((await store.getLocation(id))?.name, 'Harbour');
-        assert.equal((await peer.searchPurchaseOrders(poQuery(id))).length, ORDERS.length);
+        assert.equal((await store.locations.get(id))?.name, 'Harbour');
+        assert.equal((await peer.records.search(PURCHASE_ORDERS, poQuery(id))).length, ORDERS.length);
       });
 
       test('a record imported again replaces the earlier version, also within one batch', async () => {
@@ -328,71 +370,82 @@ for (const backend of await backends()) {
         const entry = inventoryEntry(1, T0 + 9 * S, 'THEFT');
         await importInto(store, { purchaseOrders: [moved, ...twice], inventory: [entry] }, location);
 
-        assert.equal(text(await store.getPurchaseOrder(location, moved.id)), moved.json);
-        assert.equal(text(await store.getPurchaseOrder(location, idFor(3))), twice[1]?.json);
+        assert.equal(text(await store.records.get(PURCHASE_ORDERS, location, moved.id)), moved.json);
+        assert.equal(text(await store.records.get(PURCHASE_ORDERS, location, idFor(3))), twice[1]?.json);
         assert.deepEqual(
-          ids(await store.searchPurchaseOrders(poQuery(location))),
+          ids(await store.records.search(PURCHASE_ORDERS, poQuery(location))),
           idsOf(1, 4, 5, 6, 7, 3, 2),
         );
         assert.deepEqual(
-          ids(await store.searchPurchaseOrders(poQuery(location, { statuses: ['ORDERED'] }))),
+          ids(await store.records.search(PURCHASE_ORDERS, poQuery(location, { statuses: ['ORDERED'] }))),
           [idFor(5), idFor(3)],
         );
-        assert.deepEqual(ids(await store.searchInventory(inventoryQuery(location))), idsOf(2, 3, 4, 5, 1));
         assert.deepEqual(
-          ids(await store.searchInventory(inventoryQuery(location, { adjustmentTypes: ['THEFT'] }))),
+          ids(await store.records.search(INVENTORY_HISTORY, inventoryQuery(location))),
+          idsOf(2, 3, 4, 5, 1),
+        );
+        assert.deepEqual(
+          ids(
+            await store.records.search(
+              INVENTORY_HISTORY,
+              inventoryQuery(location, { adjustmentTypes: ['THEFT'] }),
+            ),
+          ),
           idsOf(1),
         );
-        const summary = (await store.listLocations()).find((item) => item.id === location);
+        const summary = (await store.locations.list()).find((item) => item.id === location);
         assert.equal(summary?.purchaseOrders, ORDERS.length);
         assert.equal(summary?.inventoryEntries, ENTRIES.length);
       });
 
       test('rollback leaves nothing behind, not even a new location', async () => {
         const id = newLocationId();
-        const session = await store.beginImport({ id });
-        await session.putPurchaseOrders(ORDERS);
-        await session.putInventoryEntries(ENTRIES);
+        const session = await store.records.beginImport({ id });
+        await session.put(PURCHASE_ORDERS, ORDERS);
+        await session.put(INVENTORY_HISTORY, ENTRIES);
         await session.rollback();
-        assert.equal(await store.getLocation(id), undefined);
-        assert.equal(text(await store.getPurchaseOrder(id, idFor(1))), undefined);
-        assert.deepEqual(await store.searchPurchaseOrders(poQuery(id)), []);
-        assert.deepEqual(await store.searchInventory(inventoryQuery(id)), []);
+        assert.equal(await store.locations.get(id), undefined);
+        assert.equal(text(await store.records.get(PURCHASE_ORDERS, id, idFor(1))), undefined);
+        assert.deepEqual(await store.records.search(PURCHASE_ORDERS, poQuery(id)), []);
+        assert.deepEqual(await store.records.search(INVENTORY_HISTORY, inventoryQuery(id)), []);
         assert.equal(
-          (await store.listLocations()).find((item) => item.id === id),
+          (await store.locations.list()).find((item) => item.id === id),
           undefined,
         );
       });
 
       test('rollback keeps the previous versions of an existing location', async () => {
         const location = await importInto(store, { purchaseOrders: ORDERS });
-        const session = await store.beginImport({ id: location, name: 'Renamed' });
-        await session.putPurchaseOrders([purchaseOrder(1, T0 + 9 * S, 'VOIDED'), purchaseOrder(50, T0)]);
+        const session = await store.records.beginImport({ id: location, name: 'Renamed' });
+        await session.put(PURCHASE_ORDERS, [purchaseOrder(1, T0 + 9 * S, 'VOIDED'), purchaseOrder(50, T0)]);
         await session.rollback();
-        assert.equal(text(await store.getPurchaseOrder(location, idFor(1))), ORDERS[2]?.json);
-        assert.equal(text(await store.getPurchaseOrder(location, idFor(50))), undefined);
-        assert.equal((await store.getLocation(location))?.name, location);
+        assert.equal(text(await store.records.get(PURCHASE_ORDERS, location, idFor(1))), ORDERS[2]?.json);
+        assert.equal(text(await store.records.get(PURCHASE_ORDERS, location, idFor(50))), undefined);
+        assert.equal((await store.locations.get(location))?.name, location);
       });
 
       test('readers, in this instance and others, see nothing of an import before it commits', async () => {
         const location = await importInto(store, { purchaseOrders: [purchaseOrder(1, T0)] });
-        const session = await store.beginImport({ id: location });
+        const session = await store.records.beginImport({ id: location });
         const updated = purchaseOrder(1, T0 + S, 'RECEIVED');
-        await session.putPurchaseOrders([updated, purchaseOrder(2, T0)]);
-        await session.putInventoryEntries([inventoryEntry(1, T0)]);
+        await session.put(PURCHASE_ORDERS, [updated, purchaseOrder(2, T0)]);
+        await session.put(INVENTORY_HISTORY, [inventoryEntry(1, T0)]);
         await nextTurn();
         for (const reader of [store, peer]) {
-          assert.equal(text(await reader.getPurchaseOrder(location, idFor(1))), purchaseOrder(1, T0).json);
-          assert.equal(text(await reader.getPurchaseOrder(location, idFor(2))), undefined);
-          assert.equal(text(await reader.getInventoryEntry(location, idFor(1))), undefined);
-          assert.deepEqual(ids(await reader.searchPurchaseOrders(poQuery(location))), idsOf(1));
-          assert.deepEqual((await collect(reader.scanInventory(location))).flat(), []);
+          assert.equal(
+            text(await reader.records.get(PURCHASE_ORDERS, location, idFor(1))),
+            purchaseOrder(1, T0).json,
+          );
+          assert.equal(text(await reader.records.get(PURCHASE_ORDERS, location, idFor(2))), undefined);
+          assert.equal(text(await reader.records.get(INVENTORY_HISTORY, location, idFor(1))), undefined);
+          assert.deepEqual(ids(await reader.records.search(PURCHASE_ORDERS, poQuery(location))), idsOf(1));
+          assert.deepEqual((await collect(reader.records.scan(INVENTORY_HISTORY, location))).flat(), []);
         }
         await session.commit();
         const seesCommit = async (reader: Store) => {
-          assert.equal(text(await reader.getPurchaseOrder(location, idFor(1))), updated.json);
-          assert.deepEqual(ids(await reader.searchPurchaseOrders(poQuery(location))), idsOf(2, 1));
-          assert.equal((await reader.searchInventory(inventoryQuery(location))).length, 1);
+          assert.equal(text(await reader.records.get(PURCHASE_ORDERS, location, idFor(1))), updated.json);
+          assert.deepEqual(ids(await reader.records.search(PURCHASE_ORDERS, poQuery(location))), idsOf(2, 1));
+          assert.equal((await reader.records.search(INVENTORY_HISTORY, inventoryQuery(location))).length, 1);
         };
         // The importing instance at once; another instance from its next event-loop turn at the latest.
         await seesCommit(store);
@@ -403,30 +456,58 @@ for (const backend of await backends()) {
 
     describe('settings', () => {
       test('get, set and overwrite', async () => {
-        assert.equal(await store.getSetting('contract.unknown'), undefined);
-        await store.setSetting('contract.name', 'one');
-        assert.equal(await store.getSetting('contract.name'), 'one');
-        await store.setSetting('contract.name', 'two');
-        assert.equal(await peer.getSetting('contract.name'), 'two');
+        assert.equal(await store.settings.benchDataset.get(), undefined);
+        await store.settings.benchDataset.set('one');
+        assert.equal(await store.settings.benchDataset.get(), 'one');
+        await store.settings.benchDataset.set('two');
+        assert.equal(await peer.settings.benchDataset.get(), 'two');
       });
 
-      test('ensureSetting stores a value only when none exists and returns the stored one', async () => {
-        assert.equal(await store.ensureSetting('contract.ensure', 'first'), 'first');
-        assert.equal(await store.ensureSetting('contract.ensure', 'second'), 'first');
-        assert.equal(await store.getSetting('contract.ensure'), 'first');
+      test('ensure stores a value only when none exists and returns the stored one', async () => {
+        assert.equal(await store.settings.pageTokenSecret.ensure('first'), 'first');
+        assert.equal(await store.settings.pageTokenSecret.ensure('second'), 'first');
+        assert.equal(await store.settings.pageTokenSecret.get(), 'first');
       });
 
-      test('concurrent ensureSetting calls across instances agree on one value', async () => {
+      test('concurrent ensure calls across instances agree on one value', async () => {
         const candidates = Array.from({ length: 8 }, (_, i) => `value-${i}`);
         const results = await Promise.all(
-          candidates.map((value, i) => (i % 2 === 0 ? store : peer).ensureSetting('contract.race', value)),
+          candidates.map((value, i) =>
+            (i % 2 === 0 ? store : peer).settings.clientSecretHashKey.ensure(value),
+          ),
         );
-        const stored = await store.getSetting('contract.race');
+        const stored = await store.settings.clientSecretHashKey.get();
         assert.ok(stored !== undefined && candidates.includes(stored));
         assert.deepEqual(
           results,
           candidates.map(() => stored),
         );
+      });
+
+      test('typed values round-trip: a number, and the demo client as one pair', async () => {
+        assert.equal(await store.settings.maxTokenTtlSeconds.get(), undefined);
+        await store.settings.maxTokenTtlSeconds.set(86_400);
+        assert.equal(await peer.settings.maxTokenTtlSeconds.get(), 86_400);
+        assert.equal(await store.settings.demoClient.get(), undefined);
+        const demo = { clientId: 'demo-id', clientSecret: 'demo-secret' };
+        await store.settings.demoClient.set(demo);
+        assert.deepEqual(await peer.settings.demoClient.get(), demo);
+      });
+    });
+
+    describe('values a backend cannot hold', () => {
+      // SQLite stores any text; PostgreSQL refuses a NUL character, as STORE_INVALID_VALUE, and stays usable.
+      test('a NUL character in a record body or a setting', async () => {
+        const order = { ...purchaseOrder(1, T0), json: '{"note":"a\u0000b"}' };
+        assert.ok(order.json.includes('\u0000'), 'the body holds a raw NUL');
+        if (backend.name === 'postgres') {
+          await rejectsWithStoreError(importInto(store, { purchaseOrders: [order] }), 'STORE_INVALID_VALUE');
+          await rejectsWithStoreError(store.settings.benchDataset.set('a\u0000b'), 'STORE_INVALID_VALUE');
+        } else {
+          const location = await importInto(store, { purchaseOrders: [order] });
+          assert.equal(text(await store.records.get(PURCHASE_ORDERS, location, order.id)), order.json);
+        }
+        assert.equal(text(await store.records.get(PURCHASE_ORDERS, shop, idFor(1))), ORDERS[2]?.json);
       });
     });
 
@@ -434,12 +515,12 @@ for (const backend of await backends()) {
       test('create, get and list', async () => {
         const first = client({ createdAt: '2024-03-02T00:00:00.000Z', scopes: ['retail:read', 'x'] });
         const second = client({ createdAt: '2024-03-01T00:00:00.000Z', allLocations: true, locations: [] });
-        await store.createClient(first);
-        await store.createClient(second);
-        assert.deepEqual(await store.getClient(first.clientId), first);
-        assert.deepEqual(await peer.getClient(second.clientId), second);
-        assert.equal(await store.getClient('client-unknown'), undefined);
-        const listed = (await store.listClients()).filter((item) =>
+        await store.auth.createClient(first);
+        await store.auth.createClient(second);
+        assert.deepEqual(await store.auth.getClient(first.clientId), first);
+        assert.deepEqual(await peer.auth.getClient(second.clientId), second);
+        assert.equal(await store.auth.getClient('client-unknown'), undefined);
+        const listed = (await store.auth.listClients()).filter((item) =>
           [first.clientId, second.clientId].includes(item.clientId),
         );
         assert.deepEqual(listed, [second, first]);
@@ -447,17 +528,20 @@ for (const backend of await backends()) {
 
       test('a second client with the same id is refused', async () => {
         const record = client();
-        await store.createClient(record);
-        await assert.rejects(store.createClient({ ...record, name: 'Other' }));
-        assert.deepEqual(await store.getClient(record.clientId), record);
+        await store.auth.createClient(record);
+        const version = await store.auth.version();
+        await rejectsWithStoreError(store.auth.createClient({ ...record, name: 'Other' }), 'STORE_DUPLICATE');
+        await rejectsWithStoreError(peer.auth.createClient({ ...record, name: 'Other' }), 'STORE_DUPLICATE');
+        assert.deepEqual(await store.auth.getClient(record.clientId), record);
+        assert.equal(await store.auth.version(), version, 'a refused client leaves the auth version');
       });
 
       test('updateClient changes only the given fields; revokedAt null clears a revocation', async () => {
         const record = client();
-        await store.createClient(record);
-        const scoped = await store.updateClient(record.clientId, { scopes: ['retail:read'] });
+        await store.auth.createClient(record);
+        const scoped = await store.auth.updateClient(record.clientId, { scopes: ['retail:read'] });
         assert.deepEqual(scoped, { ...record, scopes: ['retail:read'] });
-        const granted = await store.updateClient(record.clientId, {
+        const granted = await store.auth.updateClient(record.clientId, {
           allLocations: true,
           locations: ['loc-z'],
         });
@@ -468,12 +552,12 @@ for (const backend of await backends()) {
           locations: ['loc-z'],
         });
         const revokedAt = '2024-04-01T00:00:00.000Z';
-        assert.equal((await store.updateClient(record.clientId, { revokedAt }))?.revokedAt, revokedAt);
-        assert.equal((await peer.getClient(record.clientId))?.revokedAt, revokedAt);
-        const restored = await store.updateClient(record.clientId, { revokedAt: null });
+        assert.equal((await store.auth.updateClient(record.clientId, { revokedAt }))?.revokedAt, revokedAt);
+        assert.equal((await peer.auth.getClient(record.clientId))?.revokedAt, revokedAt);
+        const restored = await store.auth.updateClient(record.clientId, { revokedAt: null });
         assert.deepEqual(restored, granted);
-        assert.deepEqual(await store.getClient(record.clientId), granted);
-        assert.equal(await store.updateClient('client-unknown', { scopes: [] }), undefined);
+        assert.deepEqual(await store.auth.getClient(record.clientId), granted);
+        assert.equal(await store.auth.updateClient('client-unknown', { scopes: [] }), undefined);
       });
     });
 
@@ -481,43 +565,53 @@ for (const backend of await backends()) {
       test('rotateSigningKey retires the active key atomically; deleteSigningKey removes one', async () => {
         const first = signingKey('2024-03-01T00:00:00.000Z');
         const second = signingKey('2024-03-02T00:00:00.000Z');
-        await store.rotateSigningKey(first);
-        assert.deepEqual(await store.listSigningKeys(), [first]);
-        await store.rotateSigningKey(second);
-        assert.deepEqual(await peer.listSigningKeys(), [{ ...first, retiredAt: second.createdAt }, second]);
+        await store.auth.rotateSigningKey(first);
+        assert.deepEqual(await store.auth.listSigningKeys(), [first]);
+        await store.auth.rotateSigningKey(second);
+        assert.deepEqual(await peer.auth.listSigningKeys(), [
+          { ...first, retiredAt: second.createdAt },
+          second,
+        ]);
 
         const racing = [signingKey('2024-03-03T00:00:00.000Z'), signingKey('2024-03-03T00:00:00.000Z')];
-        await Promise.all([store.rotateSigningKey(racing[0]!), peer.rotateSigningKey(racing[1]!)]);
-        const keys = await store.listSigningKeys();
+        await Promise.all([store.auth.rotateSigningKey(racing[0]!), peer.auth.rotateSigningKey(racing[1]!)]);
+        const keys = await store.auth.listSigningKeys();
         assert.equal(keys.length, 4);
         assert.equal(keys.filter((key) => key.retiredAt === null).length, 1, 'exactly one active key');
 
-        await store.deleteSigningKey(first.kid);
+        await store.auth.deleteSigningKey(first.kid);
         assert.deepEqual(
-          (await store.listSigningKeys()).map((key) => key.kid),
+          (await store.auth.listSigningKeys()).map((key) => key.kid),
           keys.filter((key) => key.kid !== first.kid).map((key) => key.kid),
         );
       });
 
       test('authVersion changes with every client or key change, for every instance', async () => {
-        const seen = [await store.authVersion()];
+        const seen = [await store.auth.version()];
         const changed = async (what: string) => {
-          const now = await store.authVersion();
+          const now = await store.auth.version();
           assert.equal(typeof now, 'number');
           assert.ok(!seen.includes(now), `authVersion unchanged after ${what}`);
-          assert.equal(await peer.authVersion(), now);
+          assert.equal(await peer.auth.version(), now);
           seen.push(now);
         };
         const record = client();
-        await store.createClient(record);
+        await store.auth.createClient(record);
         await changed('createClient');
-        await peer.updateClient(record.clientId, { revokedAt: '2024-05-01T00:00:00.000Z' });
+        await peer.auth.updateClient(record.clientId, { revokedAt: '2024-05-01T00:00:00.000Z' });
         await changed('updateClient');
         const key = signingKey('2024-06-01T00:00:00.000Z');
-        await store.rotateSigningKey(key);
+        await store.auth.rotateSigningKey(key);
         await changed('rotateSigningKey');
-        await store.deleteSigningKey(key.kid);
+        await store.auth.deleteSigningKey(key.kid);
         await changed('deleteSigningKey');
+      });
+
+      test('deleting an unknown signing key is a no-op that leaves the auth version', async () => {
+        const before = await store.auth.version();
+        await store.auth.deleteSigningKey('kid-unknown');
+        assert.equal(await store.auth.version(), before);
+        assert.equal(await peer.auth.version(), before);
       });
     });
   });

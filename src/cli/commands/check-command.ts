@@ -1,4 +1,5 @@
 import { checkLocation, checkStore } from '../../check/check-location.js';
+import { describeCounts } from '../../records/kinds.js';
 import { type Command, STORE_OPTIONS } from '../command.js';
 import { withStore } from '../store-options.js';
 
@@ -21,9 +22,7 @@ export const checkCommand: Command = {
     if (args.flags['json']) io.stdout(`${JSON.stringify(reports, null, 2)}\n`);
     else {
       for (const report of reports) {
-        io.stdout(
-          `${report.locationId}: ${report.purchaseOrders} purchase orders, ${report.inventoryEntries} inventory entries, ${report.findings.length} finding(s)\n`,
-        );
+        io.stdout(`${report.locationId}: ${describeCounts(report)}, ${report.findings.length} finding(s)\n`);
         for (const finding of report.findings) {
           io.stdout(`  ${finding.kind}  ${finding.recordType} ${finding.recordId}: ${finding.message}\n`);
         }

@@ -1,3 +1,4 @@
+import { RECORD_KINDS } from '../../records/kinds.js';
 import { type Command, STORE_OPTIONS, UsageError } from '../command.js';
 import { withStore } from '../store-options.js';
 
@@ -16,7 +17,7 @@ export const locationsCommand: Command = {
     const [action = 'list', ...rest] = args.positionals;
     if (action !== 'list' || rest.length > 0)
       throw new UsageError(`Unknown locations action: ${args.positionals.join(' ')}`);
-    const locations = await withStore(args, (store) => store.listLocations());
+    const locations = await withStore(args, (store) => store.locations.list());
     if (args.flags['json']) {
       io.stdout(`${JSON.stringify(locations, null, 2)}\n`);
       return 0;
@@ -26,8 +27,8 @@ export const locationsCommand: Command = {
       return 0;
     }
     const rows = [
-      ['ID', 'NAME', 'PURCHASE ORDERS', 'INVENTORY ENTRIES'],
-      ...locations.map((l) => [l.id, l.name, String(l.purchaseOrders), String(l.inventoryEntries)]),
+      ['ID', 'NAME', ...RECORD_KINDS.map((kind) => kind.countLabel.toUpperCase())],
+      ...locations.map((l) => [l.id, l.name, ...RECORD_KINDS.map((kind) => String(l[kind.countField]))]),
     ];
     const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
     for (const row of rows)

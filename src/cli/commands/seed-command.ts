@@ -1,3 +1,4 @@
+import { describeCounts, totalCount } from '../../records/kinds.js';
 import { SEED_DEFAULTS } from '../../seed/options.js';
 import { seedStore } from '../../seed/seed-store.js';
 import { type Command, intOption, STORE_OPTIONS, UsageError } from '../command.js';
@@ -75,9 +76,9 @@ export const seedCommand: Command = {
           ...options,
           exclusive: true,
           onLocation: (location) => {
-            records += location.purchaseOrders + location.inventoryEntries;
+            records += totalCount(location);
             io.stdout(
-              `${location.id}  ${location.name}: ${location.purchaseOrders} purchase orders, ${location.inventoryEntries} inventory entries (${(location.ms / 1000).toFixed(1)} s)\n`,
+              `${location.id}  ${location.name}: ${describeCounts(location)} (${(location.ms / 1000).toFixed(1)} s)\n`,
             );
           },
         });

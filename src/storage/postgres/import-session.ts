@@ -1,7 +1,8 @@
+import { RECORD_KINDS, zeroCounts } from '../../records/kinds.js';
 import type { ImportCounts, ImportSession } from '../store.js';
 import type { Checkout } from './checkout.js';
 import { toStoreError } from './pg-errors.js';
-import { upsertInventory, upsertPurchaseOrders } from './upsert-records.js';
+import { upsertRecords } from './upsert-records.js';
 
 /**
  * An import holds one pooled connection and one open transaction from begin to commit or rollback: readers on
@@ -16,7 +17,7 @@ export const postgresImportSession = (
   onClosed: () => void,
 ): ImportSession => {
   let state: 'open' | 'failed' | 'closed' = 'open';
-  const counts: ImportCounts = { purchaseOrders: 0, inventoryEntries: 0 };
+  const counts: ImportCounts = zeroCounts();
 
   const finish = async (statement: 'COMMIT' | 'ROLLBACK'): Promise<void> => {
     state = 'closed';
@@ -36,10 +37,9 @@ export const postgresImportSession = (
    * ranges (measured 40x slower inventory searches). The import is committed by now: a failure here is harmless.
    */
   const refreshStatistics = async () => {
-    const tables = [
-      ...(counts.purchaseOrders >= ANALYZE_AFTER_ROWS ? ['purchase_orders'] : []),
-      ...(counts.inventoryEntries >= ANALYZE_AFTER_ROWS ? ['inventory_entries'] : []),
-    ];
+    const tables = RECORD_KINDS.filter((kind) => counts[kind.name] >= ANALYZE_AFTER_ROWS).map(
+      (kind) => kind.table,
+    );
     if (tables.length > 0) await client.query(`ANALYZE ${tables.join(', ')}`).catch(() => {});
   };
 
@@ -54,15 +54,10 @@ export const postgresImportSession = (
   };
 
   return {
-    putPurchaseOrders: (rows) =>
+    put: (kind, rows) =>
       put(async () => {
-        await upsertPurchaseOrders(client, locationId, rows);
-        counts.purchaseOrders += rows.length;
-      }),
-    putInventoryEntries: (rows) =>
-      put(async () => {
-        await upsertInventory(client, locationId, rows);
-        counts.inventoryEntries += rows.length;
+        await upsertRecords(client, kind, locationId, rows);
+        counts[kind.name] += rows.length;
       }),
     commit: async () => {
       if (state === 'closed') throw new Error('This import session is closed.');

@@ -1,23 +1,25 @@
 import type pg from 'pg';
-import type { PurchaseOrderSearch } from '../store.js';
-
-type Bounds = Pick<PurchaseOrderSearch, 'locationId' | 'modifiedFrom' | 'modifiedBefore' | 'after' | 'limit'>;
+import type { Condition } from '../../records/kinds.js';
+import type { Cursor } from '../store.js';
 
 export interface KeysetSearch {
-  table: 'purchase_orders' | 'inventory_entries';
-  bounds: Bounds;
-  /** `column = ANY(values)`; empty values: no filter. */
-  filter?: { column: 'status' | 'adjustment_type'; values: readonly string[] };
-  excludeArchived?: boolean;
+  table: string;
+  locationId: string;
+  modifiedFrom?: number | undefined;
+  modifiedBefore?: number | undefined;
+  after?: Cursor | undefined;
+  /** Conditions on indexed columns: `column = ANY(values)` (none when empty), or a boolean column's value. */
+  where?: readonly Condition[];
+  limit: number;
 }
 
 /**
  * One keyset page as a named (prepared) statement. Each combination of present clauses gets its own SQL text and
- * statement name, at most 32 per table, so every shape keeps a plan that seeks the
+ * statement name (a bounded set per table), so every shape keeps a plan that seeks the
  * (location_id, modified_at, id) index instead of one generic plan full of `$n IS NULL OR …`.
  */
-export const keysetSearch = ({ table, bounds, filter, excludeArchived }: KeysetSearch): pg.QueryConfig => {
-  const values: unknown[] = [bounds.locationId];
+export const keysetSearch = (query: KeysetSearch): pg.QueryConfig => {
+  const values: unknown[] = [query.locationId];
   const where = ['location_id = $1'];
   let shape = '';
   const add = (flag: boolean, clause: (next: number) => string, ...params: unknown[]): void => {
@@ -26,22 +28,28 @@ export const keysetSearch = ({ table, bounds, filter, excludeArchived }: KeysetS
     where.push(clause(values.length + 1));
     values.push(...params);
   };
-  add(bounds.modifiedFrom !== undefined, (n) => `modified_at >= $${n}`, bounds.modifiedFrom);
-  add(bounds.modifiedBefore !== undefined, (n) => `modified_at < $${n}`, bounds.modifiedBefore);
+  add(query.modifiedFrom !== undefined, (n) => `modified_at >= $${n}`, query.modifiedFrom);
+  add(query.modifiedBefore !== undefined, (n) => `modified_at < $${n}`, query.modifiedBefore);
   add(
-    bounds.after !== undefined,
+    query.after !== undefined,
     (n) => `(modified_at, id) > ($${n}, $${n + 1})`,
-    bounds.after?.modifiedAt,
-    bounds.after?.id,
+    query.after?.modifiedAt,
+    query.after?.id,
   );
-  const filterValues = filter?.values ?? [];
-  add(filterValues.length > 0, (n) => `${filter?.column} = ANY($${n}::text[])`, filterValues);
-  add(excludeArchived === true, () => 'NOT archived');
-  values.push(bounds.limit);
+  for (const condition of query.where ?? []) {
+    if (condition.op === 'anyOf') {
+      add(condition.anyOf.length > 0, (n) => `${condition.column} = ANY($${n}::text[])`, condition.anyOf);
+    } else {
+      // A literal predicate (no parameter), so the planner can use partial indexes (`NOT archived`).
+      shape += condition.equals ? 't' : 'f';
+      where.push(condition.equals ? condition.column : `NOT ${condition.column}`);
+    }
+  }
+  values.push(query.limit);
   return {
-    name: `${table}_search_${shape}`,
+    name: `${query.table}_search_${shape}`,
     text:
-      `SELECT modified_at AS "modifiedAt", id, json FROM ${table} WHERE ${where.join(' AND ')} ` +
+      `SELECT modified_at AS "modifiedAt", id, json FROM ${query.table} WHERE ${where.join(' AND ')} ` +
       `ORDER BY modified_at, id LIMIT $${values.length}`,
     values,
   };

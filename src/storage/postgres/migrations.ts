@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { StoreError } from '../../shared/errors.js';
 
 /**
  * Versioned schema. Each migration runs once, in order, inside one transaction with its row in
@@ -104,13 +105,15 @@ export const schemaVersion = async (client: pg.ClientBase): Promise<number> => {
 /** Refuses a schema this build cannot serve, saying what to do about it. */
 export const assertSchemaCurrent = (version: number): void => {
   if (version < LATEST_SCHEMA_VERSION) {
-    throw new Error(
+    throw new StoreError(
+      'STORE_SCHEMA',
       `The PostgreSQL schema is at version ${version}, this Larder needs version ${LATEST_SCHEMA_VERSION}. ` +
         'Run `larder migrate --database-url …` first, or start with --migrate.',
     );
   }
   if (version > LATEST_SCHEMA_VERSION) {
-    throw new Error(
+    throw new StoreError(
+      'STORE_SCHEMA',
       `The PostgreSQL schema is at version ${version}, newer than this Larder knows (${LATEST_SCHEMA_VERSION}). ` +
         'Upgrade Larder; an older build must not write to a newer schema.',
     );

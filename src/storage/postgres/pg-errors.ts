@@ -1,4 +1,4 @@
-import { LarderError } from '../../shared/errors.js';
+import { StoreError } from '../../shared/errors.js';
 
 /** Socket-level failures: the server is unreachable or the connection was cut. */
 const NETWORK_CODES = new Set([
@@ -43,11 +43,24 @@ export const isUnavailableError = (error: unknown): boolean => {
   return UNAVAILABLE_MESSAGES.some((text) => message.includes(text));
 };
 
-/** Turns a pg failure into the error callers see: 503 for an unavailable database, otherwise unchanged. */
-export const toStoreError = (error: unknown): unknown =>
-  error instanceof LarderError || !isUnavailableError(error)
-    ? error
-    : new LarderError('ERR_UNAVAILABLE', {
-        developerMessage: 'PostgreSQL is unreachable or the connection was lost.',
-        cause: error,
-      });
+const UNIQUE_VIOLATION = '23505';
+/** A NUL byte in text (22021), or \u0000 in JSON text (22P05): values PostgreSQL cannot hold. */
+const INVALID_VALUE_SQLSTATES = new Set(['22021', '22P05']);
+
+/** Turns a pg failure into the StoreError callers see; anything unexpected is left as it is. */
+export const toStoreError = (error: unknown): unknown => {
+  if (error instanceof StoreError) return error;
+  if (isUnavailableError(error)) {
+    return new StoreError('STORE_UNAVAILABLE', 'PostgreSQL is unreachable or the connection was lost.', {
+      cause: error,
+    });
+  }
+  const code = codeOf(error);
+  if (code === UNIQUE_VIOLATION) {
+    return new StoreError('STORE_DUPLICATE', 'A row with this key already exists.', { cause: error });
+  }
+  if (code !== undefined && INVALID_VALUE_SQLSTATES.has(code)) {
+    return new StoreError('STORE_INVALID_VALUE', 'PostgreSQL cannot store this value.', { cause: error });
+  }
+  return error;
+};

@@ -1,16 +1,19 @@
 import pg from 'pg';
-import { LarderError } from '../../shared/errors.js';
+import { RECORD_KINDS, type RecordKind } from '../../records/kinds.js';
+import { StoreError } from '../../shared/errors.js';
+import { createSettingsStore } from '../settings.js';
 import type {
+  AuthStore,
   ClientRecord,
   ClientUpdate,
   Cursor,
   ImportSession,
-  InventorySearch,
   LocationInfo,
   LocationSummary,
-  PurchaseOrderSearch,
+  RecordStore,
   SigningKeyRecord,
   Store,
+  StoredJson,
   StoredRow,
 } from '../store.js';
 import { checkout } from './checkout.js';
@@ -20,7 +23,7 @@ import { type KeysetSearch, keysetSearch } from './keyset-search.js';
 import { createLookupBatcher } from './lookup-batcher.js';
 import { assertSchemaCurrent, migrate, schemaVersion } from './migrations.js';
 import { isUnavailableError, toStoreError } from './pg-errors.js';
-import { RAW_COLUMNS, RawRowsClient } from './raw-rows.js';
+import { assertRawRowHooks, RAW_COLUMNS, RawRowsClient } from './raw-rows.js';
 
 export interface PostgresStoreOptions extends PostgresConnectionOptions {
   /** Connections in this process's pool (default 10). */
@@ -29,7 +32,6 @@ export interface PostgresStoreOptions extends PostgresConnectionOptions {
   migrate?: boolean;
 }
 
-const UNIQUE_VIOLATION = '23505';
 const DEFAULT_SCAN_BATCH = 1000;
 
 const UPSERT_LOCATION = `
@@ -45,8 +47,10 @@ const KEY_COLUMNS = `kid, alg, private_jwk AS "privateJwk", public_jwk AS "publi
 
 const BUMP_AUTH_VERSION = 'UPDATE auth_version SET version = version + 1';
 
-/** Opens a pool on a migrated schema (or migrates it when told to). Fails with ERR_UNAVAILABLE when PG is down. */
+/** Opens a pool on a migrated schema (or migrates it when told to). Fails with STORE_UNAVAILABLE when PG is down. */
 export const createPostgresStore = async (options: PostgresStoreOptions): Promise<Store> => {
+  // Fails loudly, before any connection, when pg's internals no longer have what raw-rows.ts replaces.
+  assertRawRowHooks();
   const pool = new pg.Pool({
     ...connectionConfig(options),
     max: options.poolSize ?? 10,
@@ -135,14 +139,11 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
     }));
   };
 
-  async function* scan(table: KeysetSearch['table'], locationId: string, batchSize = DEFAULT_SCAN_BATCH) {
+  async function* scan(table: string, locationId: string, batchSize = DEFAULT_SCAN_BATCH) {
     let after: Cursor | undefined;
     for (;;) {
       const rows = await read<StoredRow & { json: string }>(
-        keysetSearch({
-          table,
-          bounds: { locationId, limit: batchSize, ...(after === undefined ? {} : { after }) },
-        }),
+        keysetSearch({ table, locationId, limit: batchSize, ...(after === undefined ? {} : { after }) }),
       );
       if (rows.length > 0) yield rows.map((row) => row.json);
       if (rows.length < batchSize) return;
@@ -151,7 +152,7 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
   }
 
   /** By-id reads of one turn, batched per location into one query per table. */
-  const byId = (table: 'purchase_orders' | 'inventory_entries') => {
+  const byId = (table: string) => {
     const batcher = createLookupBatcher(async (locationId, ids) => {
       const rows = await read<Record<'id' | 'json', Buffer>>({
         name: `${table}_get`,
@@ -161,65 +162,15 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
       });
       return new Map(rows.map((row) => [row.id.toString('latin1'), row.json]));
     });
-    return (locationId: string, id: string) => batcher.get(locationId, id.toLowerCase());
+    return (locationId: string, id: string): Promise<StoredJson | undefined> =>
+      batcher.get(locationId, id.toLowerCase());
   };
-  const getPo = byId('purchase_orders');
-  const getIh = byId('inventory_entries');
+  const getters = new Map(RECORD_KINDS.map((kind) => [kind.table, byId(kind.table)]));
 
-  return {
-    kind: 'postgres',
-
-    upsertLocation: async ({ id, name }) => {
-      const result = await write({
-        text: UPSERT_LOCATION,
-        values: [id, name ?? null, new Date().toISOString()],
-      });
-      return result.rows[0] as LocationInfo;
-    },
-
-    getLocation: async (id) => {
-      const rows = await read<LocationInfo>({
-        name: 'locations_get',
-        text: 'SELECT location_id AS id, name, created_at AS "createdAt" FROM locations WHERE location_id = $1',
-        values: [id],
-      });
-      return rows[0];
-    },
-
-    // Grouped subqueries joined on location_id rather than correlated counts: the form Citus pushes down to the
-    // shards when the tables are distributed by location.
-    listLocations: () =>
-      read<LocationSummary>({
-        text: `
-          SELECT l.location_id AS id, l.name, l.created_at AS "createdAt",
-            coalesce(p.count, 0) AS "purchaseOrders", coalesce(i.count, 0) AS "inventoryEntries"
-          FROM locations l
-          LEFT JOIN (SELECT location_id, count(*) FROM purchase_orders GROUP BY location_id) p USING (location_id)
-          LEFT JOIN (SELECT location_id, count(*) FROM inventory_entries GROUP BY location_id) i USING (location_id)
-          ORDER BY l.location_id`,
-      }),
-
-    getPurchaseOrder: getPo,
-    getInventoryEntry: getIh,
-
-    searchPurchaseOrders: ({ statuses, includeArchived, ...bounds }: PurchaseOrderSearch) =>
-      search({
-        table: 'purchase_orders',
-        bounds,
-        filter: { column: 'status', values: statuses },
-        excludeArchived: !includeArchived,
-      }),
-
-    searchInventory: ({ adjustmentTypes, ...bounds }: InventorySearch) =>
-      search({
-        table: 'inventory_entries',
-        bounds,
-        filter: { column: 'adjustment_type', values: adjustmentTypes },
-      }),
-
-    scanPurchaseOrders: (locationId, batchSize) => scan('purchase_orders', locationId, batchSize),
-    scanInventory: (locationId, batchSize) => scan('inventory_entries', locationId, batchSize),
-
+  const records: RecordStore = {
+    get: (kind: RecordKind, locationId, id) => getters.get(kind.table)!(locationId, id),
+    search: (kind, query) => search({ table: kind.table, ...query }),
+    scan: (kind, locationId, batchSize) => scan(kind.table, locationId, batchSize),
     beginImport: async ({ id, name }) => {
       // The location row is written inside the import's transaction: a rolled-back import into a new location
       // leaves no location behind either.
@@ -236,63 +187,25 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
       imports.add(session);
       return session;
     },
+  };
 
-    getSetting: async (name) => {
-      const rows = await read<{ value: string }>({
-        name: 'settings_get',
-        text: 'SELECT value FROM settings WHERE name = $1',
-        values: [name],
-      });
-      return rows[0]?.value;
-    },
-
-    setSetting: async (name, value) => {
-      await write({
-        text: 'INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = $2',
-        values: [name, value],
-      });
-    },
-
-    ensureSetting: async (name, value) => {
-      // Two statements on purpose: after ON CONFLICT DO NOTHING waited for a concurrent inserter, only a new
-      // statement's snapshot sees that inserter's row.
-      const inserted = await write({
-        text: 'INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
-        values: [name, value],
-      });
-      if (inserted.rowCount === 1) return value;
-      const rows = await read<{ value: string }>({
-        text: 'SELECT value FROM settings WHERE name = $1',
-        values: [name],
-      });
-      if (rows[0] === undefined) throw new Error(`Setting ${name} vanished while being ensured.`);
-      return rows[0].value;
-    },
-
+  const auth: AuthStore = {
     createClient: (client: ClientRecord) =>
       transaction(async (db) => {
-        try {
-          await db.query(
-            `INSERT INTO clients (client_id, name, secret_hash, scopes, all_locations, locations, created_at,
-               revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-            [
-              client.clientId,
-              client.name,
-              client.secretHash,
-              client.scopes,
-              client.allLocations,
-              client.locations,
-              client.createdAt,
-              client.revokedAt,
-            ],
-          );
-        } catch (error) {
-          if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw error;
-          throw new LarderError('ERR_VALIDATION', {
-            message: `A client with id ${client.clientId} already exists.`,
-            fieldName: 'clientId',
-          });
-        }
+        await db.query(
+          `INSERT INTO clients (client_id, name, secret_hash, scopes, all_locations, locations, created_at,
+             revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+          [
+            client.clientId,
+            client.name,
+            client.secretHash,
+            client.scopes,
+            client.allLocations,
+            client.locations,
+            client.createdAt,
+            client.revokedAt,
+          ],
+        );
         await db.query(BUMP_AUTH_VERSION);
       }),
 
@@ -349,12 +262,96 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
         if (result.rowCount !== 0) await db.query(BUMP_AUTH_VERSION);
       }),
 
-    authVersion: async () => {
+    version: async () => {
       const rows = await read<{ version: number }>({
         name: 'auth_version_get',
         text: 'SELECT version FROM auth_version',
       });
       return rows[0]?.version ?? 0;
+    },
+  };
+
+  const readSetting = async (name: string): Promise<string | undefined> => {
+    const rows = await read<{ value: string }>({
+      name: 'settings_get',
+      text: 'SELECT value FROM settings WHERE name = $1',
+      values: [name],
+    });
+    return rows[0]?.value;
+  };
+
+  return {
+    records,
+
+    locations: {
+      upsert: async ({ id, name }) => {
+        const result = await write({
+          text: UPSERT_LOCATION,
+          values: [id, name ?? null, new Date().toISOString()],
+        });
+        return result.rows[0] as LocationInfo;
+      },
+
+      get: async (id) => {
+        const rows = await read<LocationInfo>({
+          name: 'locations_get',
+          text: 'SELECT location_id AS id, name, created_at AS "createdAt" FROM locations WHERE location_id = $1',
+          values: [id],
+        });
+        return rows[0];
+      },
+
+      // Grouped subqueries joined on location_id rather than correlated counts: the form Citus pushes down to the
+      // shards when the tables are distributed by location.
+      list: () =>
+        read<LocationSummary>({
+          text: `
+          SELECT l.location_id AS id, l.name, l.created_at AS "createdAt"${RECORD_KINDS.map(
+            (kind, i) => `, coalesce(c${i}.count, 0) AS "${kind.countField}"`,
+          ).join('')}
+          FROM locations l${RECORD_KINDS.map(
+            (kind, i) => `
+          LEFT JOIN (SELECT location_id, count(*) FROM ${kind.table} GROUP BY location_id) c${i} USING (location_id)`,
+          ).join('')}
+          ORDER BY l.location_id`,
+        }),
+    },
+
+    auth,
+
+    settings: createSettingsStore({
+      get: readSetting,
+      set: async (values) => {
+        const upsert =
+          'INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = $2';
+        if (values.length === 1) {
+          await write({ text: upsert, values: [...values[0]!] });
+          return;
+        }
+        await transaction(async (db) => {
+          for (const [name, value] of values) await db.query(upsert, [name, value]);
+        });
+      },
+      ensure: async (name, value) => {
+        // Two statements on purpose: after ON CONFLICT DO NOTHING waited for a concurrent inserter, only a new
+        // statement's snapshot sees that inserter's row.
+        const inserted = await write({
+          text: 'INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
+          values: [name, value],
+        });
+        if (inserted.rowCount === 1) return value;
+        const stored = await readSetting(name);
+        if (stored === undefined) {
+          throw new StoreError('STORE_NOT_FOUND', `Setting ${name} vanished while being ensured.`);
+        }
+        return stored;
+      },
+    }),
+
+    capabilities: { writesOnMainThread: false, embedded: false },
+    describe: () => 'postgres',
+    ping: async () => {
+      await read({ name: 'ping', text: 'SELECT 1' });
     },
 
     close: async () => {

@@ -45,6 +45,45 @@ class RawRowParser extends ParserBase {
   }
 }
 
+/** The pg internals this module replaces or calls, by where they live. */
+export interface RawRowHooks {
+  parser: object;
+  connection: object;
+  dataRowMessage: unknown;
+}
+
+const PINNED_HOOKS: RawRowHooks = {
+  parser: Parser.prototype,
+  connection: (pg as unknown as { Connection?: { prototype: object } }).Connection?.prototype ?? {},
+  dataRowMessage: DataRowMessage,
+};
+
+/**
+ * Throws unless pg and pg-protocol still have the private methods RawRowsClient overrides (Parser.handlePacket,
+ * Connection.attachListeners) and the DataRowMessage it builds: after an upgrade that moved them, every record
+ * would silently come back decoded or not at all. Called when a PostgreSQL store starts.
+ */
+export const assertRawRowHooks = (hooks: RawRowHooks = PINNED_HOOKS): void => {
+  const missing = [
+    ...(typeof (hooks.parser as { handlePacket?: unknown }).handlePacket === 'function'
+      ? []
+      : ['pg-protocol Parser.prototype.handlePacket']),
+    ...(typeof (hooks.parser as { parse?: unknown }).parse === 'function'
+      ? []
+      : ['pg-protocol Parser.prototype.parse']),
+    ...(typeof (hooks.connection as { attachListeners?: unknown }).attachListeners === 'function'
+      ? []
+      : ['pg Connection.prototype.attachListeners']),
+    ...(typeof hooks.dataRowMessage === 'function' ? [] : ['pg-protocol DataRowMessage']),
+  ];
+  if (missing.length > 0) {
+    throw new Error(
+      `src/storage/postgres/raw-rows.ts cannot read record bodies as bytes: the installed pg / pg-protocol lack ${missing.join(', ')}. ` +
+        'It overrides private internals of pg 8.23 / pg-protocol 1.16; pin those versions or update raw-rows.ts.',
+    );
+  }
+};
+
 interface ConnectionInternals {
   attachListeners(stream: NodeJS.ReadableStream): void;
   emit(event: string, message: unknown): boolean;

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { InventoryRecord, PurchaseOrderRecord } from '../store.js';
+import type { RecordKind, RecordRow } from '../../records/kinds.js';
 
 /**
  * Multi-row upserts: one statement per chunk, each column passed as one array parameter and zipped back into rows
@@ -36,30 +36,41 @@ function* chunks<T extends { json: string }>(rows: readonly T[]): Generator<T[]>
   if (chunk.length > 0) yield chunk;
 }
 
-const UPSERT_PURCHASE_ORDERS = `
-  INSERT INTO purchase_orders (location_id, id, modified_at, status, archived, json)
-  SELECT $1, * FROM ROWS FROM (
-    unnest($2::text[]), unnest($3::bigint[]), unnest($4::text[]), unnest($5::boolean[]),
-    json_array_elements_text($6::json))
-  ON CONFLICT (location_id, id) DO UPDATE SET
-    modified_at = excluded.modified_at, status = excluded.status, archived = excluded.archived,
-    json = excluded.json`;
+const ARRAY_TYPES = { text: 'text[]', boolean: 'boolean[]' } as const;
 
-const UPSERT_INVENTORY = `
-  INSERT INTO inventory_entries (location_id, id, modified_at, adjustment_type, json)
-  SELECT $1, * FROM ROWS FROM (
-    unnest($2::text[]), unnest($3::bigint[]), unnest($4::text[]), json_array_elements_text($5::json))
-  ON CONFLICT (location_id, id) DO UPDATE SET
-    modified_at = excluded.modified_at, adjustment_type = excluded.adjustment_type, json = excluded.json`;
+/** The kind's upsert statement: ids, modified times and each indexed column as arrays, the bodies as JSON. */
+const upsertStatement = (kind: RecordKind): { name: string; text: string } => {
+  const columns = kind.columns.map((column) => column.name);
+  const unnests = [
+    'unnest($2::text[])',
+    'unnest($3::bigint[])',
+    ...kind.columns.map((column, i) => `unnest($${i + 4}::${ARRAY_TYPES[column.type]})`),
+    `json_array_elements_text($${kind.columns.length + 4}::json)`,
+  ];
+  const updated = ['modified_at', ...columns, 'json'].map((name) => `${name} = excluded.${name}`);
+  return {
+    name: `${kind.table}_upsert`,
+    text: `
+  INSERT INTO ${kind.table} (location_id, id, modified_at, ${columns.map((name) => `${name}, `).join('')}json)
+  SELECT $1, * FROM ROWS FROM (${unnests.join(', ')})
+  ON CONFLICT (location_id, id) DO UPDATE SET ${updated.join(', ')}`,
+  };
+};
 
-/** Writes rows chunk by chunk: the location, the ids and modified times, `columns` in between, the bodies last. */
-const upsertRows = async <R extends { id: string; modifiedAt: number; json: string }>(
+const statements = new Map<RecordKind, { name: string; text: string }>();
+
+/** Writes rows chunk by chunk: the location, the ids and modified times, the columns, the bodies last. */
+export const upsertRecords = async (
   client: pg.ClientBase,
-  statement: { name: string; text: string },
+  kind: RecordKind,
   locationId: string,
-  rows: readonly R[],
-  columns: (chunk: R[]) => unknown[],
+  rows: readonly RecordRow[],
 ): Promise<void> => {
+  let statement = statements.get(kind);
+  if (statement === undefined) {
+    statement = upsertStatement(kind);
+    statements.set(kind, statement);
+  }
   for (const chunk of chunks(lastById(rows))) {
     await client.query({
       ...statement,
@@ -67,35 +78,9 @@ const upsertRows = async <R extends { id: string; modifiedAt: number; json: stri
         locationId,
         chunk.map((row) => row.id),
         chunk.map((row) => row.modifiedAt),
-        ...columns(chunk),
+        ...kind.columns.map((_, i) => chunk.map((row) => row.values[i])),
         JSON.stringify(chunk.map((row) => row.json)),
       ],
     });
   }
 };
-
-export const upsertPurchaseOrders = (
-  client: pg.ClientBase,
-  locationId: string,
-  rows: readonly PurchaseOrderRecord[],
-): Promise<void> =>
-  upsertRows(
-    client,
-    { name: 'purchase_orders_upsert', text: UPSERT_PURCHASE_ORDERS },
-    locationId,
-    rows,
-    (chunk) => [chunk.map((row) => row.status), chunk.map((row) => row.archived)],
-  );
-
-export const upsertInventory = (
-  client: pg.ClientBase,
-  locationId: string,
-  rows: readonly InventoryRecord[],
-): Promise<void> =>
-  upsertRows(
-    client,
-    { name: 'inventory_entries_upsert', text: UPSERT_INVENTORY },
-    locationId,
-    rows,
-    (chunk) => [chunk.map((row) => row.adjustmentType)],
-  );

@@ -1,13 +1,17 @@
 import Database from 'better-sqlite3';
+import { type Condition, RECORD_KINDS, type RecordKind, zeroCounts } from '../../records/kinds.js';
+import { StoreError } from '../../shared/errors.js';
+import { createSettingsStore } from '../settings.js';
 import type {
+  AuthStore,
   ClientRecord,
   ClientUpdate,
   ImportSession,
   ImportSessionOptions,
-  InventorySearch,
   LocationInfo,
   LocationSummary,
-  PurchaseOrderSearch,
+  RecordSearch,
+  RecordStore,
   SigningKeyRecord,
   Store,
   StoredRow,
@@ -45,6 +49,29 @@ const configure = (db: Db, busyTimeoutMs: number): void => {
 
 const isBusy = (error: unknown): boolean => (error as { code?: string }).code === 'SQLITE_BUSY';
 
+const UNIQUE_CODES = new Set(['SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_UNIQUE']);
+
+/** Expected SQLite failures as the StoreErrors every backend raises; anything else is left as it is. */
+const toStoreError = (error: unknown): unknown => {
+  if (error instanceof StoreError) return error;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string') return error;
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED')
+    return new StoreError('STORE_LOCKED', 'The database is locked by another process.', { cause: error });
+  if (UNIQUE_CODES.has(code))
+    return new StoreError('STORE_DUPLICATE', 'A row with this key already exists.', { cause: error });
+  return error;
+};
+
+/** Runs `action`, raising its expected failures as StoreErrors. */
+const guarded = async <T>(action: () => T): Promise<T> => {
+  try {
+    return action();
+  } catch (error) {
+    throw toStoreError(error);
+  }
+};
+
 /** Runs `action` without waiting for locks; undefined if another connection holds one. */
 const unlessBusy = <T>(db: Db, action: () => T): T | undefined => {
   const busyTimeoutMs = db.pragma('busy_timeout', { simple: true }) as number;
@@ -62,7 +89,8 @@ const unlessBusy = <T>(db: Db, action: () => T): T | undefined => {
 const migrate = (db: Db, path: string): void => {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > SQLITE_MIGRATIONS.length) {
-    throw new Error(
+    throw new StoreError(
+      'STORE_SCHEMA',
       `${path} has schema version ${current}, newer than this Larder understands (${SQLITE_MIGRATIONS.length}). Upgrade Larder.`,
     );
   }
@@ -116,15 +144,18 @@ const toKey = (row: KeyRow): SigningKeyRecord => ({
 
 const placeholders = (count: number): string => Array.from({ length: count }, () => '?').join(', ');
 
-interface Bounds {
-  modifiedFrom?: number;
-  modifiedBefore?: number;
-  after?: { modifiedAt: number; id: string };
-}
+/** A column condition; boolean ones as literals, so the planner can use partial indexes (`archived = 0`). */
+const conditionClause = (condition: Condition, params: unknown[]): string => {
+  if (condition.op === 'equals') return ` AND ${condition.column} = ${condition.equals ? 1 : 0}`;
+  if (condition.anyOf.length === 0) return '';
+  params.push(...condition.anyOf);
+  return ` AND ${condition.column} IN (${placeholders(condition.anyOf.length)})`;
+};
 
-/** The shared tail of both searches: time bounds, keyset position, order and limit. */
-const pageClauses = (query: Bounds, params: unknown[]): string => {
+/** Conditions, time bounds, keyset position, order and limit. */
+const pageClauses = (query: RecordSearch, params: unknown[]): string => {
   let sql = '';
+  for (const condition of query.where) sql += conditionClause(condition, params);
   if (query.modifiedFrom !== undefined) {
     sql += ' AND modified_at >= ?';
     params.push(query.modifiedFrom);
@@ -149,7 +180,8 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
   } catch (error) {
     db.close();
     if (!isBusy(error)) throw error;
-    throw new Error(
+    throw new StoreError(
+      'STORE_LOCKED',
       `${options.path} is locked by another process: most likely a \`larder import\` or \`larder seed\` is still writing to it. Try again when it has finished.`,
       { cause: error },
     );
@@ -163,7 +195,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     reader.pragma('query_only = ON');
     return reader;
   });
-  const search = (sql: string, params: unknown[]): StoredRow[] => {
+  const runSearch = (sql: string, params: unknown[]): StoredRow[] => {
     const statement = snapshot.prepare<unknown[], StoredRow>(sql);
     snapshot.begin();
     return statement.all(...params);
@@ -178,8 +210,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
       return statement.get(locationId, id.toLowerCase());
     };
   };
-  const getPo = byId('purchase_orders');
-  const getIh = byId('inventory_entries');
+  const getters = new Map(RECORD_KINDS.map((kind) => [kind.table, byId(kind.table)]));
   const getLocation = db.prepare<[string], LocationInfo>(
     'SELECT id, name, created_at AS createdAt FROM locations WHERE id = ?',
   );
@@ -188,9 +219,10 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
   );
   const renameLocation = db.prepare<[string, string]>('UPDATE locations SET name = ? WHERE id = ?');
   const listLocations = db.prepare<[], LocationSummary>(`
-    SELECT l.id, l.name, l.created_at AS createdAt,
-      (SELECT count(*) FROM purchase_orders p WHERE p.location_id = l.id) AS purchaseOrders,
-      (SELECT count(*) FROM inventory_entries i WHERE i.location_id = l.id) AS inventoryEntries
+    SELECT l.id, l.name, l.created_at AS createdAt${RECORD_KINDS.map(
+      (kind) => `,
+      (SELECT count(*) FROM ${kind.table} r WHERE r.location_id = l.id) AS ${kind.countField}`,
+    ).join('')}
     FROM locations l ORDER BY l.id`);
   const getSetting = db.prepare<[string], string>('SELECT value FROM settings WHERE name = ?');
   getSetting.pluck();
@@ -200,6 +232,9 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
   const addSetting = db.prepare<[string, string]>(
     'INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING',
   );
+  const putSettings = db.transaction((values: readonly (readonly [string, string])[]) => {
+    for (const [name, value] of values) putSetting.run(name, value);
+  });
   const bumpAuthVersion = db.prepare('UPDATE auth_version SET version = version + 1 WHERE id = 1');
   const readAuthVersion = db.prepare<[], number>('SELECT version FROM auth_version WHERE id = 1');
   readAuthVersion.pluck();
@@ -228,6 +263,20 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     return getLocation.get(location.id)!;
   };
 
+  const createClient = db.transaction((client: ClientRecord) => {
+    insertClient.run(
+      client.clientId,
+      client.name,
+      client.secretHash,
+      JSON.stringify(client.scopes),
+      client.allLocations ? 1 : 0,
+      JSON.stringify(client.locations),
+      client.createdAt,
+      client.revokedAt,
+    );
+    bumpAuthVersion.run();
+  });
+
   const updateClient = db.transaction((clientId: string, update: ClientUpdate): ClientRecord | undefined => {
     const row = selectClient.get(clientId);
     if (row === undefined) return undefined;
@@ -249,6 +298,10 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     bumpAuthVersion.run();
   });
 
+  const deleteKey = db.transaction((kid: string) => {
+    if (removeKey.run(kid).changes > 0) bumpAuthVersion.run();
+  });
+
   async function* scan(table: string, locationId: string, batchSize = 1000): AsyncIterable<string[]> {
     const statement = db.prepare<
       [string, number, string, number],
@@ -259,7 +312,12 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     );
     let after = { modifiedAt: Number.MIN_SAFE_INTEGER, id: '' };
     for (;;) {
-      const rows = statement.all(locationId, after.modifiedAt, after.id, batchSize);
+      let rows: { modified_at: number; id: string; body: string }[];
+      try {
+        rows = statement.all(locationId, after.modifiedAt, after.id, batchSize);
+      } catch (error) {
+        throw toStoreError(error);
+      }
       if (rows.length === 0) return;
       yield rows.map((row) => row.body);
       const last = rows[rows.length - 1]!;
@@ -283,6 +341,15 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     unlessBusy(db, () => db.pragma('journal_mode = WAL'));
   };
 
+  /** `INSERT … ON CONFLICT DO UPDATE` of one kind's rows: location, id, modified_at, the columns, the body. */
+  const upsertSql = (kind: RecordKind): string => {
+    const columns = kind.columns.map((column) => column.name);
+    const all = ['location_id', 'id', 'modified_at', ...columns, 'body'];
+    const updated = ['modified_at', ...columns, 'body'].map((name) => `${name} = excluded.${name}`);
+    return `INSERT INTO ${kind.table} (${all.join(', ')}) VALUES (${placeholders(all.length)})
+       ON CONFLICT (location_id, id) DO UPDATE SET ${updated.join(', ')}`;
+  };
+
   const beginImport = async (
     location: { id: string; name?: string },
     sessionOptions: ImportSessionOptions = {},
@@ -290,34 +357,32 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     const direct = sessionOptions.exclusive === true && enterDirectMode();
     // Otherwise a connection of its own: in-process readers keep seeing the last committed state until commit.
     const writer = direct ? db : new Database(options.path);
-    if (direct) {
-      // A rollback journal is only as safe as its syncs: FULL until the session ends.
-      db.pragma('synchronous = FULL');
-    } else {
-      configure(writer, busyTimeoutMs);
+    try {
+      if (direct) {
+        // A rollback journal is only as safe as its syncs: FULL until the session ends.
+        db.pragma('synchronous = FULL');
+      } else {
+        configure(writer, busyTimeoutMs);
+      }
+      // Bulk loads insert into the primary-key indexes at random (UUID ids): once those outgrow the cache, each
+      // row re-reads a spilled page (1M orders: ~300 MB of index). The cache only grows as pages are used, so
+      // small imports cost nothing extra; it is freed when the session ends.
+      writer.pragma('cache_size = -524288');
+      writer.exec('BEGIN IMMEDIATE');
+      writer
+        .prepare('INSERT INTO locations (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING')
+        .run(location.id, location.name ?? location.id, now());
+      if (location.name !== undefined) {
+        writer.prepare('UPDATE locations SET name = ? WHERE id = ?').run(location.name, location.id);
+      }
+    } catch (error) {
+      if (writer.inTransaction) writer.exec('ROLLBACK');
+      if (direct) leaveDirectMode();
+      else writer.close();
+      throw toStoreError(error);
     }
-    // Bulk loads insert into the primary-key indexes at random (UUID ids): once those outgrow the cache, each row
-    // re-reads a spilled page (1M orders: ~300 MB of index). The cache only grows as pages are used, so small
-    // imports cost nothing extra; it is freed when the session ends.
-    writer.pragma('cache_size = -524288');
-    const upsertPo = writer.prepare<[string, string, number, string, number, string]>(
-      `INSERT INTO purchase_orders (location_id, id, modified_at, status, archived, body) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (location_id, id) DO UPDATE SET modified_at = excluded.modified_at, status = excluded.status,
-         archived = excluded.archived, body = excluded.body`,
-    );
-    const upsertIh = writer.prepare<[string, string, number, string, string]>(
-      `INSERT INTO inventory_entries (location_id, id, modified_at, adjustment_type, body) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (location_id, id) DO UPDATE SET modified_at = excluded.modified_at,
-         adjustment_type = excluded.adjustment_type, body = excluded.body`,
-    );
-    writer.exec('BEGIN IMMEDIATE');
-    writer
-      .prepare('INSERT INTO locations (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING')
-      .run(location.id, location.name ?? location.id, now());
-    if (location.name !== undefined) {
-      writer.prepare('UPDATE locations SET name = ? WHERE id = ?').run(location.name, location.id);
-    }
-    const counts = { purchaseOrders: 0, inventoryEntries: 0 };
+    const upserts = new Map<string, Database.Statement<unknown[]>>();
+    const counts = zeroCounts();
     let open = true;
     const finish = (commit: boolean) => {
       if (!open) return;
@@ -326,22 +391,37 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
         if (writer.inTransaction) writer.exec(commit ? 'COMMIT' : 'ROLLBACK');
       } catch (error) {
         if (writer.inTransaction) writer.exec('ROLLBACK');
-        throw error;
+        throw toStoreError(error);
       } finally {
         if (direct) leaveDirectMode();
         else writer.close();
       }
     };
     return {
-      putPurchaseOrders: async (rows) => {
-        for (const row of rows)
-          upsertPo.run(location.id, row.id, row.modifiedAt, row.status, row.archived ? 1 : 0, row.json);
-        counts.purchaseOrders += rows.length;
-      },
-      putInventoryEntries: async (rows) => {
-        for (const row of rows)
-          upsertIh.run(location.id, row.id, row.modifiedAt, row.adjustmentType, row.json);
-        counts.inventoryEntries += rows.length;
+      put: async (kind, rows) => {
+        let upsert = upserts.get(kind.name);
+        if (upsert === undefined) {
+          upsert = writer.prepare<unknown[]>(upsertSql(kind));
+          upserts.set(kind.name, upsert);
+        }
+        const width = kind.columns.length;
+        const params: unknown[] = new Array(width + 4);
+        params[0] = location.id;
+        try {
+          for (const row of rows) {
+            params[1] = row.id;
+            params[2] = row.modifiedAt;
+            for (let i = 0; i < width; i++) {
+              const value = row.values[i];
+              params[i + 3] = typeof value === 'boolean' ? (value ? 1 : 0) : value;
+            }
+            params[width + 3] = row.json;
+            upsert.run(params);
+          }
+        } catch (error) {
+          throw toStoreError(error);
+        }
+        counts[kind.name] += rows.length;
       },
       commit: async () => {
         finish(true);
@@ -353,90 +433,56 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     };
   };
 
-  return {
-    kind: 'sqlite',
-
-    upsertLocation: async (location) => ensureLocation(location),
-    getLocation: async (id) => getLocation.get(id),
-    listLocations: async () => listLocations.all(),
-
-    getPurchaseOrder: async (locationId, id) => getPo(locationId, id),
-    getInventoryEntry: async (locationId, id) => getIh(locationId, id),
-
-    searchPurchaseOrders: async (query: PurchaseOrderSearch) => {
-      const params: unknown[] = [query.locationId];
-      let sql =
-        'SELECT modified_at AS modifiedAt, id, body AS json FROM purchase_orders WHERE location_id = ?';
-      // A literal predicate, so the planner can use the partial index of live orders.
-      if (!query.includeArchived) sql += ' AND archived = 0';
-      if (query.statuses.length > 0) {
-        sql += ` AND status IN (${placeholders(query.statuses.length)})`;
-        params.push(...query.statuses);
-      }
-      sql += pageClauses(query, params);
-      params.push(query.limit);
-      return search(sql, params);
-    },
-
-    searchInventory: async (query: InventorySearch) => {
-      const params: unknown[] = [query.locationId];
-      let sql =
-        'SELECT modified_at AS modifiedAt, id, body AS json FROM inventory_entries WHERE location_id = ?';
-      if (query.adjustmentTypes.length > 0) {
-        sql += ` AND adjustment_type IN (${placeholders(query.adjustmentTypes.length)})`;
-        params.push(...query.adjustmentTypes);
-      }
-      sql += pageClauses(query, params);
-      params.push(query.limit);
-      return search(sql, params);
-    },
-
-    scanPurchaseOrders: (locationId, batchSize) => scan('purchase_orders', locationId, batchSize),
-    scanInventory: (locationId, batchSize) => scan('inventory_entries', locationId, batchSize),
-
+  const records: RecordStore = {
+    get: (kind, locationId, id) => guarded(() => getters.get(kind.table)!(locationId, id)),
+    search: (kind, query) =>
+      guarded(() => {
+        const params: unknown[] = [query.locationId];
+        const sql =
+          `SELECT modified_at AS modifiedAt, id, body AS json FROM ${kind.table} WHERE location_id = ?` +
+          pageClauses(query, params);
+        params.push(query.limit);
+        return runSearch(sql, params);
+      }),
+    scan: (kind, locationId, batchSize) => scan(kind.table, locationId, batchSize),
     beginImport,
+  };
 
-    getSetting: async (name) => getSetting.get(name),
-    setSetting: async (name, value) => {
-      putSetting.run(name, value);
-    },
-    ensureSetting: async (name, value) => {
-      addSetting.run(name, value);
-      return getSetting.get(name)!;
-    },
+  const auth: AuthStore = {
+    createClient: (client) => guarded(() => createClient(client)),
+    getClient: (clientId) =>
+      guarded(() => {
+        const row = selectClient.get(clientId);
+        return row === undefined ? undefined : toClient(row);
+      }),
+    listClients: () => guarded(() => selectClients.all().map(toClient)),
+    updateClient: (clientId, update) => guarded(() => updateClient(clientId, update)),
+    listSigningKeys: () => guarded(() => selectKeys.all().map(toKey)),
+    rotateSigningKey: (key) => guarded(() => rotateKey.immediate(key)),
+    deleteSigningKey: (kid) => guarded(() => deleteKey(kid)),
+    version: () => guarded(() => readAuthVersion.get()!),
+  };
 
-    createClient: async (client) => {
-      db.transaction(() => {
-        insertClient.run(
-          client.clientId,
-          client.name,
-          client.secretHash,
-          JSON.stringify(client.scopes),
-          client.allLocations ? 1 : 0,
-          JSON.stringify(client.locations),
-          client.createdAt,
-          client.revokedAt,
-        );
-        bumpAuthVersion.run();
-      })();
+  return {
+    records,
+    locations: {
+      upsert: (location) => guarded(() => ensureLocation(location)),
+      get: (id) => guarded(() => getLocation.get(id)),
+      list: () => guarded(() => listLocations.all()),
     },
-    getClient: async (clientId) => {
-      const row = selectClient.get(clientId);
-      return row === undefined ? undefined : toClient(row);
-    },
-    listClients: async () => selectClients.all().map(toClient),
-    updateClient: async (clientId, update) => updateClient(clientId, update),
-
-    listSigningKeys: async () => selectKeys.all().map(toKey),
-    rotateSigningKey: async (key) => rotateKey.immediate(key),
-    deleteSigningKey: async (kid) => {
-      db.transaction(() => {
-        removeKey.run(kid);
-        bumpAuthVersion.run();
-      })();
-    },
-
-    authVersion: async () => readAuthVersion.get()!,
+    auth,
+    settings: createSettingsStore({
+      get: (name) => guarded(() => getSetting.get(name)),
+      set: (values) => guarded(() => putSettings(values)),
+      ensure: (name, value) =>
+        guarded(() => {
+          addSetting.run(name, value);
+          return getSetting.get(name)!;
+        }),
+    }),
+    capabilities: { writesOnMainThread: true, embedded: true },
+    describe: () => 'sqlite',
+    ping: () => guarded(() => void readAuthVersion.get()),
 
     close: async () => {
       if (!db.open) return;

@@ -1,0 +1,77 @@
+import type { ClockSetting } from '../shared/virtual-clock.js';
+import type { LiveDemoState, Setting, SettingsStore } from './store.js';
+
+/** A backend's raw settings table: text values by name. */
+export interface NamedValues {
+  get(name: string): Promise<string | undefined>;
+  /** Several values at once, atomically. */
+  set(values: readonly (readonly [name: string, value: string])[]): Promise<void>;
+  /** Sets the value unless one exists; returns the value that is stored. */
+  ensure(name: string, value: string): Promise<string>;
+}
+
+/** The stored names: existing databases hold these, so they never change. */
+const NAMES = {
+  pageTokenSecret: 'page_token_secret',
+  clientSecretHashKey: 'auth.clientSecretHashKey',
+  maxTokenTtlSeconds: 'auth.maxTokenTtlSeconds',
+  demoClientId: 'demo.clientId',
+  demoClientSecret: 'demo.clientSecret',
+  benchDataset: 'bench.dataset',
+  clock: 'sandbox.clock',
+  demoAdminToken: 'demo.adminToken',
+  liveDemo: 'demo.live',
+} as const;
+
+const textSetting = (values: NamedValues, name: string): Setting<string> => ({
+  get: () => values.get(name),
+  set: (value) => values.set([[name, value]]),
+  ensure: (candidate) => values.ensure(name, candidate),
+});
+
+const numberSetting = (values: NamedValues, name: string): Setting<number> => ({
+  get: async () => {
+    const text = await values.get(name);
+    return text === undefined ? undefined : Number(text);
+  },
+  set: (value) => values.set([[name, String(value)]]),
+  ensure: async (candidate) => Number(await values.ensure(name, String(candidate))),
+});
+
+const jsonSetting = <T>(values: NamedValues, name: string): Setting<T> => ({
+  get: async () => {
+    const text = await values.get(name);
+    return text === undefined ? undefined : (JSON.parse(text) as T);
+  },
+  set: (value) => values.set([[name, JSON.stringify(value)]]),
+  ensure: async (candidate) => JSON.parse(await values.ensure(name, JSON.stringify(candidate))) as T,
+});
+
+export const createSettingsStore = (values: NamedValues): SettingsStore => ({
+  pageTokenSecret: textSetting(values, NAMES.pageTokenSecret),
+  clientSecretHashKey: textSetting(values, NAMES.clientSecretHashKey),
+  maxTokenTtlSeconds: numberSetting(values, NAMES.maxTokenTtlSeconds),
+  demoClient: {
+    get: async () => {
+      const [clientId, clientSecret] = await Promise.all([
+        values.get(NAMES.demoClientId),
+        values.get(NAMES.demoClientSecret),
+      ]);
+      return clientId === undefined || clientSecret === undefined ? undefined : { clientId, clientSecret };
+    },
+    set: ({ clientId, clientSecret }) =>
+      values.set([
+        [NAMES.demoClientId, clientId],
+        [NAMES.demoClientSecret, clientSecret],
+      ]),
+    ensure: async (candidate) => {
+      const clientId = await values.ensure(NAMES.demoClientId, candidate.clientId);
+      const clientSecret = await values.ensure(NAMES.demoClientSecret, candidate.clientSecret);
+      return { clientId, clientSecret };
+    },
+  },
+  benchDataset: textSetting(values, NAMES.benchDataset),
+  clock: jsonSetting<ClockSetting>(values, NAMES.clock),
+  demoAdminToken: textSetting(values, NAMES.demoAdminToken),
+  liveDemo: jsonSetting<LiveDemoState>(values, NAMES.liveDemo),
+});
