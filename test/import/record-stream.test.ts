@@ -81,7 +81,10 @@ test('the import reports a bad comma as FILE:LINE', async () => {
       rolledBack = true;
     },
   };
-  const store = { kind: 'postgres', beginImport: async () => session } as unknown as Store;
+  const store = {
+    capabilities: { writesOnMainThread: false, embedded: false },
+    records: { beginImport: async () => session },
+  } as unknown as Store;
   const result = await importFiles(store, {
     locationId: 'L1',
     purchaseOrders: { path: 'po.json', input: Readable.from(['[\n{"id": 1},\n]']) },
