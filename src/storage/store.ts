@@ -137,6 +137,8 @@ export interface LocationStore {
   get(id: string): Promise<LocationInfo | undefined>;
   /** Ordered by id, with each location's record counts. */
   list(): Promise<LocationSummary[]>;
+  /** Removes the location and every record of it, atomically; false when there was no such location. */
+  delete(id: string): Promise<boolean>;
 }
 
 export interface AuthStore {
@@ -146,6 +148,8 @@ export interface AuthStore {
   listClients(): Promise<ClientRecord[]>;
   /** Returns the updated record, or undefined for an unknown client. */
   updateClient(clientId: string, update: ClientUpdate): Promise<ClientRecord | undefined>;
+  /** Removes a client for good; false when there was none. */
+  deleteClient(clientId: string): Promise<boolean>;
 
   listSigningKeys(): Promise<SigningKeyRecord[]>;
   /** Inserts `key` as the active key and retires the previously active one, atomically. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { INVENTORY_HISTORY, PURCHASE_ORDERS, type RecordRow } from '../../src/records/kinds.js';
+import { INVENTORY_HISTORY, PURCHASE_ORDERS, RECORD_KINDS, type RecordRow } from '../../src/records/kinds.js';
 import type { InventoryHistoryAdjustmentType, PurchaseOrderStatus } from '../../src/records/schemas.js';
 import type { Cursor, RecordSearch, Store, StoredRow } from '../../src/storage/store.js';
 import { type BackendInstance, backends, describeBackend } from './backends.js';
@@ -149,6 +149,27 @@ for (const backend of await backends()) {
           purchaseOrders: 0,
           inventoryEntries: 0,
         });
+      });
+    });
+
+    describe('deleting a location', () => {
+      test('removes the location and all its records, atomically, leaving other locations alone', async () => {
+        const gone = await importInto(store, {
+          purchaseOrders: [purchaseOrder(1, T0)],
+          inventory: [inventoryEntry(1, T0)],
+        });
+        const kept = await importInto(store, {
+          purchaseOrders: [purchaseOrder(1, T0)],
+          inventory: [inventoryEntry(1, T0)],
+        });
+        assert.equal(await store.locations.delete(gone), true);
+        assert.equal(await store.locations.get(gone), undefined);
+        await new Promise((resolve) => setImmediate(resolve));
+        for (const kind of RECORD_KINDS) {
+          assert.deepEqual(await collect(peer.records.scan(kind, gone)), [], kind.name);
+          assert.equal((await collect(peer.records.scan(kind, kept))).length, 1, kind.name);
+        }
+        assert.equal(await store.locations.delete(gone), false);
       });
     });
 
@@ -534,6 +555,18 @@ for (const backend of await backends()) {
         await rejectsWithStoreError(peer.auth.createClient({ ...record, name: 'Other' }), 'STORE_DUPLICATE');
         assert.deepEqual(await store.auth.getClient(record.clientId), record);
         assert.equal(await store.auth.version(), version, 'a refused client leaves the auth version');
+      });
+
+      test('deleteClient removes a client for good and bumps the auth version; unknown ids are a no-op', async () => {
+        const record = client();
+        await store.auth.createClient(record);
+        const version = await store.auth.version();
+        assert.equal(await store.auth.deleteClient(record.clientId), true);
+        assert.equal(await peer.auth.getClient(record.clientId), undefined);
+        const after = await store.auth.version();
+        assert.notEqual(after, version);
+        assert.equal(await store.auth.deleteClient(record.clientId), false);
+        assert.equal(await store.auth.version(), after);
       });
 
       test('updateClient changes only the given fields; revokedAt null clears a revocation', async () => {

@@ -256,6 +256,13 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
         );
       }),
 
+    deleteClient: (clientId) =>
+      transaction(async (db) => {
+        const result = await db.query('DELETE FROM clients WHERE client_id = $1', [clientId]);
+        if (result.rowCount !== 0) await db.query(BUMP_AUTH_VERSION);
+        return result.rowCount !== 0;
+      }),
+
     deleteSigningKey: (kid) =>
       transaction(async (db) => {
         const result = await db.query('DELETE FROM signing_keys WHERE kid = $1', [kid]);
@@ -314,6 +321,14 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
           LEFT JOIN (SELECT location_id, count(*) FROM ${kind.table} GROUP BY location_id) c${i} USING (location_id)`,
           ).join('')}
           ORDER BY l.location_id`,
+        }),
+
+      delete: (id) =>
+        transaction(async (db) => {
+          for (const kind of RECORD_KINDS)
+            await db.query(`DELETE FROM ${kind.table} WHERE location_id = $1`, [id]);
+          const result = await db.query('DELETE FROM locations WHERE location_id = $1', [id]);
+          return result.rowCount !== 0;
         }),
     },
 

@@ -292,6 +292,22 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     return next;
   });
 
+  const removeClient = db.prepare<[string]>('DELETE FROM clients WHERE client_id = ?');
+  const deleteClient = db.transaction((clientId: string): boolean => {
+    const removed = removeClient.run(clientId).changes > 0;
+    if (removed) bumpAuthVersion.run();
+    return removed;
+  });
+
+  const removeLocation = db.prepare<[string]>('DELETE FROM locations WHERE id = ?');
+  const removeRecords = RECORD_KINDS.map((kind) =>
+    db.prepare<[string]>(`DELETE FROM ${kind.table} WHERE location_id = ?`),
+  );
+  const deleteLocation = db.transaction((id: string): boolean => {
+    for (const statement of removeRecords) statement.run(id);
+    return removeLocation.run(id).changes > 0;
+  });
+
   const rotateKey = db.transaction((key: SigningKeyRecord) => {
     retireKeys.run(key.createdAt);
     insertKey.run(key.kid, key.alg, key.privateJwk, key.publicJwk, key.createdAt, key.retiredAt);
@@ -457,6 +473,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
       }),
     listClients: () => guarded(() => selectClients.all().map(toClient)),
     updateClient: (clientId, update) => guarded(() => updateClient(clientId, update)),
+    deleteClient: (clientId) => guarded(() => deleteClient(clientId)),
     listSigningKeys: () => guarded(() => selectKeys.all().map(toKey)),
     rotateSigningKey: (key) => guarded(() => rotateKey.immediate(key)),
     deleteSigningKey: (kid) => guarded(() => deleteKey(kid)),
@@ -469,6 +486,13 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
       upsert: (location) => guarded(() => ensureLocation(location)),
       get: (id) => guarded(() => getLocation.get(id)),
       list: () => guarded(() => listLocations.all()),
+      delete: (id) =>
+        guarded(() => {
+          const removed = deleteLocation.immediate(id);
+          // This process's readers see the deletion at once, as they see its imports.
+          snapshot.end();
+          return removed;
+        }),
     },
     auth,
     settings: createSettingsStore({
