@@ -26,6 +26,8 @@ export interface ServeConfig {
   adminToken?: string;
   journalSize: number;
   loginThrottle: ThrottleLimit | 'off';
+  /** Demo locations keep trading as the clock passes midnight UTC. */
+  live: boolean;
 }
 
 const parsePublicUrl = (raw: string | undefined): string | undefined => {
@@ -70,5 +72,6 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
     ...(adminToken === undefined ? {} : { adminToken }),
     journalSize: intOption(args, 'journal-size', 1, MAX_JOURNAL_SIZE),
     loginThrottle: throttle,
+    live: args.flags['no-live'] !== true,
   };
 };

@@ -1,10 +1,10 @@
+import { prepareDemo, printDemo } from '../sandbox/demo.js';
 import { type RunningServer, startServer } from '../server/server.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { createJsonLogger, type Logger } from '../shared/logger.js';
 import { openStore } from '../storage/open-store.js';
 import type { Store } from '../storage/store.js';
 import type { CommandIo } from './command.js';
-import { prepareDemo, printDemo } from './demo.js';
 import type { ServeConfig } from './serve-config.js';
 
 /** A running `larder serve` (one process): where it answers, and how to stop it and close its store. */
@@ -26,13 +26,23 @@ export const announce = async (
   store: Store,
   io: CommandIo,
   server: { url: string; publicUrl: string },
-  workers: number,
+  config: Pick<ServeConfig, 'workers' | 'adminToken'>,
 ): Promise<void> => {
   io.stdout(
-    `Larder is listening on ${server.url} (issuer ${server.publicUrl}, ${store.describe()} storage, ${workers} worker(s)).\n`,
+    `Larder is listening on ${server.url} (issuer ${server.publicUrl}, ${store.describe()} storage, ${config.workers} worker(s)).\n`,
   );
-  await printDemo(store, server.publicUrl, io);
+  await printDemo(store, server.publicUrl, io.stdout, config.adminToken !== undefined);
   io.stdout('Press Ctrl-C to stop.\n');
+};
+
+/**
+ * The admin token to serve with: `--admin-token`, else on a demo database the one made at its first start (a
+ * database that was never a demo has none, so its admin API stays off).
+ */
+export const withDemoAdminToken = async (store: Store, config: ServeConfig): Promise<ServeConfig> => {
+  if (config.adminToken !== undefined) return config;
+  const demoToken = await store.settings.demoAdminToken.get();
+  return demoToken === undefined ? config : { ...config, adminToken: demoToken };
 };
 
 /**
@@ -46,8 +56,10 @@ export const serve = async (
 ): Promise<ServeHandle> => {
   const store = await openStore(config.store);
   let server: RunningServer;
+  let resolved: ServeConfig;
   try {
-    if (config.demo) await prepareDemo(store, io);
+    if (config.demo) await prepareDemo(store, options.clock ?? systemClock, io.stdout);
+    resolved = await withDemoAdminToken(store, config);
     server = await startServer({
       store,
       clock: options.clock ?? systemClock,
@@ -58,9 +70,10 @@ export const serve = async (
         ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
         tokenTtlSeconds: config.tokenTtlSeconds,
         trustProxy: config.trustProxy,
-        ...(config.adminToken === undefined ? {} : { adminToken: config.adminToken }),
+        ...(resolved.adminToken === undefined ? {} : { adminToken: resolved.adminToken }),
         journalSize: config.journalSize,
         loginThrottle: config.loginThrottle,
+        live: config.live,
       },
     });
   } catch (error) {
@@ -68,7 +81,7 @@ export const serve = async (
     await store.close();
     throw error;
   }
-  if (options.announce !== false) await announce(store, io, server, 1);
+  if (options.announce !== false) await announce(store, io, server, resolved);
   return {
     url: server.url,
     publicUrl: server.publicUrl,

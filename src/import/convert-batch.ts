@@ -8,10 +8,14 @@ export interface RawBatch {
   kind: RecordKindName;
   texts: string[];
   lines: number[];
+  /** The index in its file (0-based) of the batch's first record. */
+  first: number;
 }
 
 export interface BatchProblem {
   line: number;
+  /** The record's index in its file (0-based), when the problem is one record's. */
+  record?: number;
   fieldName: string;
   message: string;
 }
@@ -34,7 +38,7 @@ const validatorOf = (name: RecordKindName): Validator<unknown> => {
 };
 
 /** Parses and validates each record of the batch and turns the valid ones into rows to store. */
-export const convertBatch = ({ kind, texts, lines }: RawBatch): ConvertedBatch => {
+export const convertBatch = ({ kind, texts, lines, first }: RawBatch): ConvertedBatch => {
   const validator = validatorOf(kind);
   const toRow = recordKind(kind).toRow;
   const records: RecordRow[] = [];
@@ -47,6 +51,7 @@ export const convertBatch = ({ kind, texts, lines }: RawBatch): ConvertedBatch =
     } catch (error) {
       problems.push({
         line,
+        record: first + i,
         fieldName: '(record)',
         message: `is not valid JSON: ${(error as Error).message}`,
       });
@@ -54,7 +59,7 @@ export const convertBatch = ({ kind, texts, lines }: RawBatch): ConvertedBatch =
     }
     const found = validator.problems(value);
     for (const problem of found)
-      problems.push({ line: lineOfField(texts[i]!, line, problem.fieldName), ...problem });
+      problems.push({ line: lineOfField(texts[i]!, line, problem.fieldName), record: first + i, ...problem });
     if (problems.length === 0) records.push(toRow(value));
   }
   return { records: problems.length === 0 ? records : [], problems };

@@ -15,6 +15,8 @@ import { openInput, RecordSyntaxError, readRecords } from './record-stream.js';
 export interface ImportProblem {
   file: string;
   line: number;
+  /** The record's index in its file (0-based), when the problem is one record's. */
+  record?: number;
   fieldName: string;
   message: string;
 }
@@ -81,6 +83,7 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
     const converting: Promise<ConvertedBatch>[] = [];
     let texts: string[] = [];
     let lines: number[] = [];
+    let inFile = 0;
     // One batch is written while the next ones are read and converted.
     let writing: Promise<void> = Promise.resolve();
     const takeOldest = async () => {
@@ -101,7 +104,7 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
     };
     const convert = async () => {
       if (texts.length === BATCH) converter.prepare();
-      const pending = converter.convert({ kind: kind.name, texts, lines });
+      const pending = converter.convert({ kind: kind.name, texts, lines, first: inFile - texts.length });
       pending.catch(() => {});
       converting.push(pending);
       texts = [];
@@ -112,6 +115,7 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
       for await (const raw of readRecords(source.input ?? openInput(source.path))) {
         if (truncated) return;
         read++;
+        inFile++;
         texts.push(raw.text);
         lines.push(raw.line);
         if (texts.length === BATCH) await convert();

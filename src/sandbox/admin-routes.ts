@@ -1,9 +1,12 @@
+import { Readable } from 'node:stream';
 import { type Context, Hono } from 'hono';
 import { createClientCredentials } from '../auth/clients.js';
-import { readJsonObject } from '../http/request-body.js';
+import { readBodyText, readJsonObject } from '../http/request-body.js';
+import { type ImportProblem, importFiles } from '../import/import-files.js';
+import { RECORD_KINDS } from '../records/kinds.js';
 import { LarderError } from '../shared/errors.js';
 import { createValidator } from '../shared/validator.js';
-import type { VirtualClock } from '../shared/virtual-clock.js';
+import type { ClockView, VirtualClock } from '../shared/virtual-clock.js';
 import type { Store } from '../storage/store.js';
 import {
   type ClockAdvanceRequest,
@@ -13,6 +16,7 @@ import {
   type NewClientRequest,
   NewClientRequestSchema,
 } from './admin-schemas.js';
+import { type LiveDemo, resetDemo } from './demo.js';
 import type { Journal, JournalFilter } from './journal.js';
 import { judgeClient, RULES } from './report.js';
 
@@ -22,7 +26,19 @@ export interface AdminDeps {
   store: Store;
   clock: VirtualClock;
   journal: Journal;
+  /** Absent with --no-live. */
+  live: LiveDemo | undefined;
+  /** Tells the retail routes a location is gone. */
+  forgetLocation: (locationId: string) => void;
 }
+
+/** Fixture uploads may be large (a whole location), but not unbounded. */
+export const MAX_FIXTURE_BYTES = 64 * 1024 * 1024;
+
+/** The nested errors of a 400 name at most this many problems, and say how many more there were. */
+const MAX_REPORTED_PROBLEMS = 20;
+
+const LOCATION_ID = /^[\w.:@-]{1,200}$/;
 
 const validated = <T>(schema: Parameters<typeof createValidator>[0]) => {
   const validator = createValidator<T>(schema);
@@ -36,6 +52,45 @@ const validated = <T>(schema: Parameters<typeof createValidator>[0]) => {
       problems,
     });
   };
+};
+
+const JSON_OR_NDJSON = /^application\/(?:json|x-ndjson|jsonl|json-seq)\s*(?:;|$)/i;
+
+/** The request body as a stream for the importer: a JSON array or NDJSON, bounded by MAX_FIXTURE_BYTES. */
+const fixtureBody = async (c: Context): Promise<Readable> => {
+  const type = c.req.header('content-type');
+  if (type === undefined || !JSON_OR_NDJSON.test(type))
+    throw new LarderError('ERR_UNSUPPORTED_MEDIA_TYPE', {
+      message: 'Send the records as a JSON array (application/json) or NDJSON (application/x-ndjson).',
+    });
+  const text = await readBodyText(c, MAX_FIXTURE_BYTES).catch((error: unknown) => {
+    if (error instanceof LarderError && error.code === 'ERR_BODY_TOO_LARGE')
+      throw new LarderError('ERR_BODY_TOO_LARGE', {
+        message: `A fixture upload is at most ${MAX_FIXTURE_BYTES / 1024 / 1024} MiB; split larger ones.`,
+      });
+    throw error;
+  });
+  if (text.trim() === '')
+    throw new LarderError('ERR_BODY_NOT_JSON', {
+      message: 'The body holds no records: send [] or NDJSON lines.',
+    });
+  return Readable.from([text]);
+};
+
+/** An import's problems as one 400 whose nested errors name the record index, the field and the line. */
+const fixtureProblems = (problems: readonly ImportProblem[], truncated: boolean): LarderError => {
+  const shown = problems.slice(0, MAX_REPORTED_PROBLEMS);
+  const more = problems.length > MAX_REPORTED_PROBLEMS || truncated;
+  return new LarderError('ERR_VALIDATION', {
+    message: `Nothing was imported: ${shown.length}${more ? ' or more' : ''} problem(s) in the records.`,
+    problems: shown.map((problem) => ({
+      fieldName:
+        problem.record === undefined
+          ? problem.fieldName
+          : `[${problem.record}]${problem.fieldName.startsWith('(') ? '' : '.'}${problem.fieldName}`,
+      message: `${problem.message} (line ${problem.line})`,
+    })),
+  });
 };
 
 const clockSet = validated<ClockSetRequest>(ClockSetRequestSchema);
@@ -69,19 +124,66 @@ export const journalFilter = (c: Context): JournalFilter => {
 };
 
 /** The sandbox controls under /_larder/: the caller is already the admin (admin-auth middleware). */
-export const createAdminRoutes = ({ store, clock, journal }: AdminDeps): Hono => {
+export const createAdminRoutes = ({ store, clock, journal, live, forgetLocation }: AdminDeps): Hono => {
   const routes = new Hono();
+
+  /** The clock moved: the live demo locations get the days it passed before the answer goes out. */
+  const moved = async (view: ClockView): Promise<ClockView> => {
+    await live?.catchUp();
+    return clock.view();
+  };
 
   routes.get('/clock', (c) => c.json(clock.view()));
   routes.put('/clock', async (c) => {
     const request = clockSet(await readJsonObject(c));
-    return c.json(await clock.set(Date.parse(request.now), request.frozen === true));
+    return c.json(await moved(await clock.set(Date.parse(request.now), request.frozen === true)));
   });
   routes.post('/clock/advance', async (c) => {
     const request = clockAdvance(await readJsonObject(c));
-    return c.json(await clock.advance(request.seconds * 1000));
+    return c.json(await moved(await clock.advance(request.seconds * 1000)));
   });
-  routes.delete('/clock', async (c) => c.json(await clock.reset()));
+  routes.delete('/clock', async (c) => c.json(await moved(await clock.reset())));
+
+  const locationParam = (c: Context): string => {
+    const id = c.req.param('locationId') ?? '';
+    if (!LOCATION_ID.test(id))
+      throw new LarderError('ERR_VALIDATION', {
+        fieldName: 'locationId',
+        message: 'locationId must be 1 to 200 letters, digits or . _ : @ -',
+      });
+    return id;
+  };
+
+  for (const kind of RECORD_KINDS) {
+    routes.post(`/locations/:locationId/${kind.name}`, async (c) => {
+      const locationId = locationParam(c);
+      const input = await fixtureBody(c);
+      const result = await importFiles(store, {
+        locationId,
+        [kind.name]: { path: 'body', input },
+        maxProblems: MAX_REPORTED_PROBLEMS + 1,
+      });
+      if (!result.committed) throw fixtureProblems(result.problems, result.truncated);
+      return c.json({ imported: result.counts[kind.countField] });
+    });
+  }
+
+  routes.delete('/locations/:locationId', async (c) => {
+    const locationId = locationParam(c);
+    if (!(await store.locations.delete(locationId)))
+      throw new LarderError('ERR_LOCATION_NOT_FOUND', { message: `Location ${locationId} is unknown.` });
+    forgetLocation(locationId);
+    return c.json({ deleted: locationId });
+  });
+
+  routes.post('/reset', async (c) => {
+    await resetDemo(store);
+    for (const location of await store.locations.list()) forgetLocation(location.id);
+    await clock.reset();
+    journal.clear();
+    await live?.catchUp();
+    return c.json({ reset: true, clock: clock.view() });
+  });
 
   routes.get('/requests', (c) => c.json({ requests: journal.list(journalFilter(c)) }));
   routes.delete('/requests', (c) => {

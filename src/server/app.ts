@@ -15,6 +15,7 @@ import { createLocationDirectory } from '../retail/location-directory.js';
 import { createPageTokens } from '../retail/page-token.js';
 import { createRetailRoutes } from '../retail/retail-routes.js';
 import { ADMIN_PREFIX, createAdminRoutes } from '../sandbox/admin-routes.js';
+import { createLiveDemo } from '../sandbox/demo.js';
 import { createJournal, type Journal } from '../sandbox/journal.js';
 import { OPERATIONS } from '../sandbox/journal-entry.js';
 import type { Clock } from '../shared/clock.js';
@@ -36,6 +37,8 @@ export interface AppConfig {
   adminToken?: string;
   /** Entries the request journal keeps (default 10,000). */
   journalSize?: number;
+  /** Demo locations keep trading as the clock passes midnight UTC (default true; a no-op without demo data). */
+  live?: boolean;
 }
 
 export interface AppDeps {
@@ -60,6 +63,9 @@ export interface LarderApp {
 
 /** Every instance keeps its virtual time in step with the store within a second, as with revocations. */
 const CLOCK_SYNC_MS = 500;
+
+/** How often real time is checked for a passed midnight (a clock moved through the admin API catches up at once). */
+const LIVE_CHECK_MS = 60_000;
 
 /** Operation ids by `METHOD route`, for the journal. */
 const OPERATION_ROUTES: ReadonlyMap<string, string> = new Map([
@@ -95,6 +101,7 @@ export const createApp = async ({
     : undefined;
   const clock = virtualClock ?? given;
   const journal = sandbox ? createJournal(config.journalSize) : undefined;
+  const live = config.live === false ? undefined : createLiveDemo({ store, clock, logger });
   const auth = await createAuthService({
     store,
     clock,
@@ -143,7 +150,10 @@ export const createApp = async ({
   );
   if (config.adminToken !== undefined && virtualClock !== undefined && journal !== undefined) {
     app.use(`${ADMIN_PREFIX}/*`, adminAuth(config.adminToken));
-    app.route(ADMIN_PREFIX, createAdminRoutes({ store, clock: virtualClock, journal }));
+    app.route(
+      ADMIN_PREFIX,
+      createAdminRoutes({ store, clock: virtualClock, journal, live, forgetLocation: locations.forget }),
+    );
   }
   return {
     app,

@@ -19,6 +19,7 @@ export interface ServerConfig {
   adminToken?: string;
   journalSize?: number;
   loginThrottle?: ThrottleLimit | 'off';
+  live?: boolean;
 }
 
 /** A server started in process: where it answers, and how to stop it. */
@@ -94,6 +95,7 @@ export const startServer = async (deps: {
         ...(config.adminToken === undefined ? {} : { adminToken: config.adminToken }),
         ...(config.journalSize === undefined ? {} : { journalSize: config.journalSize }),
         ...(config.loginThrottle === undefined ? {} : { loginThrottle: config.loginThrottle }),
+        ...(config.live === undefined ? {} : { live: config.live }),
       },
     });
     stopPolling = larder.start();

@@ -4,7 +4,10 @@ import type { ClockSetting } from '../shared/virtual-clock.js';
 /** The demo locations that keep trading, and the last day generated for them (UTC, YYYY-MM-DD). */
 export interface LiveDemoState {
   seed: number;
-  /** Days of history of the first generation; later days extend it, from the same start. */
+  /** The first generation (what a reset brings back): its days of history and last day. */
+  firstDays: number;
+  firstEndDate: string;
+  /** Generated so far: later days extend the first generation's history, from the same start. */
   days: number;
   endDate: string;
   locations: { id: string; locationIndex: number }[];

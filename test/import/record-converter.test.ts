@@ -6,6 +6,7 @@ import { collectLocation } from '../seed/collect.js';
 const { orders } = collectLocation({ days: 28, ordersPerWeek: 30, items: 30, suppliers: 4 });
 const batch = (from: number, to: number) => ({
   kind: 'purchaseOrders' as const,
+  first: from,
   texts: orders.slice(from, to).map((order) => JSON.stringify(order)),
   lines: orders.slice(from, to).map((_, i) => from + i + 1),
 });

@@ -139,6 +139,7 @@ test('a problem deep in a pretty-printed record points at its own line', async (
   assert.equal(records[0]?.line, 2);
   const { problems } = convertBatch({
     kind: 'purchaseOrders',
+    first: 0,
     texts: records.map((r) => r.text),
     lines: records.map((r) => r.line),
   });

@@ -1,7 +1,9 @@
 import cluster from 'node:cluster';
+import { prepareDemo } from '../../sandbox/demo.js';
 import { DEFAULT_JOURNAL_SIZE } from '../../sandbox/journal.js';
 import { createSupervisor } from '../../server/cluster-supervisor.js';
 import { localUrl } from '../../server/server.js';
+import { systemClock } from '../../shared/clock.js';
 import {
   DEFAULT_HOST,
   DEFAULT_TOKEN_TTL_SECONDS,
@@ -10,8 +12,7 @@ import {
 } from '../../shared/limits.js';
 import { openStore } from '../../storage/open-store.js';
 import { type Command, type CommandIo, STORE_OPTIONS } from '../command.js';
-import { prepareDemo } from '../demo.js';
-import { announce, serve } from '../serve.js';
+import { announce, serve, withDemoAdminToken } from '../serve.js';
 import { parseServeConfig, type ServeConfig } from '../serve-config.js';
 
 /** Waits for SIGINT/SIGTERM, then runs `stop` once. */
@@ -150,6 +151,11 @@ export const serveCommand: Command = {
       description:
         'Failed logins allowed per client id and address before 429 (10/min, 5/30s, 100/h), or off. Correct credentials from elsewhere are never refused.',
     },
+    'no-live': {
+      type: 'boolean',
+      env: 'LARDER_NO_LIVE',
+      description: 'Freeze the demo locations: no new activity as the clock passes midnight UTC.',
+    },
     'no-demo': {
       type: 'boolean',
       env: 'LARDER_NO_DEMO',
@@ -183,8 +189,9 @@ export const serveCommand: Command = {
     // Workers open their own connections; the primary keeps one to prepare the demo and print the banner.
     const store = await openStore(config.store);
     try {
-      if (config.demo) await prepareDemo(store, io);
-      return await serveWithWorkers(config, io, (server) => announce(store, io, server, config.workers));
+      if (config.demo) await prepareDemo(store, systemClock, io.stdout);
+      const resolved = await withDemoAdminToken(store, config);
+      return await serveWithWorkers(config, io, (server) => announce(store, io, server, resolved));
     } finally {
       await store.close();
     }

@@ -1,0 +1,231 @@
+import { randomBytes } from 'node:crypto';
+import { LOGIN_PATH } from '../auth/auth-service.js';
+import { createClientCredentials, updateClientGrants } from '../auth/clients.js';
+import { RETAIL_INVENTORY_READ, RETAIL_READ } from '../auth/scopes.js';
+import { describeCounts, RECORD_KINDS } from '../records/kinds.js';
+import { daysBetween, liveDelta } from '../seed/live-delta.js';
+import { SEED_DEFAULTS } from '../seed/options.js';
+import { seedStore } from '../seed/seed-store.js';
+import type { Clock } from '../shared/clock.js';
+import { LarderError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import type { LiveDemoState, Store } from '../storage/store.js';
+
+/**
+ * The demo sandbox: the first start of an empty embedded database (demo locations, data, a demo client and an
+ * admin token), its reset, and the live demo locations that keep trading as the (virtual) clock passes midnight.
+ * The demo secret and admin token are kept in the clear in this database only, so later starts can print them
+ * again; no other secret is ever stored.
+ */
+
+const SCOPES = [RETAIL_INVENTORY_READ, RETAIL_READ];
+
+/** The last whole UTC day before `epochMs`: demo history always ends yesterday, as the seed's default does. */
+export const lastCompleteDay = (epochMs: number): string =>
+  new Date(epochMs - 86_400_000).toISOString().slice(0, 10);
+
+const seedDemo = async (
+  store: Store,
+  state: Pick<LiveDemoState, 'seed' | 'firstDays' | 'firstEndDate'>,
+  exclusive: boolean,
+) => {
+  const result = await seedStore(store, {
+    seed: state.seed,
+    days: state.firstDays,
+    endDate: state.firstEndDate,
+    exclusive,
+  });
+  return result.locations.map((location, locationIndex) => ({ id: location.id, locationIndex }));
+};
+
+/** First start: an empty embedded database becomes a working sandbox. Says what it did through `print`. */
+export const prepareDemo = async (
+  store: Store,
+  clock: Clock,
+  print: (text: string) => void,
+): Promise<void> => {
+  // A shared server (PostgreSQL) is the operators' backend: never fill it with demo data unasked.
+  if (!store.capabilities.embedded) return;
+  const [locations, clients] = await Promise.all([store.locations.list(), store.auth.listClients()]);
+  if (locations.length > 0 || clients.length > 0) return;
+  print(
+    `New database: creating demo data (${SEED_DEFAULTS.locations} locations, ${SEED_DEFAULTS.days} days) and a demo client…\n`,
+  );
+  const started = performance.now();
+  const first = {
+    seed: SEED_DEFAULTS.seed,
+    firstDays: SEED_DEFAULTS.days,
+    firstEndDate: lastCompleteDay(clock.now()),
+  };
+  // Nothing serves yet, so the load may take the database to itself.
+  const demoLocations = await seedDemo(store, first, true);
+  // Granted the demo locations by id: a location imported later is never readable with the printed secret.
+  const client = await createClientCredentials(
+    store,
+    { name: 'Demo client', locations: demoLocations.map((l) => l.id), scopes: SCOPES },
+    clock,
+  );
+  await store.settings.demoClient.set({ clientId: client.clientId, clientSecret: client.clientSecret });
+  await store.settings.demoAdminToken.set(randomBytes(24).toString('base64url'));
+  await store.settings.liveDemo.set({
+    ...first,
+    days: first.firstDays,
+    endDate: first.firstEndDate,
+    locations: demoLocations,
+  });
+  print(`Demo data ready in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`);
+};
+
+/** The banner's demo part: credentials, locations, the admin token and a curl to try. */
+export const printDemo = async (
+  store: Store,
+  publicUrl: string,
+  print: (text: string) => void,
+  adminOn: boolean,
+): Promise<void> => {
+  const [demoClient, adminToken, locations] = await Promise.all([
+    store.settings.demoClient.get(),
+    store.settings.demoAdminToken.get(),
+    store.locations.list(),
+  ]);
+  if (demoClient === undefined) {
+    if (locations.length === 0)
+      print('The database is empty: load data with `larder import` or `larder seed`.\n');
+    return;
+  }
+  const { clientId, clientSecret } = demoClient;
+  const client = await store.auth.getClient(clientId);
+  if (client === undefined || client.revokedAt !== null) return;
+  const location = client.locations[0] ?? locations[0]?.id ?? 'LOCATION_ID';
+  const login = JSON.stringify({ clientId, clientSecret, userAccessType: 'PLATFORM_MACHINE_CLIENT' });
+  const admin =
+    adminOn && adminToken !== undefined
+      ? `
+Admin API (clock, fixtures, request journal, integration report; see the README's "Sandbox" section):
+  adminToken:   ${adminToken}
+  larder clock advance 1d --url ${publicUrl} --admin-token ${adminToken}
+  curl -s ${publicUrl}/_larder/requests -H 'Authorization: Bearer ${adminToken}'
+`
+      : '';
+  print(`
+Demo client (granted the demo locations; this demo database keeps its secret so it can show it again):
+  clientId:     ${clientId}
+  clientSecret: ${clientSecret}
+Locations:
+${locations.map((l) => `  ${l.id}  ${l.name} (${describeCounts(l)})`).join('\n')}
+${admin}
+Try it:
+  TOKEN=$(curl -s -X POST ${publicUrl}${LOGIN_PATH} -H 'content-type: application/json' \\
+    -d '${login}' | node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).token.accessToken')
+  curl -s -X POST '${publicUrl}/v1/purchaseOrders/search?pageSize=2' -H "Authorization: Bearer $TOKEN" \\
+    -H 'Platform-Restaurant-External-ID: ${location}' -H 'content-type: application/json' -d '{}'
+
+`);
+};
+
+export interface LiveDemo {
+  /**
+   * Brings the demo locations up to the last complete day of the clock: each day since the last one gets its
+   * activity (new orders, orders moving on, receipts, counts, waste, transfers), deterministic by seed and date.
+   * Concurrent calls share one run. Resolves with what was written (nothing when already up to date).
+   */
+  catchUp(): Promise<{ days: number; records: number; ms: number } | undefined>;
+  /** Runs catchUp every `intervalMs` (real time passing midnight); returns a stop function. */
+  start(intervalMs: number): () => void;
+}
+
+export const createLiveDemo = ({
+  store,
+  clock,
+  logger,
+}: {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+}): LiveDemo => {
+  let running: Promise<{ days: number; records: number; ms: number } | undefined> | undefined;
+  const run = async () => {
+    const state = await store.settings.liveDemo.get();
+    const target = lastCompleteDay(clock.now());
+    if (state === undefined || target <= state.endDate) return undefined;
+    const started = performance.now();
+    let records = 0;
+    for (const location of state.locations) {
+      // Deleted (or reset away) demo locations stay gone; imported locations are never in this list.
+      if ((await store.locations.get(location.id)) === undefined) continue;
+      const session = await store.records.beginImport({ id: location.id });
+      try {
+        const options = {
+          seed: state.seed,
+          locationIndex: location.locationIndex,
+          days: state.days,
+          endDate: state.endDate,
+        };
+        for (const batch of liveDelta(options, target)) {
+          for (const kind of RECORD_KINDS) {
+            const rows = batch[kind.name].map((record) => kind.toRow(record as never));
+            if (rows.length > 0) await session.put(kind, rows);
+            records += rows.length;
+          }
+        }
+        await session.commit();
+      } catch (error) {
+        await session.rollback();
+        throw error;
+      }
+    }
+    const days = daysBetween(state.endDate, target);
+    await store.settings.liveDemo.set({ ...state, days: state.days + days, endDate: target });
+    const result = { days, records, ms: Math.round(performance.now() - started) };
+    logger.info('live demo locations caught up', { ...result, endDate: target });
+    return result;
+  };
+  const catchUp = () => {
+    running ??= run().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+  return {
+    catchUp,
+    start: (intervalMs) => {
+      const timer = setInterval(() => {
+        catchUp().catch((error: unknown) =>
+          logger.warn('live demo catch-up failed; retrying later', { error }),
+        );
+      }, intervalMs).unref();
+      return () => clearInterval(timer);
+    },
+  };
+};
+
+/**
+ * Brings a demo database back to its first-start state: the demo data as first generated (then caught up to the
+ * clock by the live demo), only the demo client (its printed credentials keep working), real time. Answers 409 on
+ * a database that was not started as a demo.
+ */
+export const resetDemo = async (store: Store): Promise<void> => {
+  const [state, demoClient] = await Promise.all([
+    store.settings.liveDemo.get(),
+    store.settings.demoClient.get(),
+  ]);
+  if (state === undefined || demoClient === undefined)
+    throw new LarderError('ERR_CONFLICT', {
+      message: 'Only a demo database can be reset: this one was not first started as a demo.',
+    });
+  for (const location of await store.locations.list()) await store.locations.delete(location.id);
+  for (const client of await store.auth.listClients())
+    if (client.clientId !== demoClient.clientId) await store.auth.deleteClient(client.clientId);
+  const locations = await seedDemo(store, state, false);
+  await updateClientGrants(store, demoClient.clientId, {
+    locations: locations.map((l) => l.id),
+    scopes: SCOPES,
+  });
+  await store.auth.updateClient(demoClient.clientId, { revokedAt: null });
+  await store.settings.liveDemo.set({
+    ...state,
+    days: state.firstDays,
+    endDate: state.firstEndDate,
+    locations,
+  });
+};

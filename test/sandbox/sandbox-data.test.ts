@@ -1,0 +1,229 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { checkStore } from '../../src/check/check-location.js';
+import { prepareDemo } from '../../src/sandbox/demo.js';
+import { createApp, type LarderApp } from '../../src/server/app.js';
+import { createTestClock, type TestClock } from '../../src/shared/clock.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import { openStore } from '../../src/storage/open-store.js';
+import type { Store } from '../../src/storage/store.js';
+import { inventoryFixture, purchaseOrderFixture } from '../helpers/fixtures.js';
+import { type BackendInstance, backends, describeBackend } from '../storage/backends.js';
+
+const ADMIN = 'sandbox-data-admin-token';
+const T = Date.UTC(2025, 4, 1, 12);
+
+const appOn = (store: Store, clock: TestClock) =>
+  createApp({
+    store,
+    clock,
+    logger: silentLogger,
+    config: {
+      publicUrl: 'http://larder.test',
+      tokenTtlSeconds: 86_400,
+      trustProxy: false,
+      adminToken: ADMIN,
+    },
+  });
+
+const client = (larder: LarderApp) => {
+  const admin = (method: string, path: string, body?: string, type = 'application/json') =>
+    larder.app.request(`/_larder${path}`, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN}`, ...(body === undefined ? {} : { 'content-type': type }) },
+      ...(body === undefined ? {} : { body }),
+    });
+  const json = async <T = Record<string, unknown>>(response: Response | Promise<Response>) =>
+    (await (await response).json()) as T;
+  const retail = async (clientId: string, clientSecret: string) => {
+    const login = await json<{ token: { accessToken: string } }>(
+      larder.app.request('/authentication/v1/authentication/login', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ clientId, clientSecret, userAccessType: 'PLATFORM_MACHINE_CLIENT' }),
+      }),
+    );
+    const token = login.token.accessToken;
+    return (location: string, kind: string, body: unknown = {}, query = '') =>
+      larder.app.request(`/v1/${kind}/search${query}`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'platform-restaurant-external-id': location,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify(body),
+      });
+  };
+  return { admin, json, retail };
+};
+
+for (const backend of await backends()) {
+  describeBackend(`sandbox fixtures over HTTP (${backend.name})`, backend, () => {
+    let db: BackendInstance;
+    let larder: LarderApp;
+    let api: ReturnType<typeof client>;
+    before(async () => {
+      db = await backend.create();
+      larder = await appOn(db.store, createTestClock(T));
+      api = client(larder);
+    });
+    after(() => db.destroy());
+
+    const orders = [1, 2, 3].map((n) => purchaseOrderFixture(n, { modifiedAt: T - n * 60_000 }));
+
+    test('a JSON array of purchase orders and NDJSON inventory load into a new location', async () => {
+      const loaded = await api.admin('POST', '/locations/fixture-1/purchaseOrders', JSON.stringify(orders));
+      assert.equal(loaded.status, 200);
+      assert.deepEqual(await loaded.json(), { imported: 3 });
+      const ndjson = [1, 2].map((n) => JSON.stringify(inventoryFixture(n, { modifiedAt: T }))).join('\n');
+      const entries = await api.admin(
+        'POST',
+        '/locations/fixture-1/inventoryHistory',
+        ndjson,
+        'application/x-ndjson',
+      );
+      assert.deepEqual(await entries.json(), { imported: 2 });
+      const created = await api.json<{ clientId: string; clientSecret: string }>(
+        api.admin('POST', '/clients', JSON.stringify({ name: 'fixture reader', locations: ['fixture-1'] })),
+      );
+      const search = await api.retail(created.clientId, created.clientSecret);
+      const page = await api.json<{ data: unknown[] }>(search('fixture-1', 'purchaseOrders'));
+      assert.equal(page.data.length, 3);
+    });
+
+    test('a bad record is a 400 naming its index and field, and nothing is stored', async () => {
+      const bad = [orders[0], { ...orders[1], status: 'LOST' }, { ...orders[2], id: 'nope' }];
+      const response = await api.admin('POST', '/locations/fixture-2/purchaseOrders', JSON.stringify(bad));
+      assert.equal(response.status, 400);
+      const body = await api.json<{ code: number; errors: { fieldName: string }[] }>(response);
+      assert.equal(body.code, 40001);
+      assert.deepEqual(
+        body.errors.map((e) => e.fieldName),
+        ['[1].status', '[2].id'],
+      );
+      assert.equal(await db.store.locations.get('fixture-2'), undefined, 'all or nothing');
+    });
+
+    test('bad uploads: wrong content type 415, empty body 400, bad location id 400', async () => {
+      assert.equal((await api.admin('POST', '/locations/x/purchaseOrders', '[]', 'text/plain')).status, 415);
+      assert.equal((await api.admin('POST', '/locations/x/purchaseOrders', '')).status, 400);
+      const badId = await api.admin('POST', '/locations/a%20b/purchaseOrders', '[]');
+      assert.equal(badId.status, 400);
+      assert.equal((await api.json(badId))['fieldName'], 'locationId');
+    });
+
+    test('DELETE a location removes it and its records; then it is unknown', async () => {
+      await api.admin('POST', '/locations/fixture-3/purchaseOrders', JSON.stringify(orders));
+      const created = await api.json<{ clientId: string; clientSecret: string }>(
+        api.admin('POST', '/clients', JSON.stringify({ name: 'r', locations: ['fixture-3'] })),
+      );
+      const search = await api.retail(created.clientId, created.clientSecret);
+      assert.equal((await search('fixture-3', 'purchaseOrders')).status, 200);
+      assert.deepEqual(await api.json(api.admin('DELETE', '/locations/fixture-3')), { deleted: 'fixture-3' });
+      const gone = await search('fixture-3', 'purchaseOrders');
+      assert.equal(gone.status, 404);
+      assert.equal((await api.json(gone))['code'], 40403);
+      assert.equal((await api.admin('DELETE', '/locations/fixture-3')).status, 404);
+    });
+
+    test('reset answers 409 on a database that was not started as a demo', async () => {
+      const response = await api.admin('POST', '/reset');
+      assert.equal(response.status, 409);
+      assert.match(String((await api.json(response))['message']), /demo database/);
+    });
+  });
+}
+
+describe('a live demo database', () => {
+  let dir: string;
+  let store: Store;
+  let clock: TestClock;
+  let larder: LarderApp;
+  let api: ReturnType<typeof client>;
+  const firstDay = '2025-04-30';
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'larder-live-'));
+    store = await openStore({ db: join(dir, 'demo.db') });
+    clock = createTestClock(T);
+    await prepareDemo(store, clock, () => {});
+    larder = await appOn(store, clock);
+    api = client(larder);
+  });
+  after(async () => {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const demoSearch = async () => {
+    const demo = (await store.settings.demoClient.get())!;
+    return api.retail(demo.clientId, demo.clientSecret);
+  };
+
+  /** Every record of a search, walking its pages. */
+  const walk = async (location: string, kind: string, body: unknown) => {
+    const search = await demoSearch();
+    const records: { modifiedDate: string }[] = [];
+    for (let token = ''; ; ) {
+      const page = await api.json<{ data: { modifiedDate: string }[]; nextPageToken: string }>(
+        search(location, kind, body, `?pageSize=500${token === '' ? '' : `&pageToken=${token}`}`),
+      );
+      records.push(...page.data);
+      if (page.nextPageToken === '') return records;
+      token = page.nextPageToken;
+    }
+  };
+
+  test('demo data ends the day before the clock, and its state is kept', async () => {
+    const state = await store.settings.liveDemo.get();
+    assert.equal(state?.endDate, firstDay);
+    assert.equal(state?.locations.length, 3);
+    assert.equal((await store.settings.demoAdminToken.get())?.length, 32);
+  });
+
+  test('advancing the clock 2 days brings 2 days of activity, dated after the last sync, and check still passes', async () => {
+    const [location] = (await store.settings.liveDemo.get())!.locations;
+    const before = await walk(location!.id, 'inventoryHistory', {
+      updatedDateRange: { startDate: firstDay },
+    });
+    await api.admin('POST', '/clock/advance', JSON.stringify({ seconds: 2 * 86_400 }));
+    assert.equal((await store.settings.liveDemo.get())?.endDate, '2025-05-02');
+    const changed = await walk(location!.id, 'purchaseOrders', {
+      updatedDateRange: { startDate: '2025-05-01' },
+      includeArchived: true,
+    });
+    assert.ok(changed.length > 0, 'orders were placed or moved on');
+    assert.ok(changed.every((order) => order.modifiedDate >= '2025-05-01'));
+    const after = await walk(location!.id, 'inventoryHistory', { updatedDateRange: { startDate: firstDay } });
+    assert.ok(after.length > before.length, 'new inventory activity');
+    for (const report of await checkStore(store)) assert.deepEqual(report.findings, [], report.locationId);
+  });
+
+  test('an imported location is never touched by the live demo', async () => {
+    const fixture = [purchaseOrderFixture(1, { modifiedAt: T })];
+    await api.admin('POST', '/locations/mine/purchaseOrders', JSON.stringify(fixture));
+    await api.admin('POST', '/clock/advance', JSON.stringify({ seconds: 86_400 }));
+    const listed = await store.locations.list();
+    assert.equal(listed.find((l) => l.id === 'mine')?.purchaseOrders, 1);
+  });
+
+  test('reset brings the first-start data, only the demo client, real time and an empty journal', async () => {
+    const [first] = (await store.settings.liveDemo.get())!.locations;
+    await api.admin('POST', '/clients', JSON.stringify({ name: 'extra', allLocations: true }));
+    const reset = await api.admin('POST', '/reset');
+    assert.equal(reset.status, 200);
+    const state = (await store.settings.liveDemo.get())!;
+    // Real time is the test clock's: the live demo catches up to its last complete day.
+    assert.equal(state.endDate, firstDay);
+    assert.equal((await store.auth.listClients()).length, 1);
+    assert.equal(await store.locations.get('mine'), undefined);
+    assert.ok(await store.locations.get(first!.id));
+    const view = await api.json(api.admin('GET', '/clock'));
+    assert.equal(view['offsetSeconds'], 0);
+    assert.deepEqual(await api.json(api.admin('GET', '/requests')), { requests: [] });
+    assert.equal((await (await demoSearch())(first!.id, 'purchaseOrders')).status, 200);
+  });
+});
