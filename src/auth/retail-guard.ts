@@ -95,9 +95,6 @@ export const createRetailGuard = ({
     return { clientId: token.clientId, scopes };
   };
 
-  const admit = async (token: VerifiedToken, locationId: string | undefined): Promise<Principal> =>
-    decide(token, state.client(token.clientId) ?? (await state.lookupClient(token.clientId)), locationId);
-
   return async (authorization, locationId) => {
     const match = authorization === undefined ? null : BEARER.exec(authorization);
     if (match === null) {
@@ -105,14 +102,22 @@ export const createRetailGuard = ({
         throw invalidToken('The access token is malformed');
       throw unauthenticated();
     }
-    const token = match[1] as string;
-    const cached = verified.get(token);
-    if (cached !== undefined) {
-      // A deleted key or an expiry drops the entry; full verification then names the reason.
-      if (clock.now() < cached.rejectAfter && state.keys().verificationKey(cached.kid) !== undefined)
-        return admit(cached, locationId);
-      verified.delete(token);
+    const text = match[1] as string;
+    let token = verified.get(text);
+    // A deleted key or an expiry drops the entry; full verification then names the reason.
+    if (
+      token !== undefined &&
+      !(clock.now() < token.rejectAfter && state.keys().verificationKey(token.kid) !== undefined)
+    ) {
+      verified.delete(text);
+      token = undefined;
     }
-    return admit(await verifyOnce(token), locationId);
+    token ??= await verifyOnce(text);
+    // One promise per call on the hot path (cached token, known client): nothing else is awaited.
+    return decide(
+      token,
+      state.client(token.clientId) ?? (await state.lookupClient(token.clientId)),
+      locationId,
+    );
   };
 };

@@ -2,10 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
 import { LarderError } from '../shared/errors.js';
+import { MAX_BODY_BYTES } from '../shared/limits.js';
 import { requestHeader } from './request-header.js';
-
-/** decisions.md: search bodies over 64 KiB are refused with 413. */
-export const MAX_BODY_BYTES = 64 * 1024;
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 

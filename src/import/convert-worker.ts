@@ -1,7 +1,5 @@
-import { parentPort } from 'node:worker_threads';
-import { convertBatch, type RawBatch } from './convert-batch.js';
+import { answerRequests } from '../shared/worker-channel.js';
+import { type ConvertedBatch, convertBatch, type RawBatch } from './convert-batch.js';
 
 /** Converts batches in the order they come, answering each with its ConvertedBatch. */
-parentPort?.on('message', (batch: RawBatch) => {
-  parentPort?.postMessage(convertBatch(batch));
-});
+answerRequests<RawBatch, ConvertedBatch>((batch) => ({ answer: convertBatch(batch) }));

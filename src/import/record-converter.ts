@@ -1,5 +1,5 @@
-import type { Worker } from 'node:worker_threads';
-import { siblingModule, startWorker } from '../shared/start-worker.js';
+import { siblingModule } from '../shared/start-worker.js';
+import { openWorkerChannel, type WorkerChannel } from '../shared/worker-channel.js';
 import { type ConvertedBatch, convertBatch, type RawBatch } from './convert-batch.js';
 
 export const CONVERT_WORKER = siblingModule(import.meta.url, 'convert-worker');
@@ -33,43 +33,30 @@ export const createRecordConverter = ({
   inWorker?: boolean;
   script?: URL;
 } = {}): RecordConverter => {
-  let worker: Worker | undefined;
+  let channel: WorkerChannel<RawBatch, ConvertedBatch> | undefined;
   let converted = 0;
-  let failure: { error: unknown } | undefined;
-  const waiting: { resolve: (batch: ConvertedBatch) => void; reject: (error: unknown) => void }[] = [];
-
-  const fail = (error: unknown) => {
-    failure ??= { error };
-    for (const waiter of waiting.splice(0)) waiter.reject(error);
-  };
-
-  const start = (): Worker => {
-    const started = startWorker(script, { resourceLimits });
-    started.on('message', (batch: ConvertedBatch) => waiting.shift()?.resolve(batch));
-    started.on('error', fail);
-    started.on('exit', (code) => fail(new Error(`The import's record worker stopped (exit code ${code}).`)));
-    return started;
-  };
-
+  let closed = false;
+  const open = () =>
+    openWorkerChannel<RawBatch, ConvertedBatch>(script, {
+      name: "The import's record worker",
+      resourceLimits,
+      // The importer keeps a few batches ahead (import-files.ts); this never holds it back.
+      maxInFlight: 16,
+    });
   return {
     prepare: () => {
-      if (inWorker) worker ??= start();
+      if (inWorker && !closed) channel ??= open();
     },
     convert: (batch) => {
-      if (failure !== undefined) return Promise.reject(failure.error);
+      if (closed) return Promise.reject(new Error('The import ended.'));
       if (converted++ === 0 || !inWorker) return new Promise((resolve) => resolve(convertBatch(batch)));
-      worker ??= start();
-      const running = worker;
-      return new Promise((resolve, reject) => {
-        waiting.push({ resolve, reject });
-        running.postMessage(batch);
-      });
+      channel ??= open();
+      return channel.request(batch);
     },
     close: async () => {
-      fail(new Error('The import ended.'));
-      const running = worker;
-      worker = undefined;
-      await running?.terminate();
+      closed = true;
+      await channel?.close();
+      channel = undefined;
     },
   };
 };

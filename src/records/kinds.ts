@@ -4,9 +4,11 @@ import { INVENTORY_HISTORY_ROWS, PURCHASE_ORDER_ROWS, type RowKind } from './row
 import {
   type InventoryHistoryLogEntry,
   InventoryHistoryLogEntrySchema,
+  InventoryHistoryResponseSchema,
   InventoryHistorySearchRequestSchema,
   type PurchaseOrder,
   PurchaseOrderSchema,
+  PurchaseOrdersResponseSchema,
   PurchaseOrdersSearchRequestSchema,
 } from './schemas.js';
 
@@ -31,6 +33,10 @@ export interface RecordKind<R = unknown> extends RowKind<R> {
   readonly schema: TSchema;
   /** The search request body. */
   readonly searchSchema: TSchema;
+  /** A search answer: a page of records and its tokens. */
+  readonly pageSchema: TSchema;
+  /** The OpenAPI operation ids of its search and its get by id (the journal and report name them too). */
+  readonly operations: { readonly search: string; readonly get: string };
   /** Validates a search body (LarderError ERR_VALIDATION / ERR_DATE_RANGE) and reduces it to a filter. */
   parseFilter(body: unknown): RecordFilter;
 }
@@ -46,6 +52,8 @@ export const PURCHASE_ORDERS: RecordKind<PurchaseOrder> = {
   idParam: 'purchaseOrderId',
   schema: PurchaseOrderSchema,
   searchSchema: PurchaseOrdersSearchRequestSchema,
+  pageSchema: PurchaseOrdersResponseSchema,
+  operations: { search: 'searchPurchaseOrders', get: 'getPurchaseOrderById' },
   parseFilter: filterParser(PurchaseOrdersSearchRequestSchema, [
     { field: 'purchaseOrderStatuses', column: 'status', kind: 'anyOf' },
     { field: 'includeArchived', column: 'archived', kind: 'include', otherwise: false },
@@ -61,6 +69,8 @@ export const INVENTORY_HISTORY: RecordKind<InventoryHistoryLogEntry> = {
   idParam: 'inventoryHistoryEntryId',
   schema: InventoryHistoryLogEntrySchema,
   searchSchema: InventoryHistorySearchRequestSchema,
+  pageSchema: InventoryHistoryResponseSchema,
+  operations: { search: 'searchInventoryHistory', get: 'getInventoryHistoryById' },
   parseFilter: filterParser(InventoryHistorySearchRequestSchema, [
     { field: 'adjustmentType', column: 'adjustment_type', kind: 'anyOf' },
   ]),

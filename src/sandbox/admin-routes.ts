@@ -128,7 +128,7 @@ export const createAdminRoutes = ({ store, clock, journal, live, forgetLocation 
   const routes = new Hono();
 
   /** The clock moved: the live demo locations get the days it passed before the answer goes out. */
-  const moved = async (view: ClockView): Promise<ClockView> => {
+  const moved = async (): Promise<ClockView> => {
     await live?.catchUp();
     return clock.view();
   };
@@ -136,13 +136,18 @@ export const createAdminRoutes = ({ store, clock, journal, live, forgetLocation 
   routes.get('/clock', (c) => c.json(clock.view()));
   routes.put('/clock', async (c) => {
     const request = clockSet(await readJsonObject(c));
-    return c.json(await moved(await clock.set(Date.parse(request.now), request.frozen === true)));
+    await clock.set(Date.parse(request.now), request.frozen === true);
+    return c.json(await moved());
   });
   routes.post('/clock/advance', async (c) => {
     const request = clockAdvance(await readJsonObject(c));
-    return c.json(await moved(await clock.advance(request.seconds * 1000)));
+    await clock.advance(request.seconds * 1000);
+    return c.json(await moved());
   });
-  routes.delete('/clock', async (c) => c.json(await moved(await clock.reset())));
+  routes.delete('/clock', async (c) => {
+    await clock.reset();
+    return c.json(await moved());
+  });
 
   const locationParam = (c: Context): string => {
     const id = c.req.param('locationId') ?? '';

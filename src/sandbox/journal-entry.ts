@@ -1,3 +1,5 @@
+import { INVENTORY_HISTORY, PURCHASE_ORDERS, RECORD_KINDS } from '../records/kinds.js';
+
 /**
  * One answered request as the request journal keeps it (`GET /_larder/requests`) and the integration report
  * judges it. Secrets, tokens and the Authorization value are never kept: a token appears only as its
@@ -42,15 +44,12 @@ export interface JournalEntry {
 export const OPERATIONS = {
   login: 'authenticationLoginPost',
   oauthToken: 'oauthToken',
-  searchPurchaseOrders: 'searchPurchaseOrders',
-  getPurchaseOrder: 'getPurchaseOrderById',
-  searchInventoryHistory: 'searchInventoryHistory',
-  getInventoryHistoryEntry: 'getInventoryHistoryById',
+  searchPurchaseOrders: PURCHASE_ORDERS.operations.search,
+  getPurchaseOrder: PURCHASE_ORDERS.operations.get,
+  searchInventoryHistory: INVENTORY_HISTORY.operations.search,
+  getInventoryHistoryEntry: INVENTORY_HISTORY.operations.get,
 } as const;
 
 /** The operations that issue tokens, and the retail searches. */
 export const TOKEN_OPERATIONS: readonly string[] = [OPERATIONS.login, OPERATIONS.oauthToken];
-export const SEARCH_OPERATIONS: readonly string[] = [
-  OPERATIONS.searchPurchaseOrders,
-  OPERATIONS.searchInventoryHistory,
-];
+export const SEARCH_OPERATIONS: readonly string[] = RECORD_KINDS.map((kind) => kind.operations.search);

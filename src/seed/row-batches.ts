@@ -1,7 +1,7 @@
-import type { MessagePort } from 'node:worker_threads';
 // rows.ts, not kinds.ts: the worker needs no schemas or validators.
 import { type RecordRow, ROW_KINDS, type RowKind } from '../records/rows.js';
-import { siblingModule, startWorker } from '../shared/start-worker.js';
+import { siblingModule } from '../shared/start-worker.js';
+import { answerRequests, openWorkerChannel } from '../shared/worker-channel.js';
 import type { GeneratedBatch } from './generate-location.js';
 import type { GenerateOptions } from './options.js';
 
@@ -26,8 +26,6 @@ type PackedBatch = PackedRows[];
 
 export interface SeedWorkerInput {
   options: GenerateOptions;
-  /** [0]: batches posted and not yet written by the main thread. */
-  inFlight: Int32Array;
 }
 
 /**
@@ -90,23 +88,18 @@ const transferables = (packed: PackedBatch): ArrayBuffer[] =>
   ]);
 
 /**
- * The worker side: serialises and posts every batch, then `null`. Blocks (Atomics.wait) while MAX_IN_FLIGHT
- * batches are unwritten, so a slow store bounds memory instead of queueing the whole location.
+ * The worker side: answers each request with the next batch, serialised and packed, or `null` once the location
+ * is complete. The main thread keeps MAX_IN_FLIGHT requests out, so the worker runs at most that far ahead of the
+ * writes and a slow store bounds memory instead of queueing the whole location.
  */
-export const postRowBatches = (
-  port: MessagePort,
-  batches: Iterable<GeneratedBatch>,
-  inFlight: Int32Array,
-): void => {
-  for (const batch of batches) {
-    const packed = pack(batch);
-    for (let n = Atomics.load(inFlight, 0); n >= MAX_IN_FLIGHT; n = Atomics.load(inFlight, 0)) {
-      Atomics.wait(inFlight, 0, n);
-    }
-    Atomics.add(inFlight, 0, 1);
-    port.postMessage(packed, transferables(packed));
-  }
-  port.postMessage(null);
+export const answerRowBatches = (batches: Iterable<GeneratedBatch>): void => {
+  const iterator = batches[Symbol.iterator]();
+  answerRequests<null, PackedBatch | null>(() => {
+    const next = iterator.next();
+    if (next.done === true) return { answer: null };
+    const packed = pack(next.value);
+    return { answer: packed, transfer: transferables(packed) };
+  });
 };
 
 /** The worker module next to this one. */
@@ -121,55 +114,35 @@ const resourceLimits = { maxYoungGenerationSizeMb: 192 };
 
 /**
  * Generates and serialises one location in a worker thread, yielding its row batches in order on this thread.
- * The worker moves on as soon as a batch is posted; a batch counts as written when the consumer asks for the
- * next one. Ending early (return or throw in the consumer) and worker failures both stop the worker.
+ * The worker keeps MAX_IN_FLIGHT batches ahead; a batch counts as written when the consumer asks for the next
+ * one. Ending early (return or throw in the consumer) and worker failures both stop the worker.
  */
 export async function* workerRowBatches(
   options: GenerateOptions,
   script: URL = SEED_WORKER,
 ): AsyncGenerator<RowBatch, void, undefined> {
-  const inFlight = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
-  const worker = startWorker(script, {
-    workerData: { options, inFlight } satisfies SeedWorkerInput,
+  const channel = openWorkerChannel<null, PackedBatch | null>(script, {
+    name: 'The seed worker',
+    workerData: { options } satisfies SeedWorkerInput,
     resourceLimits,
+    maxInFlight: MAX_IN_FLIGHT,
   });
-  const queue: (PackedBatch | null)[] = [];
-  let failure: { error: unknown } | undefined;
-  let wake: (() => void) | undefined;
-  const settle = () => {
-    wake?.();
-    wake = undefined;
+  const ahead: Promise<PackedBatch | null>[] = [];
+  const ask = () => {
+    const answer = channel.request(null);
+    // Awaited in turn below; until then a failure must not count as an unhandled rejection.
+    answer.catch(() => {});
+    ahead.push(answer);
   };
-  worker.on('message', (message: PackedBatch | null) => {
-    queue.push(message);
-    settle();
-  });
-  worker.on('error', (error) => {
-    failure ??= { error };
-    settle();
-  });
-  // Node delivers every posted message before 'exit', so an exit seen here without `null` is a failure.
-  worker.on('exit', (code) => {
-    failure ??= { error: new Error(`seed worker stopped before finishing (exit code ${code})`) };
-    settle();
-  });
   try {
+    for (let i = 0; i < MAX_IN_FLIGHT; i++) ask();
     for (;;) {
-      const next = queue.shift();
-      if (next === undefined) {
-        if (failure !== undefined) throw failure.error;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-      } else if (next === null) {
-        return;
-      } else {
-        yield unpack(next);
-        Atomics.sub(inFlight, 0, 1);
-        Atomics.notify(inFlight, 0);
-      }
+      const next = await ahead.shift()!;
+      if (next === null) return;
+      yield unpack(next);
+      ask();
     }
   } finally {
-    await worker.terminate();
+    await channel.close();
   }
 }

@@ -11,6 +11,7 @@ import { journalRequests } from '../middleware/journal/journal.js';
 import { loginThrottle } from '../middleware/login-throttle/login-throttle.js';
 import { requestId } from '../middleware/request-id/request-id.js';
 import { retailAuth } from '../middleware/retail-auth/retail-auth.js';
+import { RECORD_KINDS } from '../records/kinds.js';
 import { createLocationDirectory } from '../retail/location-directory.js';
 import { createPageTokens } from '../retail/page-token.js';
 import { createRetailRoutes } from '../retail/retail-routes.js';
@@ -71,10 +72,10 @@ const LIVE_CHECK_MS = 60_000;
 const OPERATION_ROUTES: ReadonlyMap<string, string> = new Map([
   [`POST ${LOGIN_PATH}`, OPERATIONS.login],
   [`POST ${TOKEN_ENDPOINT_PATH}`, OPERATIONS.oauthToken],
-  ['POST /v1/purchaseOrders/search', OPERATIONS.searchPurchaseOrders],
-  ['GET /v1/purchaseOrders/:purchaseOrderId', OPERATIONS.getPurchaseOrder],
-  ['POST /v1/inventoryHistory/search', OPERATIONS.searchInventoryHistory],
-  ['GET /v1/inventoryHistory/:inventoryHistoryEntryId', OPERATIONS.getInventoryHistoryEntry],
+  ...RECORD_KINDS.flatMap((kind): [string, string][] => [
+    [`POST /v1/${kind.name}/search`, kind.operations.search],
+    [`GET /v1/${kind.name}/:${kind.idParam}`, kind.operations.get],
+  ]),
 ]);
 
 /**
@@ -164,7 +165,10 @@ export const createApp = async ({
       const stops = [
         auth.start(),
         ...(virtualClock === undefined ? [] : [virtualClock.startSync(CLOCK_SYNC_MS)]),
+        ...(live === undefined ? [] : [live.start(LIVE_CHECK_MS)]),
       ];
+      // Days that passed while the server was stopped.
+      live?.catchUp().catch((error: unknown) => logger.warn('live demo catch-up failed', { error }));
       return () => {
         for (const stop of stops) stop();
       };

@@ -3,14 +3,8 @@ import { LOGIN_PATH } from '../auth/auth-service.js';
 import { TOKEN_ENDPOINT_PATH } from '../auth/oauth-token-route.js';
 import { AuthenticationRequestSchema, AuthenticationResponseSchema } from '../auth/schemas.js';
 import { ErrorMessageSchema } from '../http/error-message.js';
-import {
-  InventoryHistoryLogEntrySchema,
-  InventoryHistoryResponseSchema,
-  InventoryHistorySearchRequestSchema,
-  PurchaseOrderSchema,
-  PurchaseOrdersResponseSchema,
-  PurchaseOrdersSearchRequestSchema,
-} from '../records/schemas.js';
+import { RECORD_KINDS } from '../records/kinds.js';
+import { DEFAULT_PAGE_SIZE, LOCATION_HEADER, MAX_BODY_BYTES, MAX_PAGE_SIZE } from '../shared/limits.js';
 
 /**
  * The OpenAPI 3.1 document, derived from the same TypeBox schemas that validate requests and imports
@@ -31,7 +25,7 @@ const error = (description: string) => ({ description, content: json({ $ref: ERR
 
 const retailParameters = [
   {
-    name: 'Platform-Restaurant-External-ID',
+    name: LOCATION_HEADER,
     in: 'header',
     required: true,
     schema: { type: 'string' },
@@ -50,7 +44,7 @@ const pagingParameters = [
     name: 'pageSize',
     in: 'query',
     required: false,
-    schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 },
+    schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
     description: 'Larder extension: records per page.',
   },
 ];
@@ -71,7 +65,7 @@ const search = (operationId: string, request: TSchema, response: TSchema) => ({
     responses: {
       '200': { description: 'A page of results.', content: json(response) },
       ...retailErrors,
-      '413': error('Body over 64 KiB.'),
+      '413': error(`Body over ${MAX_BODY_BYTES / 1024} KiB.`),
       '415': error('Body not sent as application/json.'),
     },
   },
@@ -111,26 +105,12 @@ export const openApiDocument = (publicUrl: string) => ({
         },
       },
     },
-    '/v1/purchaseOrders/search': search(
-      'searchPurchaseOrders',
-      PurchaseOrdersSearchRequestSchema,
-      PurchaseOrdersResponseSchema,
-    ),
-    '/v1/purchaseOrders/{purchaseOrderId}': getById(
-      'getPurchaseOrderById',
-      'purchaseOrderId',
-      PurchaseOrderSchema,
-    ),
-    '/v1/inventoryHistory/search': search(
-      'searchInventoryHistory',
-      InventoryHistorySearchRequestSchema,
-      InventoryHistoryResponseSchema,
-    ),
-    '/v1/inventoryHistory/{inventoryHistoryEntryId}': getById(
-      'getInventoryHistoryById',
-      'inventoryHistoryEntryId',
-      InventoryHistoryLogEntrySchema,
-    ),
+    ...(Object.fromEntries(
+      RECORD_KINDS.flatMap((kind) => [
+        [`/v1/${kind.name}/search`, search(kind.operations.search, kind.searchSchema, kind.pageSchema)],
+        [`/v1/${kind.name}/{${kind.idParam}}`, getById(kind.operations.get, kind.idParam, kind.schema)],
+      ]),
+    ) as Record<string, Record<string, { operationId: string }>>),
   },
   components: {
     schemas: { ErrorMessage: errorMessageSchema },

@@ -1,3 +1,5 @@
+import { MAX_BODY_BYTES } from './limits.js';
+
 /**
  * Every failure Larder reports is a LarderError with a stable string `code` (like jose's JOSEError) that maps to
  * one HTTP status and one stable integer `numericCode`. The single edge handler (src/http/error-handler.ts)
@@ -46,7 +48,11 @@ export const ERROR_CATALOG = {
   ERR_CONFLICT: { status: 409, numericCode: 40901, message: 'The resource already exists.' },
   ERR_METHOD_NOT_ALLOWED: { status: 405, numericCode: 40501, message: 'The method is not allowed here.' },
   ERR_REQUEST_TIMEOUT: { status: 408, numericCode: 40801, message: 'The request took too long to arrive.' },
-  ERR_BODY_TOO_LARGE: { status: 413, numericCode: 41301, message: 'The request body is over 64 KiB.' },
+  ERR_BODY_TOO_LARGE: {
+    status: 413,
+    numericCode: 41301,
+    message: `The request body is over ${MAX_BODY_BYTES / 1024} KiB.`,
+  },
   ERR_UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     numericCode: 41501,

@@ -1,12 +1,12 @@
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import { createLocationGenerator } from '../../dist/seed/generate-location.js';
-import { postRowBatches } from '../../dist/seed/row-batches.js';
+import { answerRowBatches } from '../../dist/seed/row-batches.js';
 
 /**
  * The seed worker with a generator that throws after two batches, once their rows have been written. Compiled
  * code, as every worker runs (src/shared/start-worker.ts).
  */
-const { options, inFlight } = workerData;
+const { options } = workerData;
 
 function* breaking() {
   let count = 0;
@@ -16,4 +16,4 @@ function* breaking() {
   }
 }
 
-postRowBatches(parentPort, breaking(), inFlight);
+answerRowBatches(breaking());

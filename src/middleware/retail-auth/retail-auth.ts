@@ -51,7 +51,7 @@ export const retailAuth =
       });
     }
     const principal = await guard(authorization, locationId);
-    noteFacts(c, { clientId: principal.clientId });
+    if (collectingFacts(c)) noteFacts(c, { clientId: principal.clientId });
     // After the grant: a client learns whether a location exists only when it may read it.
     if (!(await locationExists(locationId)))
       throw new LarderError('ERR_LOCATION_NOT_FOUND', {

@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { openWorkerChannel } from '../../src/shared/worker-channel.js';
+
+const ECHO = new URL('../helpers/echo-worker.mjs', import.meta.url);
+
+test('answers come back in request order, past maxInFlight too', async () => {
+  const channel = openWorkerChannel<number, number>(ECHO, { name: 'echo', maxInFlight: 2 });
+  try {
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => channel.request(i)));
+    assert.deepEqual(
+      answers,
+      Array.from({ length: 50 }, (_, i) => i * 2),
+    );
+  } finally {
+    await channel.close();
+  }
+});
+
+test('a worker that fails rejects what it was answering, everything queued and everything after', async () => {
+  const channel = openWorkerChannel<number, number>(ECHO, { name: 'The echo worker', maxInFlight: 2 });
+  const first = channel.request(1);
+  const broken = assert.rejects(channel.request(-1), /worker broke/);
+  const queued = assert.rejects(channel.request(3), /worker broke/);
+  assert.equal(await first, 2);
+  await broken;
+  await queued;
+  await assert.rejects(channel.request(4), /worker broke/);
+  await channel.close();
+});
+
+test('close rejects what is unanswered and names the worker', async () => {
+  const channel = openWorkerChannel<number, number>(ECHO, { name: 'The echo worker' });
+  const pending = assert.rejects(channel.request(1), /The echo worker was closed/);
+  await channel.close();
+  await pending;
+  await assert.rejects(channel.request(2), /The echo worker was closed/);
+});
