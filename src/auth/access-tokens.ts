@@ -52,6 +52,8 @@ export interface VerifiedToken {
   kid: string;
   /** Epoch ms after which the token is rejected (`exp` plus the leeway). */
   rejectAfter: number;
+  /** Epoch ms before which it is rejected: issued more than the leeway in the (virtual) future. */
+  rejectBefore: number;
 }
 
 export type Verification =
@@ -106,9 +108,18 @@ export const verifyAccessToken = async (
       return { ok: false, reason: 'The access token is signed with an unknown key', unknownKey: true };
     return { ok: false, reason: describe(error), unknownKey: false };
   }
-  const { sub, client_id: clientId, scope, exp } = payload;
-  if (typeof clientId !== 'string' || clientId !== sub || typeof scope !== 'string' || exp === undefined)
+  const { sub, client_id: clientId, scope, exp, iat } = payload;
+  if (
+    typeof clientId !== 'string' ||
+    clientId !== sub ||
+    typeof scope !== 'string' ||
+    exp === undefined ||
+    iat === undefined
+  )
     return { ok: false, reason: 'The access token claims are not valid', unknownKey: false };
+  // A clock moved backwards (the sandbox's virtual clock) makes tokens issued "later" not yet valid.
+  if ((iat - LEEWAY_SECONDS) * 1000 > clock.now())
+    return { ok: false, reason: 'The access token is not yet valid', unknownKey: false };
   return {
     ok: true,
     token: {
@@ -116,6 +127,7 @@ export const verifyAccessToken = async (
       scopes: scope.split(' ').filter((s) => s !== ''),
       kid,
       rejectAfter: (exp + LEEWAY_SECONDS) * 1000,
+      rejectBefore: (iat - LEEWAY_SECONDS) * 1000,
     },
   };
 };

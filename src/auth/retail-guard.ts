@@ -104,10 +104,15 @@ export const createRetailGuard = ({
     }
     const text = match[1] as string;
     let token = verified.get(text);
-    // A deleted key or an expiry drops the entry; full verification then names the reason.
+    // A deleted key, an expiry or a clock moved back before issue drops the entry; verification says why.
+    const now = clock.now();
     if (
       token !== undefined &&
-      !(clock.now() < token.rejectAfter && state.keys().verificationKey(token.kid) !== undefined)
+      !(
+        now < token.rejectAfter &&
+        now >= token.rejectBefore &&
+        state.keys().verificationKey(token.kid) !== undefined
+      )
     ) {
       verified.delete(text);
       token = undefined;

@@ -9,7 +9,8 @@ export const MAX_PAGE_SIZE = 500;
 
 /** Access-token lifetime in seconds: the default (a day, as the platform) and the bounds `--token-ttl` accepts. */
 export const DEFAULT_TOKEN_TTL_SECONDS = 86_400;
-export const MIN_TOKEN_TTL_SECONDS = 60;
+/** From one second, so expiry can be tested in real time too. */
+export const MIN_TOKEN_TTL_SECONDS = 1;
 export const MAX_TOKEN_TTL_SECONDS = 31_536_000;
 
 /** interface.md §3: the header that names the location of every retail call. */

@@ -131,6 +131,20 @@ for (const backend of await backends()) {
       assert.equal((await search(token)).status, 200);
     });
 
+    test('moved backwards, a token issued in the virtual future is not yet valid; 1 s of leeway', async () => {
+      const client = await createClientCredentials(db.store, { name: 'c', allLocations: true }, clock);
+      const token = await accessToken(client.clientId, client.clientSecret);
+      const issuedAt = Math.floor(clock.now() / 1000) * 1000;
+      await admin('PUT', '/clock', { now: new Date(issuedAt - 1000).toISOString(), frozen: true });
+      assert.equal((await search(token)).status, 200, 'within the leeway');
+      await admin('PUT', '/clock', { now: new Date(issuedAt - 3_600_000).toISOString(), frozen: true });
+      const early = await search(token);
+      assert.equal(early.status, 401);
+      assert.match(early.headers.get('www-authenticate') ?? '', /not yet valid/);
+      await admin('DELETE', '/clock');
+      assert.equal((await search(token)).status, 200);
+    });
+
     test('a second instance on the same store takes up the clock on its next sync', async () => {
       const other = await build(db, clock, ADMIN);
       await admin('PUT', '/clock', { now: '2030-06-01T00:00:00Z', frozen: true });

@@ -1,6 +1,10 @@
 import { rotateSigningKey } from '../../auth/signing-keys.js';
 import { systemClock } from '../../shared/clock.js';
-import { DEFAULT_TOKEN_TTL_SECONDS } from '../../shared/limits.js';
+import {
+  DEFAULT_TOKEN_TTL_SECONDS,
+  MAX_TOKEN_TTL_SECONDS,
+  MIN_TOKEN_TTL_SECONDS,
+} from '../../shared/limits.js';
 import { type Command, intOption, STORE_OPTIONS, UsageError } from '../command.js';
 import { withStore } from '../store-options.js';
 
@@ -23,7 +27,7 @@ export const keysCommand: Command = {
     'JWKS until every token it signed has expired.',
   run: async (args, io) => {
     if (args.positionals.join(' ') !== 'rotate') throw new UsageError('Usage: larder keys rotate');
-    const ttl = intOption(args, 'token-ttl', 60, 31_536_000);
+    const ttl = intOption(args, 'token-ttl', MIN_TOKEN_TTL_SECONDS, MAX_TOKEN_TTL_SECONDS);
     const result = await withStore(args, (store) => rotateSigningKey(store, systemClock, ttl));
     io.stdout(
       `New signing key ${result.kid} is active.${result.deleted.length > 0 ? ` Deleted expired keys: ${result.deleted.join(', ')}.` : ''}\n`,
