@@ -1,9 +1,15 @@
-import type { TSchema } from '@sinclair/typebox';
+import { type TSchema, Type } from '@sinclair/typebox';
 import { LOGIN_PATH } from '../auth/auth-service.js';
 import { TOKEN_ENDPOINT_PATH } from '../auth/oauth-token-route.js';
 import { AuthenticationRequestSchema, AuthenticationResponseSchema } from '../auth/schemas.js';
 import { ErrorMessageSchema } from '../http/error-message.js';
 import { RECORD_KINDS } from '../records/kinds.js';
+import {
+  ClockAdvanceRequestSchema,
+  ClockSetRequestSchema,
+  ClockViewSchema,
+  NewClientRequestSchema,
+} from '../sandbox/admin-schemas.js';
 import { DEFAULT_PAGE_SIZE, LOCATION_HEADER, MAX_BODY_BYTES, MAX_PAGE_SIZE } from '../shared/limits.js';
 
 /**
@@ -87,6 +93,112 @@ const getById = (operationId: string, param: string, record: TSchema) => ({
   },
 });
 
+const SANDBOX_TAG = 'sandbox';
+const adminSecurity = [{ admin: [] }];
+const adminErrors = {
+  '400': error('A field of the request is not valid (fieldName names it).'),
+  '401': error('The admin token is missing or wrong.'),
+};
+const anyJson = (description: string) => ({
+  description,
+  content: json({ type: 'object' } as unknown as TSchema),
+});
+const admin = (
+  operationId: string,
+  summary: string,
+  options: { request?: TSchema; answer?: TSchema; answerDescription?: string; parameters?: unknown[] } = {},
+) => ({
+  operationId,
+  summary,
+  tags: [SANDBOX_TAG],
+  security: adminSecurity,
+  ...(options.parameters === undefined ? {} : { parameters: options.parameters }),
+  ...(options.request === undefined
+    ? {}
+    : { requestBody: { required: true, content: json(options.request) } }),
+  responses: {
+    '200':
+      options.answer === undefined
+        ? anyJson(options.answerDescription ?? 'Done.')
+        : { description: options.answerDescription ?? 'Done.', content: json(options.answer) },
+    ...adminErrors,
+  },
+});
+const locationParameter = { name: 'locationId', in: 'path', required: true, schema: { type: 'string' } };
+const queryParameter = (name: string, description: string) => ({
+  name,
+  in: 'query',
+  required: false,
+  schema: { type: 'string' },
+  description,
+});
+
+/** The sandbox controls (src/sandbox/admin-routes.ts), under their own tag. */
+const adminPaths = () => ({
+  '/_larder/clock': {
+    get: admin('getClock', 'The virtual clock', { answer: ClockViewSchema }),
+    put: admin('setClock', 'Jump to a time, optionally frozen', {
+      request: ClockSetRequestSchema,
+      answer: ClockViewSchema,
+    }),
+    delete: admin('resetClock', 'Back to real time', { answer: ClockViewSchema }),
+  },
+  '/_larder/clock/advance': {
+    post: admin('advanceClock', 'Move the clock forward (the live demo catches up first)', {
+      request: ClockAdvanceRequestSchema,
+      answer: ClockViewSchema,
+    }),
+  },
+  '/_larder/requests': {
+    get: admin('listRequests', 'The request journal, oldest first', {
+      answerDescription: '{"requests": [...]}',
+      parameters: [
+        queryParameter('clientId', 'Only this client.'),
+        queryParameter('location', 'Only this location.'),
+        queryParameter('operation', 'Only this operation id.'),
+        queryParameter('status', 'A status (429) or class (4xx).'),
+        queryParameter('since', 'Entries at or after this ISO date-time (virtual).'),
+        queryParameter('limit', 'At most this many, the newest.'),
+      ],
+    }),
+    delete: admin('clearRequests', 'Clear the request journal'),
+  },
+  '/_larder/report': {
+    get: admin('getReport', "Judge a client's recorded traffic", {
+      answerDescription: '{"clientId", "requestsJudged", "findings": [...], "rules": [...]}',
+      parameters: [{ ...queryParameter('clientId', 'The client to judge.'), required: true }],
+    }),
+  },
+  '/_larder/clients': {
+    post: admin('createClient', 'Create a client; its secret is answered once', {
+      request: NewClientRequestSchema,
+      answerDescription: 'The client, with clientSecret.',
+    }),
+  },
+  '/_larder/reset': {
+    post: admin('resetSandbox', 'Back to the first-start demo state (409 unless a demo database)'),
+  },
+  '/_larder/locations/{locationId}': {
+    delete: admin('deleteLocation', 'Remove a location and its records', { parameters: [locationParameter] }),
+  },
+  ...Object.fromEntries(
+    RECORD_KINDS.map((kind) => [
+      `/_larder/locations/{locationId}/${kind.name}`,
+      {
+        post: admin(
+          `load${kind.name[0]!.toUpperCase()}${kind.name.slice(1)}`,
+          `Load ${kind.countLabel}, all or nothing`,
+          {
+            request: Type.Array(kind.schema),
+            answerDescription: '{"imported": N}',
+            parameters: [locationParameter],
+          },
+        ),
+      },
+    ]),
+  ),
+});
+
 export const openApiDocument = (publicUrl: string) => ({
   openapi: '3.1.0',
   info: { title: 'Larder retail and authentication API', version: '1.0.0' },
@@ -111,7 +223,15 @@ export const openApiDocument = (publicUrl: string) => ({
         [`/v1/${kind.name}/{${kind.idParam}}`, getById(kind.operations.get, kind.idParam, kind.schema)],
       ]),
     ) as Record<string, Record<string, { operationId: string }>>),
+    ...adminPaths(),
   },
+  tags: [
+    {
+      name: SANDBOX_TAG,
+      description:
+        'Sandbox controls under /_larder/: present only when the server has an admin token (--admin-token, or a demo database). Authorize with Authorization: Bearer <admin token>.',
+    },
+  ],
   components: {
     schemas: { ErrorMessage: errorMessageSchema },
     securitySchemes: {
@@ -128,6 +248,7 @@ export const openApiDocument = (publicUrl: string) => ({
         },
       },
       bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+      admin: { type: 'http', scheme: 'bearer', description: 'The admin token (sandbox controls only).' },
     },
   },
 });

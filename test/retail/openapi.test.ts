@@ -5,7 +5,9 @@ import { openApiDocument } from '../../src/server/openapi.js';
 test('the OpenAPI document names all five operations of the interface', () => {
   const document = openApiDocument('http://larder.test');
   const operations = Object.values(document.paths).flatMap((path) =>
-    Object.values(path).map((operation) => (operation as { operationId: string }).operationId),
+    Object.values(path)
+      .filter((operation) => !(operation as { tags?: string[] }).tags?.includes('sandbox'))
+      .map((operation) => (operation as { operationId: string }).operationId),
   );
   assert.deepEqual(operations.sort(), [
     'authenticationLoginPost',
@@ -15,4 +17,16 @@ test('the OpenAPI document names all five operations of the interface', () => {
     'searchPurchaseOrders',
   ]);
   assert.deepEqual(document.servers, [{ url: 'http://larder.test' }]);
+});
+
+test('the sandbox controls are described under their own tag, secured by the admin token', () => {
+  const document = openApiDocument('http://larder.test');
+  const admin = Object.entries(document.paths).filter(([path]) => path.startsWith('/_larder/'));
+  assert.ok(admin.length >= 9);
+  for (const [, methods] of admin)
+    for (const operation of Object.values(methods) as { tags: string[]; security: unknown[] }[]) {
+      assert.deepEqual(operation.tags, ['sandbox']);
+      assert.deepEqual(operation.security, [{ admin: [] }]);
+    }
+  assert.ok(document.tags.some((tag) => tag.name === 'sandbox'));
 });
