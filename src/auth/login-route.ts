@@ -20,6 +20,8 @@ interface CurrentToken {
   expiresAt: number;
   /** The client's scopes when issued; a scope change forces a new token. */
   scopes: string;
+  /** When issued: a clock moved back before it (the sandbox's virtual clock) forces a new token. */
+  issuedAt: number;
 }
 
 /**
@@ -59,13 +61,14 @@ export const createLoginHandler = (deps: AuthEndpointDeps): Handler => {
     if (
       existing !== undefined &&
       existing.scopes === scopes &&
-      existing.expiresAt - now > REUSE_MIN_REMAINING_MS
+      existing.expiresAt - now > REUSE_MIN_REMAINING_MS &&
+      existing.issuedAt <= now
     ) {
       token = existing.token;
       expiresIn = Math.floor((existing.expiresAt - now) / 1000);
     } else {
       const issued = await deps.mint(clientId, client.scopes);
-      current.set(clientId, { token: issued.token, expiresAt: issued.expiresAt, scopes });
+      current.set(clientId, { token: issued.token, expiresAt: issued.expiresAt, scopes, issuedAt: now });
       ({ token, expiresIn } = issued);
     }
     if (collectingFacts(c))

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { prepareDemo, printDemo } from '../sandbox/demo.js';
 import { type RunningServer, startServer } from '../server/server.js';
 import { type Clock, systemClock } from '../shared/clock.js';
@@ -74,6 +75,7 @@ export const serve = async (
         journalSize: config.journalSize,
         loginThrottle: config.loginThrottle,
         live: config.live,
+        clusterWorker: cluster.isWorker,
       },
     });
   } catch (error) {

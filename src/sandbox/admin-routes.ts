@@ -17,7 +17,8 @@ import {
   NewClientRequestSchema,
 } from './admin-schemas.js';
 import { type LiveDemo, resetDemo } from './demo.js';
-import type { Journal, JournalFilter } from './journal.js';
+import type { JournalFilter } from './journal.js';
+import type { JournalView } from './journal-view.js';
 import { judgeClient, RULES } from './report.js';
 
 export const ADMIN_PREFIX = '/_larder';
@@ -25,7 +26,7 @@ export const ADMIN_PREFIX = '/_larder';
 export interface AdminDeps {
   store: Store;
   clock: VirtualClock;
-  journal: Journal;
+  journal: JournalView;
   /** Absent with --no-live. */
   live: LiveDemo | undefined;
   /** Tells the retail routes a location is gone. */
@@ -185,25 +186,25 @@ export const createAdminRoutes = ({ store, clock, journal, live, forgetLocation 
     await resetDemo(store);
     for (const location of await store.locations.list()) forgetLocation(location.id);
     await clock.reset();
-    journal.clear();
+    await journal.clear();
     await live?.catchUp();
     return c.json({ reset: true, clock: clock.view() });
   });
 
-  routes.get('/requests', (c) => c.json({ requests: journal.list(journalFilter(c)) }));
-  routes.delete('/requests', (c) => {
-    journal.clear();
+  routes.get('/requests', async (c) => c.json({ requests: await journal.list(journalFilter(c)) }));
+  routes.delete('/requests', async (c) => {
+    await journal.clear();
     return c.json({ cleared: true });
   });
 
-  routes.get('/report', (c) => {
+  routes.get('/report', async (c) => {
     const clientId = c.req.query('clientId');
     if (clientId === undefined || clientId === '')
       throw new LarderError('ERR_QUERY_PARAM', {
         fieldName: 'clientId',
         message: 'clientId is required: the report judges one client.',
       });
-    const entries = journal.list({ clientId });
+    const entries = await journal.list({ clientId });
     return c.json({
       clientId,
       requestsJudged: entries.length,

@@ -19,6 +19,7 @@ import { ADMIN_PREFIX, createAdminRoutes } from '../sandbox/admin-routes.js';
 import { createLiveDemo } from '../sandbox/demo.js';
 import { createJournal, type Journal } from '../sandbox/journal.js';
 import { OPERATIONS } from '../sandbox/journal-entry.js';
+import { clusterJournalView, localJournalView } from '../sandbox/journal-view.js';
 import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
@@ -40,6 +41,8 @@ export interface AppConfig {
   journalSize?: number;
   /** Demo locations keep trading as the clock passes midnight UTC (default true; a no-op without demo data). */
   live?: boolean;
+  /** A worker of `--workers N`: the admin API's journal covers every worker, through the primary. */
+  clusterWorker?: boolean;
 }
 
 export interface AppDeps {
@@ -153,7 +156,14 @@ export const createApp = async ({
     app.use(`${ADMIN_PREFIX}/*`, adminAuth(config.adminToken));
     app.route(
       ADMIN_PREFIX,
-      createAdminRoutes({ store, clock: virtualClock, journal, live, forgetLocation: locations.forget }),
+      createAdminRoutes({
+        store,
+        clock: virtualClock,
+        journal:
+          config.clusterWorker === true ? clusterJournalView(journal, process) : localJournalView(journal),
+        live,
+        forgetLocation: locations.forget,
+      }),
     );
   }
   return {

@@ -20,6 +20,7 @@ export interface ServerConfig {
   journalSize?: number;
   loginThrottle?: ThrottleLimit | 'off';
   live?: boolean;
+  clusterWorker?: boolean;
 }
 
 /** A server started in process: where it answers, and how to stop it. */
@@ -96,6 +97,7 @@ export const startServer = async (deps: {
         ...(config.journalSize === undefined ? {} : { journalSize: config.journalSize }),
         ...(config.loginThrottle === undefined ? {} : { loginThrottle: config.loginThrottle }),
         ...(config.live === undefined ? {} : { live: config.live }),
+        ...(config.clusterWorker === undefined ? {} : { clusterWorker: config.clusterWorker }),
       },
     });
     stopPolling = larder.start();

@@ -46,6 +46,41 @@ describe('serve on SQLite', () => {
     }
   });
 
+  test('--workers 2: the request journal covers every worker, whichever answers the admin API', async () => {
+    const admin = 'workers-admin-token-0123456789';
+    const server = await startServe([
+      '--db',
+      db,
+      '--no-demo',
+      '--port',
+      '0',
+      '--workers',
+      '2',
+      '--admin-token',
+      admin,
+    ]);
+    try {
+      const headers = { authorization: `Bearer ${admin}` };
+      await fetch(`${server.url}/_larder/requests`, { method: 'DELETE', headers });
+      // Fresh connections each, so both workers answer some (the primary hands connections round-robin).
+      for (let i = 0; i < 20; i++)
+        await fetch(`${server.url}/healthz`, {
+          headers: { connection: 'close', 'x-request-id': `journal-${i}` },
+        });
+      for (let i = 0; i < 4; i++) {
+        const { requests } = (await (
+          await fetch(`${server.url}/_larder/requests`, { headers: { ...headers, connection: 'close' } })
+        ).json()) as { requests: { requestId: string }[] };
+        assert.deepEqual(
+          requests.map((r) => r.requestId),
+          Array.from({ length: 20 }, (_, n) => `journal-${n}`),
+        );
+      }
+    } finally {
+      assert.equal(await stop(server.child), 0);
+    }
+  });
+
   test('a port already in use ends serve with exit code 1 and says so', async () => {
     const { port, release } = await holdPort();
     try {

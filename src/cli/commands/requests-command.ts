@@ -48,14 +48,19 @@ export const requestsCommand: Command = {
       const value = args.strings[option];
       if (value !== undefined) query.set(param, value);
     }
-    let lastSeq = -1;
+    // Request ids already printed: under --workers each worker numbers its own journal, so `seq` is not unique.
+    let printed = new Set<string>();
     const print = async () => {
       const { requests } = await admin.call<{ requests: JournalEntry[] }>('GET', `/requests?${query}`);
+      const current = new Set<string>();
       for (const entry of requests) {
-        if (entry.seq <= lastSeq) continue;
-        lastSeq = entry.seq;
+        const key = `${entry.requestId} ${entry.timeMs}`;
+        current.add(key);
+        if (printed.has(key)) continue;
         io.stdout(args.flags['json'] ? `${JSON.stringify(entry)}\n` : `${line(entry)}\n`);
       }
+      // Only what the journal still holds can come again: memory stays bounded by the journal's size.
+      printed = current;
     };
     await print();
     if (args.flags['follow'] !== true) return 0;

@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import { prepareDemo } from '../../sandbox/demo.js';
 import { DEFAULT_JOURNAL_SIZE } from '../../sandbox/journal.js';
+import { serveClusterJournal } from '../../sandbox/journal-view.js';
 import { createSupervisor } from '../../server/cluster-supervisor.js';
 import { localUrl } from '../../server/server.js';
 import { systemClock } from '../../shared/clock.js';
@@ -62,6 +63,14 @@ const serveWithWorkers = async (
       announceOnce();
     },
   });
+  // The journal the admin API shows covers every worker: the primary collects each worker's part.
+  serveClusterJournal(
+    () =>
+      Object.values(cluster.workers ?? {}).filter(
+        (worker): worker is NonNullable<typeof worker> => worker !== undefined && !worker.isDead(),
+      ),
+    (listener) => cluster.on('message', listener),
+  );
   supervisor.start();
   void untilSignal(async () => {
     await supervisor.stop();
