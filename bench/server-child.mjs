@@ -16,7 +16,14 @@ const server = await startServer({
   store,
   clock: systemClock,
   logger: createJsonLogger(),
-  config: { host: '127.0.0.1', port: 0, tokenTtlSeconds: 86_400, trustProxy: false },
+  config: {
+    host: '127.0.0.1',
+    port: 0,
+    tokenTtlSeconds: 86_400,
+    trustProxy: false,
+    // LARDER_BENCH_SANDBOX=1: the admin API, the virtual clock and the request journal on, to price them.
+    ...(process.env.LARDER_BENCH_SANDBOX === '1' ? { adminToken: 'bench-admin-token-0123456789' } : {}),
+  },
 });
 process.on('message', (message) => {
   if (message === 'rss') {

@@ -12,9 +12,13 @@ export interface JournalFilter {
   limit?: number;
 }
 
+/** An entry as recorded: its ISO `time` is made when read, its `seq` when recorded. */
+export type RecordedEntry = Omit<JournalEntry, 'seq' | 'time'> & { seq?: number };
+
 export interface Journal {
   readonly capacity: number;
-  record(entry: Omit<JournalEntry, 'seq'>): void;
+  /** Keeps `entry` itself (no copy): the caller hands it over. */
+  record(entry: RecordedEntry): void;
   /** Matching entries, oldest first. */
   list(filter?: JournalFilter): JournalEntry[];
   clear(): void;
@@ -27,13 +31,14 @@ const statusMatches = (wanted: string, status: number): boolean =>
 
 /** A bounded journal: a ring of the last `capacity` entries, so memory stays flat however long it runs. */
 export const createJournal = (capacity = DEFAULT_JOURNAL_SIZE): Journal => {
-  const ring: (JournalEntry | undefined)[] = new Array(capacity);
+  const ring: (RecordedEntry | undefined)[] = new Array(capacity);
   let seq = 0;
   let oldest = 0;
   return {
     capacity,
     record: (entry) => {
-      ring[seq % capacity] = { seq, ...entry };
+      entry.seq = seq;
+      ring[seq % capacity] = entry;
       seq++;
       if (seq - oldest > capacity) oldest = seq - capacity;
     },
@@ -46,7 +51,7 @@ export const createJournal = (capacity = DEFAULT_JOURNAL_SIZE): Journal => {
         if (filter.operation !== undefined && entry.operation !== filter.operation) continue;
         if (filter.status !== undefined && !statusMatches(filter.status, entry.status)) continue;
         if (filter.sinceMs !== undefined && entry.timeMs < filter.sinceMs) continue;
-        found.push(entry);
+        found.push({ ...entry, seq: entry.seq!, time: new Date(entry.timeMs).toISOString() });
       }
       return filter.limit === undefined ? found : found.slice(Math.max(found.length - filter.limit, 0));
     },

@@ -71,15 +71,21 @@ const CLOCK_SYNC_MS = 500;
 /** How often real time is checked for a passed midnight (a clock moved through the admin API catches up at once). */
 const LIVE_CHECK_MS = 60_000;
 
-/** Operation ids by `METHOD route`, for the journal. */
-const OPERATION_ROUTES: ReadonlyMap<string, string> = new Map([
-  [`POST ${LOGIN_PATH}`, OPERATIONS.login],
-  [`POST ${TOKEN_ENDPOINT_PATH}`, OPERATIONS.oauthToken],
-  ...RECORD_KINDS.flatMap((kind): [string, string][] => [
-    [`POST /v1/${kind.name}/search`, kind.operations.search],
-    [`GET /v1/${kind.name}/:${kind.idParam}`, kind.operations.get],
-  ]),
+/** The operation id of a request, for the journal: plain string tests, no route matching per request. */
+const POST_OPERATIONS: ReadonlyMap<string, string> = new Map([
+  [LOGIN_PATH, OPERATIONS.login],
+  [TOKEN_ENDPOINT_PATH, OPERATIONS.oauthToken],
+  ...RECORD_KINDS.map((kind): [string, string] => [`/v1/${kind.name}/search`, kind.operations.search]),
 ]);
+const GET_PREFIXES = RECORD_KINDS.map((kind) => [`/v1/${kind.name}/`, kind.operations.get] as const);
+const operationOf = (method: string, path: string): string | undefined => {
+  if (method === 'POST') return POST_OPERATIONS.get(path);
+  if (method !== 'GET') return undefined;
+  for (const [prefix, operation] of GET_PREFIXES)
+    if (path.startsWith(prefix) && path.indexOf('/', prefix.length) === -1 && path !== `${prefix}search`)
+      return operation;
+  return undefined;
+};
 
 /**
  * The composition root: builds the auth service, the page-token secret and the middlewares, and wires the
@@ -122,7 +128,7 @@ export const createApp = async ({
 
   app.use(requestId());
   if (journal !== undefined)
-    app.use(journalRequests({ journal, clock, operations: OPERATION_ROUTES, skipPrefix: ADMIN_PREFIX }));
+    app.use(journalRequests({ journal, clock, operationOf, skipPrefix: ADMIN_PREFIX }));
   const errorEdge = createErrorEdge(logger);
   app.onError(errorEdge);
   app.notFound((c) => errorEdge(new LarderError('ERR_ROUTE_NOT_FOUND'), c));

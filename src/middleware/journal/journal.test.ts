@@ -18,10 +18,7 @@ app.use(
   journalRequests({
     journal,
     clock,
-    operations: new Map([
-      ['GET /items/:id', 'getItem'],
-      ['POST /items/:id', 'notThisOne'],
-    ]),
+    operationOf: (method, path) => (method === 'GET' && path.startsWith('/items/') ? 'getItem' : undefined),
     skipPrefix: '/_admin',
   }),
 );
