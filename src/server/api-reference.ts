@@ -3,12 +3,7 @@ import { LOGIN_PATH } from '../auth/auth-service.js';
 import { TOKEN_ENDPOINT_PATH } from '../auth/oauth-token-route.js';
 import { AuthenticationRequestSchema, AuthenticationResponseSchema } from '../auth/schemas.js';
 import { ErrorMessageSchema } from '../http/error-message.js';
-import {
-  InventoryHistoryResponseSchema,
-  InventoryHistorySearchRequestSchema,
-  PurchaseOrdersResponseSchema,
-  PurchaseOrdersSearchRequestSchema,
-} from '../records/schemas.js';
+import { RECORD_KINDS, type RecordKind } from '../records/kinds.js';
 import { createLocationGenerator } from '../seed/generate-location.js';
 import { DEFAULT_PAGE_SIZE, LOCATION_HEADER, MAX_BODY_BYTES, MAX_PAGE_SIZE } from '../shared/limits.js';
 
@@ -93,6 +88,18 @@ const shapes = (roots: readonly TSchema[]): string => {
   return sections.join('\n\n');
 };
 
+const link = (schema: TSchema) => {
+  const title = (schema as Schema).title!;
+  return `[${title}](${anchor(title)})`;
+};
+
+/** The two operations of a record kind, as rows of the operations table. */
+const operationRows = (kind: RecordKind): string =>
+  [
+    `| Search ${kind.countLabel} | \`POST /v1/${kind.name}/search\`, body ${link(kind.searchSchema)} | ${link(kind.pageSchema)} |`,
+    `| Get one ${kind.label} | \`GET /v1/${kind.name}/{${kind.idParam}}\` (its \`${kind.idField}\`) | ${link(kind.schema)} |`,
+  ].join('\n');
+
 const EXAMPLE_OPTIONS = { seed: 42, locationIndex: 0, days: 14, endDate: '2025-06-30', batchSize: 100_000 };
 
 const examples = () => {
@@ -134,12 +141,9 @@ the client answers 403, an unknown one 404).
 
 | Operation | Request | Answer |
 |---|---|---|
-| Search purchase orders | \`POST /v1/purchaseOrders/search\`, body [PurchaseOrdersSearchRequest](#purchaseorderssearchrequest) | [PurchaseOrdersResponse](#purchaseordersresponse) |
-| Get a purchase order | \`GET /v1/purchaseOrders/{purchaseOrderId}\` (the order's \`id\`) | [PurchaseOrder](#purchaseorder) |
-| Search inventory history | \`POST /v1/inventoryHistory/search\`, body [InventoryHistorySearchRequest](#inventoryhistorysearchrequest) | [InventoryHistoryResponse](#inventoryhistoryresponse) |
-| Get an inventory history entry | \`GET /v1/inventoryHistory/{inventoryHistoryEntryId}\` (the entry's \`inventoryHistoryLogId\`) | [InventoryHistoryLogEntry](#inventoryhistorylogentry) |
+${RECORD_KINDS.map(operationRows).join('\n')}
 
-**Ids.** A purchase order is identified by \`id\`, an inventory history entry by \`inventoryHistoryLogId\`; both are
+**Ids.** ${RECORD_KINDS.map((kind) => `A ${kind.label} is identified by \`${kind.idField}\``).join('; ')}. Ids are
 UUIDs and match regardless of letter case.
 
 **Searching.** Send \`{}\` for no filter. \`updatedDateRange\` filters on \`modifiedDate\` in whole UTC days, both
@@ -165,10 +169,7 @@ when one request field is at fault. \`canRetry\` is \`"true"\` for 429 and 5xx.
 ## Shapes
 
 ${shapes([
-  PurchaseOrdersSearchRequestSchema,
-  PurchaseOrdersResponseSchema,
-  InventoryHistorySearchRequestSchema,
-  InventoryHistoryResponseSchema,
+  ...RECORD_KINDS.flatMap((kind) => [kind.searchSchema, kind.pageSchema]),
   AuthenticationRequestSchema,
   AuthenticationResponseSchema,
   ErrorMessageSchema,
