@@ -404,7 +404,7 @@ const main = async () => {
   log(machineLine());
   // Larder runs as shipped, from dist/: rebuilt from the current source first (the smoke runs after npm test's build).
   if (!options.smoke) spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
-  if (!existsSync(join(ROOT, 'dist', 'http', 'server.js')))
+  if (!existsSync(join(ROOT, 'dist', 'server', 'server.js')))
     throw new Error('dist/ is missing: run npm run build');
   const backends = [...options.backends];
   if (backends.includes('postgres') && !(await postgresAvailable())) {
