@@ -2,7 +2,7 @@ import type { Handler } from 'hono';
 import { readJsonObject } from '../http/request-body.js';
 import { collectingFacts, noteFacts, tokenFingerprint } from '../http/request-facts.js';
 import { LarderError } from '../shared/errors.js';
-import { createValidator } from '../shared/validator.js';
+import { createValidator, requireValid } from '../shared/validator.js';
 import type { AuthEndpointDeps } from './endpoint-deps.js';
 import {
   type AuthenticationRequest,
@@ -33,16 +33,7 @@ export const createLoginHandler = (deps: AuthEndpointDeps): Handler => {
   const current = new Map<string, CurrentToken>();
 
   return async (c) => {
-    const body = await readJsonObject(c);
-    const problems = requestValidator.problems(body);
-    const [first] = problems;
-    if (first !== undefined)
-      throw new LarderError('ERR_VALIDATION', {
-        message: problems.map((p) => `${p.fieldName} ${p.message}`).join('; '),
-        ...(problems.length === 1 ? { fieldName: first.fieldName } : {}),
-        problems,
-      });
-    const { clientId, clientSecret } = body as AuthenticationRequest;
+    const { clientId, clientSecret } = requireValid(requestValidator, await readJsonObject(c));
 
     const outcome = await c.get('checkCredentials')(clientId, clientSecret);
     if (!outcome.ok) {

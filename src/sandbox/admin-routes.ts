@@ -5,7 +5,7 @@ import { readBodyText, readJsonObject } from '../http/request-body.js';
 import { type ImportProblem, importFiles } from '../import/import-files.js';
 import { RECORD_KINDS } from '../records/kinds.js';
 import { LarderError } from '../shared/errors.js';
-import { createValidator } from '../shared/validator.js';
+import { createValidator, requireValid } from '../shared/validator.js';
 import type { ClockView, VirtualClock } from '../shared/virtual-clock.js';
 import type { Store } from '../storage/store.js';
 import {
@@ -43,16 +43,7 @@ const LOCATION_ID = /^[\w.:@-]{1,200}$/;
 
 const validated = <T>(schema: Parameters<typeof createValidator>[0]) => {
   const validator = createValidator<T>(schema);
-  return (body: unknown): T => {
-    const problems = validator.problems(body);
-    const [first] = problems;
-    if (first === undefined) return body as T;
-    throw new LarderError('ERR_VALIDATION', {
-      message: problems.map((p) => `${p.fieldName} ${p.message}`).join('; '),
-      ...(problems.length === 1 ? { fieldName: first.fieldName } : {}),
-      problems,
-    });
-  };
+  return (body: unknown): T => requireValid(validator, body);
 };
 
 const JSON_OR_NDJSON = /^application\/(?:json|x-ndjson|jsonl|json-seq)\s*(?:;|$)/i;

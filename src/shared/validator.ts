@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { FieldProblem } from './errors.js';
+import { type FieldProblem, LarderError } from './errors.js';
 
 // ajv-formats ships CommonJS; under NodeNext its default export is the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -81,4 +81,19 @@ export const createValidator = <T>(schema: TSchema): Validator<T> => {
     problems: (value) => (validate(value) ? [] : simplify(validate.errors ?? [])),
     is: (value): value is T => validate(value),
   };
+};
+
+/**
+ * A body that must be a T, or the 400 that names its bad fields: one field in `fieldName`, several in the message
+ * and the nested errors. The login endpoint and the admin API answer request bodies this way.
+ */
+export const requireValid = <T>(validator: Validator<T>, body: unknown): T => {
+  const problems = validator.problems(body);
+  const [first] = problems;
+  if (first === undefined) return body as T;
+  throw new LarderError('ERR_VALIDATION', {
+    message: problems.map((p) => `${p.fieldName} ${p.message}`).join('; '),
+    ...(problems.length === 1 ? { fieldName: first.fieldName } : {}),
+    problems,
+  });
 };

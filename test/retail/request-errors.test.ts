@@ -355,57 +355,38 @@ describe('request ids, routes and methods', () => {
     );
   });
 
-  test('an unavailable or locked store answers 503 ERR_UNAVAILABLE', async () => {
-    for (const code of ['STORE_UNAVAILABLE', 'STORE_LOCKED'] as const) {
-      const down: Store = {
-        ...store,
-        records: {
-          ...store.records,
-          get: async () => {
-            throw new StoreError(code, 'The database is away.');
-          },
-        },
-      };
-      const { app } = await createApp({
-        store: down,
-        clock: systemClock,
-        logger: silentLogger,
-        config: { publicUrl: 'http://x', tokenTtlSeconds: 3600, trustProxy: false },
-        guard: stubGuard(['loc-a']),
-      });
-      const response = await app.request(
-        `/v1/purchaseOrders/${purchaseOrderFixture(1, { modifiedAt: T }).id}`,
-        {
-          headers: { authorization: 'Bearer retail-test', 'platform-restaurant-external-id': 'loc-a' },
-        },
-      );
-      await expectError(response, 503, 50301);
-    }
-  });
-
-  test('a failing store answers a 500 ErrorMessage without a stack trace', async () => {
-    const broken: Store = {
+  /** A GET by id through an app whose store fails every record read with `error`. */
+  const getThroughFailingStore = async (error: Error) => {
+    const failing: Store = {
       ...store,
       records: {
         ...store.records,
         get: async () => {
-          throw new Error('disk on fire at /secret/path');
+          throw error;
         },
       },
     };
     const { app } = await createApp({
-      store: broken,
+      store: failing,
       clock: systemClock,
       logger: silentLogger,
       config: { publicUrl: 'http://x', tokenTtlSeconds: 3600, trustProxy: false },
       guard: stubGuard(['loc-a']),
     });
-    const response = await app.request(
-      `/v1/purchaseOrders/${purchaseOrderFixture(1, { modifiedAt: T }).id}`,
-      {
-        headers: { authorization: 'Bearer retail-test', 'platform-restaurant-external-id': 'loc-a' },
-      },
-    );
+    return app.request(`/v1/purchaseOrders/${purchaseOrderFixture(1, { modifiedAt: T }).id}`, {
+      headers: { authorization: 'Bearer retail-test', 'platform-restaurant-external-id': 'loc-a' },
+    });
+  };
+
+  test('an unavailable or locked store answers 503 ERR_UNAVAILABLE', async () => {
+    for (const code of ['STORE_UNAVAILABLE', 'STORE_LOCKED'] as const) {
+      const response = await getThroughFailingStore(new StoreError(code, 'The database is away.'));
+      await expectError(response, 503, 50301);
+    }
+  });
+
+  test('a failing store answers a 500 ErrorMessage without a stack trace', async () => {
+    const response = await getThroughFailingStore(new Error('disk on fire at /secret/path'));
     const text = await response.clone().text();
     await expectError(response, 500, 50001);
     assert.doesNotMatch(text, /disk on fire|secret|at .*\.ts/);
