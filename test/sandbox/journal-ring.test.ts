@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { createJournal, type RecordedEntry } from '../../src/sandbox/journal.js';
+
+const entry = (n: number, extra: Partial<RecordedEntry> = {}): RecordedEntry => ({
+  timeMs: 1_700_000_000_000 + n,
+  method: 'GET',
+  path: `/v1/purchaseOrders/${n}`,
+  status: 200,
+  durationMs: 0.5,
+  requestId: `req-${n}`,
+  ...extra,
+});
+
+test('the journal gives back what was recorded, the optional fields only when they were set', () => {
+  const journal = createJournal(4);
+  journal.record(
+    entry(1, { operation: 'getPurchaseOrder', clientId: 'c1', location: 'L1', tokenFingerprint: 'ab' }),
+  );
+  journal.record(entry(2, { status: 429, code: 42902, retryAfterSeconds: 3, fault: 'status=429' }));
+  journal.record(entry(3, { body: { includeArchived: true }, pageSize: 10, hasNextPage: false }));
+  const [first, second, third] = journal.list();
+  assert.deepEqual(first, {
+    seq: 0,
+    time: new Date(1_700_000_000_001).toISOString(),
+    ...entry(1, { operation: 'getPurchaseOrder', clientId: 'c1', location: 'L1', tokenFingerprint: 'ab' }),
+  });
+  assert.deepEqual(second, {
+    seq: 1,
+    time: new Date(1_700_000_000_002).toISOString(),
+    ...entry(2, { status: 429, code: 42902, retryAfterSeconds: 3, fault: 'status=429' }),
+  });
+  assert.deepEqual(Object.keys(third!).sort(), [
+    'body',
+    'durationMs',
+    'hasNextPage',
+    'method',
+    'pageSize',
+    'path',
+    'requestId',
+    'seq',
+    'status',
+    'time',
+    'timeMs',
+  ]);
+});
+
+test('the ring keeps the newest `capacity` entries in order, filters and limits them, and clears', () => {
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1, max: 8 }),
+      fc.array(fc.record({ status: fc.constantFrom(200, 401, 429), clientId: fc.constantFrom('a', 'b') })),
+      fc.option(fc.integer({ min: 0, max: 10 }), { nil: undefined }),
+      (capacity, shapes, limit) => {
+        const journal = createJournal(capacity);
+        for (const [n, shape] of shapes.entries()) journal.record(entry(n, shape));
+        const kept = shapes.map((shape, n) => ({ n, ...shape })).slice(-capacity);
+        assert.deepEqual(
+          journal.list().map((e) => e.seq),
+          kept.map((e) => e.n),
+        );
+        const wanted = kept.filter((e) => e.clientId === 'a' && e.status >= 400 && e.status < 500);
+        const expected = (
+          limit === undefined ? wanted : wanted.slice(Math.max(wanted.length - limit, 0))
+        ).map((e) => e.n);
+        const filter = { clientId: 'a', status: '4xx', ...(limit === undefined ? {} : { limit }) };
+        assert.deepEqual(
+          journal.list(filter).map((e) => e.seq),
+          expected,
+        );
+        journal.clear();
+        assert.deepEqual(journal.list(), []);
+        journal.record(entry(99));
+        assert.deepEqual(
+          journal.list().map((e) => e.requestId),
+          ['req-99'],
+        );
+      },
+    ),
+  );
+});
