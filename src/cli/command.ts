@@ -20,7 +20,10 @@ export interface CommandIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   env: Readonly<Record<string, string | undefined>>;
+  /** Whether stderr is a terminal. */
   isTty: boolean;
+  /** Whether stdout is a terminal (serve's banner is text there, JSON otherwise). */
+  stdoutIsTty?: boolean;
 }
 
 export interface ParsedArgs {

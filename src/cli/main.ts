@@ -43,6 +43,7 @@ const defaultIo = (): CommandIo => ({
   stderr: (text) => process.stderr.write(text),
   env: process.env,
   isTty: process.stderr.isTTY === true,
+  stdoutIsTty: process.stdout.isTTY === true,
 });
 
 /** Runs the CLI; returns the process exit code (2 for usage mistakes). */

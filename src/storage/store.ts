@@ -1,4 +1,5 @@
 import type { Condition, KindCounts, RecordKind, RecordRow } from '../records/kinds.js';
+import type { PoolState } from '../shared/metrics.js';
 import type { ClockSetting } from '../shared/virtual-clock.js';
 
 /** The demo locations that keep trading, and the last day generated for them (UTC, YYYY-MM-DD). */
@@ -217,5 +218,7 @@ export interface Store {
   describe(): string;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
+  /** The connection pool right now (PostgreSQL), for metrics; absent on an embedded store. */
+  poolState?(): PoolState;
   close(): Promise<void>;
 }

@@ -368,6 +368,7 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
     ping: async () => {
       await read({ name: 'ping', text: 'SELECT 1' });
     },
+    poolState: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
 
     close: async () => {
       await Promise.all([...imports].map((session) => session.rollback()));
