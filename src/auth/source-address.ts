@@ -43,7 +43,8 @@ const networkRule = (
 /** An IPv4 peer on a dual-stack socket shows as ::ffff:a.b.c.d; networks are written as plain IPv4. */
 const plain = (address: string): string => address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
 
-const trustedBy = (networks: readonly string[]): ((address: string) => boolean) => {
+/** Whether an address lies in one of `networks` (an IPv4-mapped IPv6 peer matches its IPv4 network). */
+export const trustedBy = (networks: readonly string[]): ((address: string) => boolean) => {
   const list = new BlockList();
   for (const network of networks) {
     const rule = networkRule(network);

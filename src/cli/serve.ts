@@ -43,7 +43,11 @@ export const withDemoAdminToken = async (store: Store, config: ServeConfig): Pro
 const workerMetrics = (config: ServeConfig): Metrics | undefined => {
   if (config.metricsPort === undefined) return undefined;
   const metrics = createMetrics();
-  if (cluster.isWorker) AggregatorRegistry.setRegistries([metrics.registry]);
+  if (cluster.isWorker) {
+    AggregatorRegistry.setRegistries([metrics.registry]);
+    // prom-client answers the primary's scrape requests only once an AggregatorRegistry exists in the worker.
+    new AggregatorRegistry();
+  }
   return metrics;
 };
 

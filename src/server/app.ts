@@ -152,7 +152,10 @@ export const createApp = async ({
   // Reached only once the app is built, so the signing keys are loaded; before that the server answers 503.
   app.get('/readyz', async (c) => {
     if (draining) throw new LarderError('ERR_UNAVAILABLE', { message: 'Stopping: not taking new requests.' });
-    await store.ping();
+    // Whatever the failure (a driver error, a file gone), not ready is a 503 the balancer understands.
+    await store.ping().catch((cause: unknown) => {
+      throw new LarderError('ERR_UNAVAILABLE', { cause });
+    });
     return c.json({ status: 'ready', storage: store.describe() });
   });
   const document = JSON.stringify(openApiDocument(config.publicUrl));

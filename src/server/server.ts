@@ -102,6 +102,7 @@ export const startServer = async (deps: {
   const port = await listen(server, config.port, config.host);
   const url = localUrl(config.host, port, config.tls !== undefined);
   const publicUrl = (config.publicUrl ?? url).replace(/\/+$/, '');
+  logger.debug('bound; building the app (not ready yet)', { url });
 
   let larder: Awaited<ReturnType<typeof createApp>>;
   let stopPolling: () => void;
