@@ -102,6 +102,9 @@ export interface ClientRecord {
 }
 
 export interface ClientUpdate {
+  name?: string;
+  /** A new secret's keyed hash (rotate-secret): the old secret stops working. */
+  secretHash?: string;
   scopes?: string[];
   allLocations?: boolean;
   locations?: string[];

@@ -47,15 +47,18 @@ export const importCommand: Command = {
     const name = args.strings['name'];
     const progress = createProgress(io, 'records');
     const started = performance.now();
-    const result = await withStore(args, (store) =>
-      importFiles(store, {
-        locationId,
-        ...(name === undefined ? {} : { locationName: name }),
-        ...(purchaseOrders === undefined ? {} : { purchaseOrders: { path: purchaseOrders } }),
-        ...(inventoryHistory === undefined ? {} : { inventoryHistory: { path: inventoryHistory } }),
-        exclusive: true,
-        onProgress: progress.update,
-      }),
+    const result = await withStore(
+      args,
+      (store) =>
+        importFiles(store, {
+          locationId,
+          ...(name === undefined ? {} : { locationName: name }),
+          ...(purchaseOrders === undefined ? {} : { purchaseOrders: { path: purchaseOrders } }),
+          ...(inventoryHistory === undefined ? {} : { inventoryHistory: { path: inventoryHistory } }),
+          exclusive: true,
+          onProgress: progress.update,
+        }),
+      (outcome) => !outcome.committed,
     );
     progress.done();
     if (!result.committed) {

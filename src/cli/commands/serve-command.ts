@@ -123,7 +123,7 @@ export const serveCommand: Command = {
       env: 'LARDER_TOKEN_TTL',
       default: String(DEFAULT_TOKEN_TTL_SECONDS),
       placeholder: 'SECONDS',
-      description: `Access token lifetime, ${MIN_TOKEN_TTL_SECONDS} to ${MAX_TOKEN_TTL_SECONDS}.`,
+      description: `Access token lifetime, ${MIN_TOKEN_TTL_SECONDS} to ${MAX_TOKEN_TTL_SECONDS} (1 s to 1 year).`,
     },
     workers: {
       type: 'string',
