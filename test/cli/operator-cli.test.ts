@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import type { CommandIo } from '../../src/cli/command.js';
 import { main } from '../../src/cli/main.js';
 import { larder } from '../helpers/cli.js';
+import { purchaseOrderFixture } from '../helpers/fixtures.js';
 
 /** The operator's CLI as a new user meets it, run in process through `main` with captured output. */
 
@@ -130,6 +131,47 @@ describe('errors a new user meets', () => {
     } finally {
       await new Promise<void>((resolve) => taken.close(() => resolve()));
     }
+  });
+});
+
+describe('larder import', () => {
+  const db = () => join(dir, 'import.db');
+  const importFile = async (name: string, text: string) => {
+    const file = join(dir, name);
+    await writeFile(file, text);
+    return run('import', '--location', 'loc-i', '--purchase-orders', file, '--db', db());
+  };
+  const order = (n: number) => purchaseOrderFixture(n, { modifiedAt: Date.UTC(2025, 0, n) });
+
+  test('an empty file, or an empty array, says so and imports nothing', async () => {
+    for (const [name, text] of [
+      ['empty.json', ''],
+      ['blank.ndjson', '\n\n'],
+      ['empty-array.json', '[]'],
+    ] as const) {
+      const result = await importFile(name, text);
+      assert.equal(result.code, 1, name);
+      assert.match(result.stderr, new RegExp(`${name}:0 \\(file\\): holds no records`));
+    }
+    assert.equal(existsSync(db()), false);
+  });
+
+  test('repeated ids say so, naming both lines, and nothing is imported', async () => {
+    const lines = [order(1), order(2), order(1)].map((record) => JSON.stringify(record)).join('\n');
+    const result = await importFile('repeats.ndjson', lines);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /repeats\.ndjson:3 id: repeats the id of the record at line 1 /);
+    assert.match(result.stderr, /nothing was imported/);
+  });
+
+  test('in a pretty-printed JSON array, a problem names the line of its field, not of its record', async () => {
+    const bad = { ...order(2), status: 'NOPE' };
+    const text = JSON.stringify([order(1), bad], null, 2);
+    const statusLine = text.split('\n').findIndex((line) => line.includes('"NOPE"')) + 1;
+    const recordLine = text.split('\n').findIndex((line, i) => i > 1 && line === '  {') + 1;
+    assert.ok(statusLine > recordLine + 1);
+    const result = await importFile('pretty.json', text);
+    assert.match(result.stderr, new RegExp(`pretty\\.json:${statusLine} status: must be one of`));
   });
 });
 
