@@ -20,7 +20,7 @@ import { createRetailRoutes } from '../retail/retail-routes.js';
 import { ADMIN_PREFIX, createAdminRoutes } from '../sandbox/admin-routes.js';
 import { createLiveDemo } from '../sandbox/demo.js';
 import { createJournal, type Journal } from '../sandbox/journal.js';
-import { OPERATIONS } from '../sandbox/journal-entry.js';
+import { OPERATIONS, TOKEN_OPERATIONS } from '../sandbox/journal-entry.js';
 import { clusterJournalView, localJournalView } from '../sandbox/journal-view.js';
 import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
@@ -85,7 +85,6 @@ const POST_OPERATIONS: ReadonlyMap<string, string> = new Map([
   [TOKEN_ENDPOINT_PATH, OPERATIONS.oauthToken],
   ...RECORD_KINDS.map((kind): [string, string] => [`/v1/${kind.name}/search`, kind.operations.search]),
 ]);
-const TOKEN_OPERATIONS: ReadonlySet<string> = new Set([OPERATIONS.login, OPERATIONS.oauthToken]);
 const GET_PREFIXES = RECORD_KINDS.map((kind) => [`/v1/${kind.name}/`, kind.operations.get] as const);
 const operationOf = (method: string, path: string): string | undefined => {
   if (method === 'POST') return POST_OPERATIONS.get(path);
@@ -140,7 +139,7 @@ export const createApp = async ({
   app.use(requestId());
   app.use(accessLog({ logger }));
   if (metrics !== undefined)
-    app.use(measureRequests({ metrics, operationOf, tokenOperations: TOKEN_OPERATIONS }));
+    app.use(measureRequests({ metrics, operationOf, tokenOperations: new Set(TOKEN_OPERATIONS) }));
   if (journal !== undefined)
     app.use(journalRequests({ journal, clock, operationOf, skipPrefix: ADMIN_PREFIX }));
   const errorEdge = createErrorEdge(logger);
