@@ -115,6 +115,40 @@ describe('behind a proxy', () => {
     }
   });
 
+  test('the login throttle counts per client address as the trusted proxy names it', async () => {
+    const attempt = (url: string, forwardedFor: string) =>
+      fetch(`${url}/authentication/v1/authentication/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor },
+        body: JSON.stringify({
+          clientId: 'c',
+          clientSecret: 'wrong',
+          userAccessType: 'PLATFORM_MACHINE_CLIENT',
+        }),
+      }).then((response) => response.status);
+    const behindProxy = await serve(config('--trust-proxy', '1', '--login-throttle', '2/min'), io(), {
+      logger: silentLogger,
+    });
+    try {
+      assert.deepEqual(
+        [await attempt(behindProxy.url, '198.51.100.1'), await attempt(behindProxy.url, '198.51.100.1')],
+        [401, 401],
+      );
+      assert.equal(await attempt(behindProxy.url, '198.51.100.1'), 429);
+      assert.equal(await attempt(behindProxy.url, '198.51.100.2'), 401, 'another client behind the proxy');
+    } finally {
+      await behindProxy.stop();
+    }
+    const direct = await serve(config('--login-throttle', '2/min'), io(), { logger: silentLogger });
+    try {
+      await attempt(direct.url, '198.51.100.1');
+      await attempt(direct.url, '198.51.100.1');
+      assert.equal(await attempt(direct.url, '198.51.100.2'), 429, 'without trust the header is ignored');
+    } finally {
+      await direct.stop();
+    }
+  });
+
   test('--trust-proxy takes a hop count or networks, never a blanket yes', () => {
     assert.deepEqual(parseTrustProxy('2'), { hops: 2 });
     assert.deepEqual(parseTrustProxy('10.0.0.0/8, ::1'), { networks: ['10.0.0.0/8', '::1'] });

@@ -19,6 +19,20 @@ import { parseServeConfig, type ServeConfig } from '../serve-config.js';
 import { createServeOutput, type ServeOutput } from '../serve-output.js';
 import { loadTls, shareWithWorkers } from '../tls.js';
 
+/**
+ * A crash is logged as JSON like every other line (Node would print a bare stack trace), then the process exits 1
+ * as it would have: the supervisor replaces a crashed worker.
+ */
+const logCrashes = (output: ServeOutput) => {
+  const crash = (kind: string) => (error: unknown) => {
+    output.logger.error(`crashed: ${kind}`, { error });
+    output.logger.flush?.();
+    process.exit(1);
+  };
+  process.once('uncaughtException', crash('uncaught exception'));
+  process.once('unhandledRejection', crash('unhandled rejection'));
+};
+
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** Waits for SIGINT/SIGTERM, then runs `stop` once. */
@@ -231,6 +245,7 @@ export const serveCommand: Command = {
   run: async (args, io) => {
     const config = parseServeConfig(args);
     const output = createServeOutput(config, io);
+    logCrashes(output);
     if (cluster.isWorker) {
       // A worker's IPC channel keeps it alive, so it must exit explicitly, also when it cannot start.
       const code = await serve({ ...config, demo: false }, io, { announce: false }, output)
