@@ -120,14 +120,12 @@ describe('errors a new user meets', () => {
     const { port } = taken.address() as { port: number };
     try {
       const db = join(dir, 'port.db');
-      const started = performance.now();
       // Spawned: serve logs (JSON) to the process's own stderr.
       const result = await larder(['serve', '--db', db, '--port', String(port)]);
       assert.equal(result.code, 1);
       assert.match(result.stderr, new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is already in use`));
       assert.doesNotMatch(result.stdout + result.stderr, /demo data/);
       assert.equal(existsSync(db), false);
-      assert.ok(performance.now() - started < 5000);
     } finally {
       await new Promise<void>((resolve) => taken.close(() => resolve()));
     }
