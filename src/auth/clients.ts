@@ -135,3 +135,47 @@ export const updateClientGrants = async (
   if (updated === undefined) throw notFound(clientId);
   return toClientSummary(updated);
 };
+
+/** Changes what operators call the client; its id, secret and grants stay. */
+export const renameClient = async (
+  store: Store,
+  clientId: string,
+  newName: string,
+): Promise<ClientSummary> => {
+  const name = newName.trim();
+  if (name === '') throw invalid('name', 'must not be empty');
+  const updated = await store.auth.updateClient(clientId, { name });
+  if (updated === undefined) throw notFound(clientId);
+  return toClientSummary(updated);
+};
+
+/**
+ * A new secret for a client (after a leak, or on a schedule), shown once: the old one stops working for login at
+ * once. Tokens already issued stay valid until they expire (revoke the client to cut them off too).
+ */
+export const rotateClientSecret = async (store: Store, clientId: string): Promise<ClientCredentials> => {
+  const hasher = await loadSecretHasher(store);
+  const clientSecret = generateClientSecret();
+  const updated = await store.auth.updateClient(clientId, { secretHash: hasher.hash(clientSecret) });
+  if (updated === undefined) throw notFound(clientId);
+  return { ...toClientSummary(updated), clientSecret };
+};
+
+/** Undoes a revocation: the client's secret and grants work again, its earlier tokens too while unexpired. */
+export const restoreClient = async (store: Store, clientId: string): Promise<ClientSummary> => {
+  const updated = await store.auth.updateClient(clientId, { revokedAt: null });
+  if (updated === undefined) throw notFound(clientId);
+  return toClientSummary(updated);
+};
+
+/** Removes a client for good (its tokens stop working within a second); revoke instead to keep a record. */
+export const deleteClient = async (store: Store, clientId: string): Promise<void> => {
+  if (!(await store.auth.deleteClient(clientId))) throw notFound(clientId);
+};
+
+/** The granted location ids no location exists for yet (a typo, or data still to be imported). */
+export const unknownGrantedLocations = async (store: Store, client: ClientSummary): Promise<string[]> => {
+  if (client.allLocations) return [];
+  const known = new Set((await store.locations.list()).map((location) => location.id));
+  return client.locations.filter((id) => !known.has(id));
+};

@@ -20,7 +20,10 @@ export interface CommandIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   env: Readonly<Record<string, string | undefined>>;
+  /** Whether stderr is a terminal. */
   isTty: boolean;
+  /** Whether stdout is a terminal (serve's banner is text there, JSON otherwise). */
+  stdoutIsTty?: boolean;
 }
 
 export interface ParsedArgs {
@@ -36,6 +39,8 @@ export interface Command {
   options: OptionTable;
   /** Extra help text after the options. */
   notes?: string;
+  /** Takes words after the command (an action, an id); otherwise any such word is a usage error. */
+  takesArguments?: boolean;
   run(args: ParsedArgs, io: CommandIo): Promise<number>;
 }
 
@@ -76,6 +81,11 @@ export const parseCommandArgs = (
     throw new UsageError((error as Error).message.replace(/\. To specify a positional argument.*$/s, '.'));
   }
   if (parsed.values['help'] === true) return 'help';
+  // A stray word is a mistake (a forgotten --, a value without its flag), never silently ignored.
+  if (command.takesArguments !== true && parsed.positionals.length > 0)
+    throw new UsageError(
+      `Unexpected argument '${parsed.positionals[0]}': larder ${command.name} takes only options (--name value).`,
+    );
   const strings: Record<string, string | undefined> = {};
   const flags: Record<string, boolean> = {};
   for (const [name, spec] of Object.entries(command.options)) {

@@ -1,4 +1,5 @@
-import { isLarderError } from '../shared/errors.js';
+import { readFile } from 'node:fs/promises';
+import { isLarderError, isStoreError } from '../shared/errors.js';
 import { AdminApiError } from './admin-client.js';
 import { type Command, type CommandIo, parseCommandArgs, renderHelp, UsageError } from './command.js';
 import { checkCommand } from './commands/check-command.js';
@@ -31,6 +32,7 @@ const overview = () =>
   `larder — a self-hostable authentication + retail API server (purchase orders and inventory history).
 
 Usage: larder <command> [options]
+       larder --version
 
 Commands:
 ${COMMANDS.map((command) => `  ${command.name.padEnd(10)} ${command.summary}`).join('\n')}
@@ -38,16 +40,27 @@ ${COMMANDS.map((command) => `  ${command.name.padEnd(10)} ${command.summary}`).j
 Run \`larder <command> --help\` for a command's options.
 `;
 
+/** The version in package.json, found relative to this file (src/cli or dist/cli alike). */
+const larderVersion = async (): Promise<string> => {
+  const text = await readFile(new URL('../../package.json', import.meta.url), 'utf8');
+  return (JSON.parse(text) as { version: string }).version;
+};
+
 const defaultIo = (): CommandIo => ({
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   env: process.env,
   isTty: process.stderr.isTTY === true,
+  stdoutIsTty: process.stdout.isTTY === true,
 });
 
 /** Runs the CLI; returns the process exit code (2 for usage mistakes). */
 export const main = async (argv: readonly string[], io: CommandIo = defaultIo()): Promise<number> => {
   const [name, ...rest] = argv;
+  if (name === '--version' || name === '-V' || name === 'version') {
+    io.stdout(`larder ${await larderVersion()}\n`);
+    return 0;
+  }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout(overview());
     return name === undefined ? 2 : 0;
@@ -75,8 +88,9 @@ export const main = async (argv: readonly string[], io: CommandIo = defaultIo())
       );
       return 2;
     }
-    // Mistakes the domain reports (unknown client, bad scope): the message alone, no stack.
-    if (isLarderError(error) && error.status < 500) {
+    // Mistakes the domain reports (unknown client, bad scope) and a store that cannot be opened or used (the
+    // message names the file or server and the cause): the message alone, no stack.
+    if ((isLarderError(error) && error.status < 500) || isStoreError(error)) {
       io.stderr(`larder ${command.name}: ${error.message}\n`);
       return 1;
     }

@@ -1,7 +1,10 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { parseThrottleLimit, type ThrottleLimit } from '../auth/failure-throttle.js';
+import { parseTrustProxy, type TrustProxy } from '../auth/source-address.js';
+import { isWildcardHost } from '../server/server.js';
 import { MAX_TOKEN_TTL_SECONDS, MIN_TOKEN_TTL_SECONDS } from '../shared/limits.js';
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../shared/logger.js';
 import type { StoreLocation } from '../storage/open-store.js';
 import { intOption, type ParsedArgs, UsageError } from './command.js';
 
@@ -18,7 +21,7 @@ export interface ServeConfig {
   /** Set by --public-url; otherwise the issuer is the bound address. */
   publicUrl?: string;
   tokenTtlSeconds: number;
-  trustProxy: boolean;
+  trustProxy: TrustProxy;
   workers: number;
   /** Seed demo data and a demo client into a new embedded database. */
   demo: boolean;
@@ -28,7 +31,34 @@ export interface ServeConfig {
   loginThrottle: ThrottleLimit | 'off';
   /** Demo locations keep trading as the clock passes midnight UTC. */
   live: boolean;
+  logLevel: LogLevel;
+  /** json: every line is a JSON object; pretty: pino-pretty lines and the banner as text. */
+  logFormat: LogFormat;
+  /** Serve GET /metrics on this port (its own listener); absent: no metrics. */
+  metricsPort?: number;
+  /** HTTPS from PEM files, or a development certificate made at start. */
+  tls?: { certFile: string; keyFile: string } | 'self-signed';
 }
+
+const oneOf = <T extends string>(name: string, allowed: readonly T[], raw: string | undefined): T => {
+  if (raw !== undefined && (allowed as readonly string[]).includes(raw)) return raw as T;
+  throw new UsageError(`--${name} must be one of ${allowed.join(', ')}, not ${raw}.`);
+};
+
+const parseTls = (args: ParsedArgs): ServeConfig['tls'] => {
+  const mode = args.strings['tls'];
+  const certFile = args.strings['tls-cert'];
+  const keyFile = args.strings['tls-key'];
+  if (mode !== undefined && mode !== 'self-signed')
+    throw new UsageError(`--tls takes only self-signed (or give --tls-cert and --tls-key), not ${mode}.`);
+  if (mode !== undefined && (certFile !== undefined || keyFile !== undefined))
+    throw new UsageError('Give --tls self-signed or --tls-cert/--tls-key, not both.');
+  if (mode !== undefined) return mode;
+  if (certFile === undefined && keyFile === undefined) return undefined;
+  if (certFile === undefined || keyFile === undefined)
+    throw new UsageError('--tls-cert and --tls-key go together.');
+  return { certFile, keyFile };
+};
 
 const parsePublicUrl = (raw: string | undefined): string | undefined => {
   if (raw === undefined) return undefined;
@@ -52,6 +82,16 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
     throw new UsageError(
       `--login-throttle must be a count per window (10/min, 5/30s, 100/h) or off, not ${args.strings['login-throttle']}.`,
     );
+  const trustProxy = parseTrustProxy(args.strings['trust-proxy']);
+  if (typeof trustProxy === 'string') throw new UsageError(trustProxy);
+  const host = args.strings['host']!;
+  if (publicUrl === undefined && isWildcardHost(host))
+    throw new UsageError(
+      `Binding ${host} serves other machines, which cannot reach "localhost": give --public-url with the address they use (https://larder.example.com, http://10.0.0.5:8080).`,
+    );
+  const tls = parseTls(args);
+  const metricsPort =
+    args.strings['metrics-port'] === undefined ? undefined : intOption(args, 'metrics-port', 0, 65535);
   if (adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN_LENGTH)
     throw new UsageError(`--admin-token must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters.`);
   return {
@@ -62,16 +102,20 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
       migrate: args.flags['migrate'] === true && !cluster.isWorker,
       poolSize: intOption(args, 'pool-size', 1, 1000),
     },
-    host: args.strings['host']!,
+    host,
     port: intOption(args, 'port', 0, 65535),
     ...(publicUrl === undefined ? {} : { publicUrl }),
     tokenTtlSeconds: intOption(args, 'token-ttl', MIN_TOKEN_TTL_SECONDS, MAX_TOKEN_TTL_SECONDS),
-    trustProxy: args.flags['trust-proxy'] === true,
+    trustProxy,
     workers: args.strings['workers'] === 'auto' ? availableParallelism() : intOption(args, 'workers', 1, 64),
     demo: args.flags['no-demo'] !== true,
     ...(adminToken === undefined ? {} : { adminToken }),
     journalSize: intOption(args, 'journal-size', 1, MAX_JOURNAL_SIZE),
     loginThrottle: throttle,
     live: args.flags['no-live'] !== true,
+    logLevel: oneOf('log-level', LOG_LEVELS, args.strings['log-level']),
+    logFormat: oneOf('log-format', LOG_FORMATS, args.strings['log-format']),
+    ...(metricsPort === undefined ? {} : { metricsPort }),
+    ...(tls === undefined ? {} : { tls }),
   };
 };

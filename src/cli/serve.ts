@@ -1,17 +1,24 @@
 import cluster from 'node:cluster';
-import { prepareDemo, printDemo } from '../sandbox/demo.js';
+import { AggregatorRegistry } from 'prom-client';
+import { prepareDemo } from '../sandbox/demo.js';
+import { type MetricsEndpoint, startMetricsServer } from '../server/metrics-server.js';
 import { type RunningServer, startServer } from '../server/server.js';
 import { type Clock, systemClock } from '../shared/clock.js';
-import { createJsonLogger, type Logger } from '../shared/logger.js';
+import type { Logger } from '../shared/logger.js';
+import { createMetrics, type Metrics } from '../shared/metrics.js';
 import { openStore } from '../storage/open-store.js';
 import type { Store } from '../storage/store.js';
 import type { CommandIo } from './command.js';
 import type { ServeConfig } from './serve-config.js';
+import { createServeOutput, type ServeOutput } from './serve-output.js';
+import { loadTls } from './tls.js';
 
 /** A running `larder serve` (one process): where it answers, and how to stop it and close its store. */
 export interface ServeHandle {
   url: string;
   publicUrl: string;
+  /** The metrics listener's URL, with --metrics-port. */
+  metricsUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -21,20 +28,6 @@ export interface ServeOptions {
   /** Print the banner (URL, demo credentials); workers of a cluster leave that to the primary. */
   announce?: boolean;
 }
-
-/** The banner: where Larder listens and, on a demo database, the credentials and a curl to try. */
-export const announce = async (
-  store: Store,
-  io: CommandIo,
-  server: { url: string; publicUrl: string },
-  config: Pick<ServeConfig, 'workers' | 'adminToken'>,
-): Promise<void> => {
-  io.stdout(
-    `Larder is listening on ${server.url} (issuer ${server.publicUrl}, ${store.describe()} storage, ${config.workers} worker(s)).\n`,
-  );
-  await printDemo(store, server.publicUrl, io.stdout, config.adminToken !== undefined);
-  io.stdout('Press Ctrl-C to stop.\n');
-};
 
 /**
  * The admin token to serve with: `--admin-token`, else on a demo database the one made at its first start (a
@@ -46,6 +39,28 @@ export const withDemoAdminToken = async (store: Store, config: ServeConfig): Pro
   return demoToken === undefined ? config : { ...config, adminToken: demoToken };
 };
 
+/** Prometheus metrics for this process; under --workers each worker's registry answers the primary's scrape. */
+const workerMetrics = (config: ServeConfig): Metrics | undefined => {
+  if (config.metricsPort === undefined) return undefined;
+  const metrics = createMetrics();
+  if (cluster.isWorker) {
+    AggregatorRegistry.setRegistries([metrics.registry]);
+    // prom-client answers the primary's scrape requests only once an AggregatorRegistry exists in the worker.
+    new AggregatorRegistry();
+  }
+  return metrics;
+};
+
+/** The primary of --workers: one /metrics listener whose scrape merges every worker's metrics. */
+export const startClusterMetrics = (config: ServeConfig): Promise<MetricsEndpoint> | undefined => {
+  if (config.metricsPort === undefined) return undefined;
+  const aggregator = new AggregatorRegistry();
+  return startMetricsServer(config.host, config.metricsPort, {
+    contentType: aggregator.contentType,
+    render: () => aggregator.clusterMetrics(),
+  });
+};
+
 /**
  * `larder serve` in this process, as the CLI runs it and as tests start it: opens the store, prepares the demo
  * on a new embedded database, serves, and hands back `{ url, stop }`.
@@ -54,17 +69,22 @@ export const serve = async (
   config: ServeConfig,
   io: CommandIo,
   options: ServeOptions = {},
+  output: ServeOutput = createServeOutput(config, io, options),
 ): Promise<ServeHandle> => {
+  const clock = options.clock ?? systemClock;
+  const tls = await loadTls(config, io.env);
   const store = await openStore(config.store);
+  const metrics = workerMetrics(config);
   let server: RunningServer;
+  let metricsEndpoint: MetricsEndpoint | undefined;
   let resolved: ServeConfig;
   try {
-    if (config.demo) await prepareDemo(store, options.clock ?? systemClock, io.stdout);
+    if (config.demo) await prepareDemo(store, clock, output.note);
     resolved = await withDemoAdminToken(store, config);
     server = await startServer({
       store,
-      clock: options.clock ?? systemClock,
-      logger: options.logger ?? createJsonLogger(),
+      clock,
+      logger: output.logger,
       config: {
         host: config.host,
         port: config.port,
@@ -76,20 +96,41 @@ export const serve = async (
         loginThrottle: config.loginThrottle,
         live: config.live,
         clusterWorker: cluster.isWorker,
+        ...(tls === undefined ? {} : { tls: tls.material }),
+        ...(metrics === undefined ? {} : { metrics }),
       },
     });
+    if (metrics !== undefined && !cluster.isWorker && config.metricsPort !== undefined)
+      metricsEndpoint = await startMetricsServer(config.host, config.metricsPort, {
+        contentType: metrics.registry.contentType,
+        render: () => metrics.registry.metrics(),
+      }).catch(async (error: unknown) => {
+        await server.stop();
+        throw error;
+      });
   } catch (error) {
     // An open pool would keep the process alive after the failure.
     await store.close();
     throw error;
   }
-  if (options.announce !== false) await announce(store, io, server, resolved);
+  if (options.announce !== false)
+    await output.banner(store, {
+      url: server.url,
+      publicUrl: server.publicUrl,
+      workers: config.workers,
+      adminOn: resolved.adminToken !== undefined,
+      ...(metricsEndpoint === undefined ? {} : { metricsUrl: metricsEndpoint.url }),
+      ...(tls?.generated === true ? { certificate: tls.material.cert } : {}),
+    });
   return {
     url: server.url,
     publicUrl: server.publicUrl,
+    ...(metricsEndpoint === undefined ? {} : { metricsUrl: metricsEndpoint.url }),
     stop: async () => {
+      await metricsEndpoint?.stop();
       await server.stop();
       await store.close();
+      output.logger.info('stopped');
     },
   };
 };

@@ -1,27 +1,66 @@
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { DEFAULT_SQLITE_PATH } from '../shared/limits.js';
-import { openStore } from '../storage/open-store.js';
+import { openStore, type StoreLocation } from '../storage/open-store.js';
 import type { Store } from '../storage/store.js';
 import type { ParsedArgs } from './command.js';
+
+/** The store the command's --db / --database-url (or their environment variables) name. */
+export const storeLocationFromArgs = (
+  args: ParsedArgs,
+  options: { migrate?: boolean; poolSize?: number } = {},
+): StoreLocation => {
+  const databaseUrl = args.strings['database-url'];
+  return {
+    db: args.strings['db'] ?? DEFAULT_SQLITE_PATH,
+    ...(databaseUrl === undefined ? {} : { databaseUrl }),
+    ...options,
+  };
+};
 
 /** Opens the store the command's --db / --database-url (or their environment variables) name. */
 export const openStoreFromArgs = (
   args: ParsedArgs,
   options: { migrate?: boolean; poolSize?: number } = {},
-): Promise<Store> => {
-  const databaseUrl = args.strings['database-url'];
-  return openStore({
-    db: args.strings['db'] ?? DEFAULT_SQLITE_PATH,
-    ...(databaseUrl === undefined ? {} : { databaseUrl }),
-    ...options,
-  });
+): Promise<Store> => openStore(storeLocationFromArgs(args, options));
+
+/**
+ * Undoes a SQLite file this command created, when the command failed: a typo'd --db or a rejected import must not
+ * leave an empty database behind for the next command to mistake for the real one. Returns the cleanup to run
+ * after the store is closed.
+ */
+export const newDatabaseGuard = (location: StoreLocation): ((failed: boolean) => Promise<void>) => {
+  const created = location.databaseUrl === undefined && !existsSync(location.db);
+  return async (failed) => {
+    if (!created || !failed) return;
+    await Promise.all(
+      ['', '-wal', '-shm', '-journal'].map((suffix) => rm(`${location.db}${suffix}`, { force: true })),
+    );
+  };
 };
 
-/** Runs `work` with an open store and always closes it. */
-export const withStore = async <T>(args: ParsedArgs, work: (store: Store) => Promise<T>): Promise<T> => {
-  const store = await openStoreFromArgs(args);
+/**
+ * Runs `work` with an open store and always closes it. When the work throws, or `failed` says its result is a
+ * failure, a SQLite file the command created is removed again.
+ */
+export const withStore = async <T>(
+  args: ParsedArgs,
+  work: (store: Store) => Promise<T>,
+  failed: (result: T) => boolean = () => false,
+): Promise<T> => {
+  const location = storeLocationFromArgs(args);
+  const cleanup = newDatabaseGuard(location);
+  let ok = false;
   try {
-    return await work(store);
+    const store = await openStore(location);
+    try {
+      const result = await work(store);
+      ok = !failed(result);
+      return result;
+    } finally {
+      await store.close();
+    }
   } finally {
-    await store.close();
+    await cleanup(!ok);
   }
 };

@@ -3,8 +3,8 @@ import type { Context } from 'hono';
 
 /**
  * Facts about a request that only the middleware or handler serving it knows (the client, the token's
- * fingerprint, the error code, a search body), collected for the request journal. The collection exists only
- * while the journal is on: `noteFacts` is then one property check per call.
+ * fingerprint, the error code, a search body), collected for the request journal and the access log. Without
+ * a collector `noteFacts` is one property check per call.
  */
 export interface RequestFacts {
   clientId?: string;
@@ -28,6 +28,15 @@ declare module 'hono' {
 export const noteFacts = (c: Context, facts: RequestFacts): void => {
   const collected = c.get('facts');
   if (collected !== undefined) Object.assign(collected, facts);
+};
+
+/** Starts collecting facts for this request, or joins the collection an earlier middleware started. */
+export const startFacts = (c: Context): RequestFacts => {
+  const collected = c.get('facts');
+  if (collected !== undefined) return collected;
+  const facts: RequestFacts = {};
+  c.set('facts', facts);
+  return facts;
 };
 
 /** Whether anyone collects facts for this request (so callers skip computing them otherwise). */

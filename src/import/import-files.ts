@@ -38,6 +38,8 @@ export interface ImportOptions extends Partial<Record<RecordKindName, ImportSour
   exclusive?: boolean;
   /** Called at most every batch with the records read so far. */
   onProgress?: (records: number) => void;
+  /** A source with no records is a problem (the CLI: an empty file is a mistake); else it imports nothing. */
+  refuseEmpty?: boolean;
 }
 
 export interface ImportResult {
@@ -50,6 +52,11 @@ export interface ImportResult {
 }
 
 const BATCH = 1000;
+/**
+ * Ids remembered per file to report repeats (~100 bytes each): a repeated id would silently replace the earlier
+ * record. Beyond this many records a file's later repeats are upserted unchecked, so memory stays bounded.
+ */
+const MAX_TRACKED_IDS = 1_000_000;
 /** Batches handed to the converter ahead of the one being written: enough to keep the worker busy. */
 const AHEAD = 3;
 
@@ -79,20 +86,41 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
     // inventory entries 61-66k → 82-90k/s; 25k/s on a 100k-order file). PostgreSQL's writes already run in its
     // own process, which needs the second core: there the worker measured slightly slower.
     const converter = createRecordConverter({ inWorker: store.capabilities.writesOnMainThread });
-    // Batches being converted, oldest first; their answers are taken in order.
-    const converting: Promise<ConvertedBatch>[] = [];
+    // Batches being converted, oldest first, with their records' lines; their answers are taken in order.
+    const converting: { pending: Promise<ConvertedBatch>; lines: number[]; first: number }[] = [];
+    const seen = new Map<string, number>();
+    const repeats = (records: ConvertedBatch['records'], lines: number[], first: number): boolean => {
+      let found = false;
+      records.forEach((record, i) => {
+        const id = record.id.toLowerCase();
+        const line = lines[i] ?? 0;
+        const earlier = seen.get(id);
+        if (earlier !== undefined) {
+          found = true;
+          if (!truncated)
+            report({
+              line,
+              record: first + i,
+              fieldName: 'id',
+              message: `repeats the id of the record at line ${earlier} (${record.id}); each id may appear once per file`,
+            });
+        } else if (seen.size < MAX_TRACKED_IDS) seen.set(id, line);
+      });
+      return found;
+    };
     let texts: string[] = [];
     let lines: number[] = [];
     let inFile = 0;
     // One batch is written while the next ones are read and converted.
     let writing: Promise<void> = Promise.resolve();
     const takeOldest = async () => {
-      const { records, problems: found } = await converting.shift()!;
+      const batch = converting.shift()!;
+      const { records, problems: found } = await batch.pending;
       for (const problem of found) {
         if (truncated) break;
         report(problem);
       }
-      if (problems.length > 0 || records.length === 0) return;
+      if (repeats(records, batch.lines, batch.first) || problems.length > 0 || records.length === 0) return;
       await writing;
       writing = session.put(kind, records);
       // Awaited before the next write and at the end; until then it must not count as an unhandled rejection.
@@ -104,9 +132,10 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
     };
     const convert = async () => {
       if (texts.length === BATCH) converter.prepare();
-      const pending = converter.convert({ kind: kind.name, texts, lines, first: inFile - texts.length });
+      const first = inFile - texts.length;
+      const pending = converter.convert({ kind: kind.name, texts, lines, first });
       pending.catch(() => {});
-      converting.push(pending);
+      converting.push({ pending, lines, first });
       texts = [];
       lines = [];
       if (converting.length > AHEAD) await takeOldest();
@@ -122,6 +151,12 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
       }
       if (texts.length > 0) await convert();
       await drain();
+      if (inFile === 0 && options.refuseEmpty === true)
+        report({
+          line: 0,
+          fieldName: '(file)',
+          message: 'holds no records (an empty file or an empty array)',
+        });
     } catch (error) {
       if (error instanceof RecordSyntaxError) {
         // Problems in the records before it come first, as they do in the file.

@@ -76,30 +76,45 @@ export const prepareDemo = async (
   print(`Demo data ready in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`);
 };
 
-/** The banner's demo part: credentials, locations, the admin token and a curl to try. */
-export const printDemo = async (
+/** What a demo database shows at start: its client's credentials, its locations and the admin token. */
+export interface DemoCredentials {
+  clientId: string;
+  clientSecret: string;
+  locations: { id: string; name: string; records: string }[];
+  /** Present when the admin API is on. */
+  adminToken?: string;
+}
+
+/** The demo's credentials, or undefined when this is not a demo database (or its client was revoked). */
+export const demoCredentials = async (
   store: Store,
-  publicUrl: string,
-  print: (text: string) => void,
   adminOn: boolean,
-): Promise<void> => {
+): Promise<DemoCredentials | undefined> => {
   const [demoClient, adminToken, locations] = await Promise.all([
     store.settings.demoClient.get(),
     store.settings.demoAdminToken.get(),
     store.locations.list(),
   ]);
-  if (demoClient === undefined) {
-    if (locations.length === 0)
-      print('The database is empty: load data with `larder import` or `larder seed`.\n');
-    return;
-  }
-  const { clientId, clientSecret } = demoClient;
-  const client = await store.auth.getClient(clientId);
-  if (client === undefined || client.revokedAt !== null) return;
-  const location = client.locations[0] ?? locations[0]?.id ?? 'LOCATION_ID';
+  if (demoClient === undefined) return undefined;
+  const client = await store.auth.getClient(demoClient.clientId);
+  if (client === undefined || client.revokedAt !== null) return undefined;
+  return {
+    clientId: demoClient.clientId,
+    clientSecret: demoClient.clientSecret,
+    locations: locations
+      .filter((l) => client.allLocations || client.locations.includes(l.id))
+      .map((l) => ({ id: l.id, name: l.name, records: describeCounts(l) })),
+    ...(adminOn && adminToken !== undefined ? { adminToken } : {}),
+  };
+};
+
+/** The banner's demo part as text for a terminal: credentials, locations, the admin token and a curl to try. */
+export const demoText = (demo: DemoCredentials, publicUrl: string): string => {
+  const { clientId, clientSecret, adminToken } = demo;
+  const location = demo.locations[0]?.id ?? 'LOCATION_ID';
   const login = JSON.stringify({ clientId, clientSecret, userAccessType: 'PLATFORM_MACHINE_CLIENT' });
   const admin =
-    adminOn && adminToken !== undefined
+    adminToken !== undefined
       ? `
 Admin API (clock, fixtures, request journal, integration report; see the README's "Sandbox" section):
   adminToken:   ${adminToken}
@@ -107,12 +122,12 @@ Admin API (clock, fixtures, request journal, integration report; see the README'
   curl -s ${publicUrl}/_larder/requests -H 'Authorization: Bearer ${adminToken}'
 `
       : '';
-  print(`
+  return `
 Demo client (granted the demo locations; this demo database keeps its secret so it can show it again):
   clientId:     ${clientId}
   clientSecret: ${clientSecret}
 Locations:
-${locations.map((l) => `  ${l.id}  ${l.name} (${describeCounts(l)})`).join('\n')}
+${demo.locations.map((l) => `  ${l.id}  ${l.name} (${l.records})`).join('\n')}
 ${admin}
 Try it:
   TOKEN=$(curl -s -X POST ${publicUrl}${LOGIN_PATH} -H 'content-type: application/json' \\
@@ -120,7 +135,7 @@ Try it:
   curl -s -X POST '${publicUrl}/v1/purchaseOrders/search?pageSize=2' -H "Authorization: Bearer $TOKEN" \\
     -H 'Platform-Restaurant-External-ID: ${location}' -H 'content-type: application/json' -d '{}'
 
-`);
+`;
 };
 
 export interface LiveDemo {

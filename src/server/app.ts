@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { type Context, Hono } from 'hono';
+import { Hono } from 'hono';
 import { type AuthService, createAuthService, LOGIN_PATH } from '../auth/auth-service.js';
 import type { ThrottleLimit } from '../auth/failure-throttle.js';
 import { TOKEN_ENDPOINT_PATH } from '../auth/oauth-token-route.js';
 import type { RetailGuard } from '../auth/retail-guard.js';
-import { sourceAddress } from '../auth/source-address.js';
+import { createSourceAddress, type TrustProxy } from '../auth/source-address.js';
 import { createErrorEdge } from '../http/error-edge.js';
+import { accessLog } from '../middleware/access-log/access-log.js';
 import { adminAuth } from '../middleware/admin-auth/admin-auth.js';
 import { journalRequests } from '../middleware/journal/journal.js';
 import { loginThrottle } from '../middleware/login-throttle/login-throttle.js';
+import { measureRequests } from '../middleware/metrics/metrics.js';
 import { requestId } from '../middleware/request-id/request-id.js';
 import { retailAuth } from '../middleware/retail-auth/retail-auth.js';
 import { RECORD_KINDS } from '../records/kinds.js';
@@ -18,12 +20,14 @@ import { createRetailRoutes } from '../retail/retail-routes.js';
 import { ADMIN_PREFIX, createAdminRoutes } from '../sandbox/admin-routes.js';
 import { createLiveDemo } from '../sandbox/demo.js';
 import { createJournal, type Journal } from '../sandbox/journal.js';
-import { OPERATIONS } from '../sandbox/journal-entry.js';
+import { OPERATIONS, TOKEN_OPERATIONS } from '../sandbox/journal-entry.js';
 import { clusterJournalView, localJournalView } from '../sandbox/journal-view.js';
 import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
+import type { Metrics } from '../shared/metrics.js';
 import { createVirtualClock } from '../shared/virtual-clock.js';
+import { instrumentStore } from '../storage/instrumented-store.js';
 import type { Store } from '../storage/store.js';
 import { openApiDocument } from './openapi.js';
 
@@ -31,8 +35,8 @@ export interface AppConfig {
   /** Issuer and public base URL (no trailing slash). */
   publicUrl: string;
   tokenTtlSeconds: number;
-  /** Take the throttled source address from X-Forwarded-For (only behind a proxy you run). */
-  trustProxy: boolean;
+  /** Which proxies may name the client's address in X-Forwarded-For (false: none; the socket peer counts). */
+  trustProxy: TrustProxy;
   /** Failed logins allowed per client id and address in a window; default 10 a minute. */
   loginThrottle?: ThrottleLimit | 'off';
   /** Turns the admin API (/_larder/), the virtual clock and the request journal on. */
@@ -52,6 +56,8 @@ export interface AppDeps {
   config: AppConfig;
   /** A stand-in retail guard (retail tests exercise routes without tokens); default: the real one. */
   guard?: RetailGuard;
+  /** Measure requests, tokens, refusals, store calls and imports into these (only when metrics are served). */
+  metrics?: Metrics;
 }
 
 export interface LarderApp {
@@ -63,6 +69,8 @@ export interface LarderApp {
   journal: Journal | undefined;
   /** Starts background work (auth and clock polls); returns a stop function. */
   start(): () => void;
+  /** From now on /readyz answers 503, so balancers stop sending before the server stops. */
+  drain(): void;
 }
 
 /** Every instance keeps its virtual time in step with the store within a second, as with revocations. */
@@ -93,12 +101,14 @@ const operationOf = (method: string, path: string): string | undefined => {
  * their operation's work; every error answer goes through the one error edge.
  */
 export const createApp = async ({
-  store,
+  store: givenStore,
   clock: given,
   logger,
   config,
   guard,
+  metrics,
 }: AppDeps): Promise<LarderApp> => {
+  const store = metrics === undefined ? givenStore : instrumentStore(givenStore, metrics);
   const sandbox = config.adminToken !== undefined;
   const virtualClock = sandbox
     ? await createVirtualClock({
@@ -127,15 +137,24 @@ export const createApp = async ({
   const locations = createLocationDirectory(store, clock);
 
   app.use(requestId());
+  app.use(accessLog({ logger }));
+  if (metrics !== undefined)
+    app.use(measureRequests({ metrics, operationOf, tokenOperations: new Set(TOKEN_OPERATIONS) }));
   if (journal !== undefined)
     app.use(journalRequests({ journal, clock, operationOf, skipPrefix: ADMIN_PREFIX }));
   const errorEdge = createErrorEdge(logger);
   app.onError(errorEdge);
   app.notFound((c) => errorEdge(new LarderError('ERR_ROUTE_NOT_FOUND'), c));
 
+  let draining = false;
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  // Reached only once the app is built, so the signing keys are loaded; before that the server answers 503.
   app.get('/readyz', async (c) => {
-    await store.ping();
+    if (draining) throw new LarderError('ERR_UNAVAILABLE', { message: 'Stopping: not taking new requests.' });
+    // Whatever the failure (a driver error, a file gone), not ready is a 503 the balancer understands.
+    await store.ping().catch((cause: unknown) => {
+      throw new LarderError('ERR_UNAVAILABLE', { cause });
+    });
     return c.json({ status: 'ready', storage: store.describe() });
   });
   const document = JSON.stringify(openApiDocument(config.publicUrl));
@@ -145,7 +164,7 @@ export const createApp = async ({
 
   const throttled = loginThrottle({
     ...auth.credentials,
-    sourceAddress: (c: Context) => sourceAddress(c, config.trustProxy),
+    sourceAddress: createSourceAddress(config.trustProxy),
   });
   app.post(LOGIN_PATH, throttled, auth.login);
   app.post(TOKEN_ENDPOINT_PATH, throttled, auth.token);
@@ -177,6 +196,9 @@ export const createApp = async ({
     auth,
     clock,
     journal,
+    drain: () => {
+      draining = true;
+    },
     start: () => {
       const stops = [
         auth.start(),

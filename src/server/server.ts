@@ -1,10 +1,13 @@
 import type { Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { createAdaptorServer } from '@hono/node-server';
 import type { ThrottleLimit } from '../auth/failure-throttle.js';
+import type { TrustProxy } from '../auth/source-address.js';
 import { answerClientError, errorResponse } from '../http/error-edge.js';
 import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
+import type { Metrics } from '../shared/metrics.js';
 import type { Store } from '../storage/store.js';
 import { createApp } from './app.js';
 
@@ -15,12 +18,21 @@ export interface ServerConfig {
   /** Issuer and public base URL; default http://HOST:PORT as bound (localhost for a wildcard host). */
   publicUrl?: string;
   tokenTtlSeconds: number;
-  trustProxy: boolean;
+  trustProxy: TrustProxy;
   adminToken?: string;
   journalSize?: number;
   loginThrottle?: ThrottleLimit | 'off';
   live?: boolean;
   clusterWorker?: boolean;
+  /** Serve HTTPS with this PEM key and certificate (chain). */
+  tls?: TlsMaterial;
+  /** Measure into these (served by the metrics listener, src/server/metrics-server.ts). */
+  metrics?: Metrics;
+}
+
+export interface TlsMaterial {
+  key: string;
+  cert: string;
 }
 
 /** A server started in process: where it answers, and how to stop it. */
@@ -34,17 +46,20 @@ export interface RunningServer {
 
 const WILDCARD = new Set(['0.0.0.0', '::', '[::]']);
 
-/** The URL a local client uses to reach a server bound to `host` (localhost for a wildcard bind). */
-export const localUrl = (host: string, port: number): string =>
-  `http://${WILDCARD.has(host) ? 'localhost' : host.includes(':') ? `[${host}]` : host}:${port}`;
+export const isWildcardHost = (host: string): boolean => WILDCARD.has(host);
 
-const listen = (server: Server, port: number, host: string) =>
+/** The URL a local client uses to reach a server bound to `host` (localhost for a wildcard bind). */
+export const localUrl = (host: string, port: number, tls = false): string =>
+  `${tls ? 'https' : 'http'}://${WILDCARD.has(host) ? 'localhost' : host.includes(':') ? `[${host}]` : host}:${port}`;
+
+/** Binds `server`; resolves with the bound port. A port in use is an error naming `flag`. */
+export const listen = (server: Server, port: number, host: string, flag = '--port') =>
   new Promise<number>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
         error.code === 'EADDRINUSE'
           ? new Error(
-              `Port ${port} on ${host} is already in use: stop the other server or pick another --port.`,
+              `Port ${port} on ${host} is already in use: stop the other server or pick another ${flag}.`,
             )
           : error,
       ),
@@ -68,10 +83,16 @@ export const startServer = async (deps: {
 }): Promise<RunningServer> => {
   const { store, clock, logger, config } = deps;
   // `env` carries the node request/socket: the login throttle reads the client address from it.
-  let handle: (request: Request, env: unknown) => Response | Promise<Response> = () =>
-    errorResponse(new LarderError('ERR_UNAVAILABLE', { message: 'Starting up.' }));
+  // The process is alive (/healthz) but not ready (/readyz and the rest) until the app and its keys exist.
+  let handle: (request: Request, env: unknown) => Response | Promise<Response> = (request) =>
+    new URL(request.url).pathname === '/healthz'
+      ? Response.json({ status: 'ok' })
+      : errorResponse(new LarderError('ERR_UNAVAILABLE', { message: 'Starting up.' }));
   const server = createAdaptorServer({
     fetch: (request: Request, env: unknown) => handle(request, env),
+    ...(config.tls === undefined
+      ? {}
+      : { createServer: createHttpsServer, serverOptions: { key: config.tls.key, cert: config.tls.cert } }),
   }) as Server;
   // Longer than the usual load balancer idle timeout (60 s), so the balancer closes idle connections first.
   server.keepAliveTimeout = 65_000;
@@ -79,8 +100,9 @@ export const startServer = async (deps: {
   server.requestTimeout = 30_000;
   server.on('clientError', answerClientError);
   const port = await listen(server, config.port, config.host);
-  const url = localUrl(config.host, port);
+  const url = localUrl(config.host, port, config.tls !== undefined);
   const publicUrl = (config.publicUrl ?? url).replace(/\/+$/, '');
+  logger.debug('bound; building the app (not ready yet)', { url });
 
   let larder: Awaited<ReturnType<typeof createApp>>;
   let stopPolling: () => void;
@@ -99,6 +121,7 @@ export const startServer = async (deps: {
         ...(config.live === undefined ? {} : { live: config.live }),
         ...(config.clusterWorker === undefined ? {} : { clusterWorker: config.clusterWorker }),
       },
+      ...(config.metrics === undefined ? {} : { metrics: config.metrics }),
     });
     stopPolling = larder.start();
   } catch (error) {
@@ -113,6 +136,7 @@ export const startServer = async (deps: {
     publicUrl,
     port,
     stop: async () => {
+      larder.drain();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const deadline = setTimeout(() => server.closeAllConnections(), 10_000);

@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import { type DestinationStream, type LevelWithSilent, pino } from 'pino';
 import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
 
@@ -5,30 +7,90 @@ export type LogFields = Readonly<Record<string, unknown>>;
 
 /** Structured logging. Callers never pass secrets (client secrets, tokens, private keys) in `fields`. */
 export interface Logger {
+  debug(msg: string, fields?: LogFields): void;
   info(msg: string, fields?: LogFields): void;
   warn(msg: string, fields?: LogFields): void;
   error(msg: string, fields?: LogFields): void;
+  /** Writes out what is buffered (before process.exit). */
+  flush?(): void;
 }
 
 export interface LineSink {
   write(line: string): unknown;
 }
 
-/** One JSON object per line, so log shippers need no parser configuration. */
-export const createJsonLogger = (sink: LineSink = process.stderr, clock: Clock = systemClock): Logger => {
-  const write = (level: string, msg: string, fields?: LogFields): void => {
-    const entry = { time: new Date(clock.now()).toISOString(), level, msg, ...fields };
-    sink.write(`${JSON.stringify(entry, errorsAsObjects)}\n`);
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** Log lines held while stderr is not being read; beyond it lines are dropped rather than memory grown. */
+const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+
+export interface LoggerOptions {
+  level?: LogLevel;
+  format?: LogFormat;
+  /** Where lines go (default stderr, written asynchronously: a busy server does not wait on the pipe). */
+  sink?: LineSink;
+  clock?: Clock;
+  /** Colours in the pretty format (a terminal). */
+  colorize?: boolean;
+}
+
+/** pino-pretty loaded only when asked for: JSON, the default, never pays for it. */
+const prettyDestination = (sink: LineSink, colorize: boolean): DestinationStream => {
+  const require = createRequire(import.meta.url);
+  const { prettyFactory } = require('pino-pretty') as {
+    prettyFactory: (options: Record<string, unknown>) => (line: string) => string;
   };
+  const prettify = prettyFactory({ colorize, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+  return { write: (line: string) => sink.write(prettify(line)) };
+};
+
+/**
+ * The process's logger: pino, one JSON object per line (time as ISO from the injected clock, level as its name,
+ * the process id so lines of `--workers` can be told apart), or pino-pretty's human lines. Error values under
+ * `error` or `err` keep their message and stack.
+ */
+export const createLogger = (options: LoggerOptions = {}): Logger => {
+  const { level = 'info', format = 'json', sink, clock = systemClock } = options;
+  const stderr =
+    sink === undefined
+      ? pino.destination({ dest: 2, sync: false, maxLength: MAX_BUFFERED_BYTES })
+      : undefined;
+  const out: LineSink = sink ?? stderr!;
+  const destination =
+    format === 'pretty'
+      ? prettyDestination(out, options.colorize === true)
+      : ({ write: (line: string) => out.write(line) } satisfies DestinationStream);
+  const base = pino(
+    {
+      level: level as LevelWithSilent,
+      base: { pid: process.pid },
+      timestamp: () => `,"time":"${new Date(clock.now()).toISOString()}"`,
+      formatters: { level: (label) => ({ level: label }) },
+      serializers: { error: pino.stdSerializers.err, err: pino.stdSerializers.err },
+    },
+    destination,
+  );
   return {
-    info: (msg, fields) => write('info', msg, fields),
-    warn: (msg, fields) => write('warn', msg, fields),
-    error: (msg, fields) => write('error', msg, fields),
+    debug: (msg, fields) => base.debug(fields ?? {}, msg),
+    info: (msg, fields) => base.info(fields ?? {}, msg),
+    warn: (msg, fields) => base.warn(fields ?? {}, msg),
+    error: (msg, fields) => base.error(fields ?? {}, msg),
+    flush: () => {
+      try {
+        stderr?.flushSync();
+      } catch {
+        // A pipe that is full or gone: the lines are lost either way, and exiting must not fail.
+      }
+    },
   };
 };
 
-// Error's own properties are not enumerable, so JSON.stringify would print `{}`.
-const errorsAsObjects = (_key: string, value: unknown): unknown =>
-  value instanceof Error ? { name: value.name, message: value.message, stack: value.stack } : value;
+/** One JSON object per line, so log shippers need no parser configuration. */
+export const createJsonLogger = (sink?: LineSink, clock: Clock = systemClock): Logger =>
+  createLogger({ ...(sink === undefined ? {} : { sink }), clock });
 
-export const silentLogger: Logger = { info: () => {}, warn: () => {}, error: () => {} };
+const ignore = () => {};
+export const silentLogger: Logger = { debug: ignore, info: ignore, warn: ignore, error: ignore };

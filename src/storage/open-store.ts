@@ -1,3 +1,4 @@
+import { StoreError } from '../shared/errors.js';
 import type { Store } from './store.js';
 
 export interface StoreLocation {
@@ -11,16 +12,56 @@ export interface StoreLocation {
   poolSize?: number;
 }
 
+/** Where a store lives, for messages: the SQLite path, or the PostgreSQL user, host, port and database (no password). */
+export const describeLocation = (location: StoreLocation): string => {
+  if (location.databaseUrl === undefined) return `the SQLite database ${location.db}`;
+  try {
+    const url = new URL(location.databaseUrl);
+    const user = url.username === '' ? '' : `${decodeURIComponent(url.username)}@`;
+    return `PostgreSQL at ${user}${url.host || 'localhost'}${url.pathname}`;
+  } catch {
+    return 'PostgreSQL (the --database-url is not a valid URL)';
+  }
+};
+
+/** The messages down an error's cause chain (a refused connection sits under the driver's own words). */
+const causes = (error: unknown): string[] => {
+  const found: string[] = [];
+  for (let at: unknown = error, depth = 0; at !== undefined && depth < 5; depth++) {
+    if (at instanceof AggregateError && at.errors.length > 0) {
+      found.push(
+        ...at.errors.map((inner: unknown) => (inner instanceof Error ? inner.message : String(inner))),
+      );
+      break;
+    }
+    const message = at instanceof Error ? at.message : String(at);
+    if (message !== '' && !found.some((seen) => seen.includes(message))) found.push(message);
+    at = at instanceof Error ? at.cause : undefined;
+  }
+  return found;
+};
+
 /** Opens the configured backend; PostgreSQL code is loaded only when it is used. */
 export const openStore = async (location: StoreLocation): Promise<Store> => {
-  if (location.databaseUrl !== undefined) {
-    const { createPostgresStore } = await import('./postgres/postgres-store.js');
-    return createPostgresStore({
-      databaseUrl: location.databaseUrl,
-      migrate: location.migrate === true,
-      ...(location.poolSize === undefined ? {} : { poolSize: location.poolSize }),
-    });
+  try {
+    if (location.databaseUrl !== undefined) {
+      const { createPostgresStore } = await import('./postgres/postgres-store.js');
+      return await createPostgresStore({
+        databaseUrl: location.databaseUrl,
+        migrate: location.migrate === true,
+        ...(location.poolSize === undefined ? {} : { poolSize: location.poolSize }),
+      });
+    }
+    const { createSqliteStore } = await import('./sqlite/sqlite-store.js');
+    return await createSqliteStore({ path: location.db });
+  } catch (error) {
+    // "Cannot open database because the directory does not exist" says neither which file nor which database.
+    throw new StoreError(
+      error instanceof StoreError ? error.code : 'STORE_UNAVAILABLE',
+      `Cannot open ${describeLocation(location)}: ${causes(error)
+        .map((message) => message.replace(/\.$/, ''))
+        .join(': ')}.`,
+      { cause: error },
+    );
   }
-  const { createSqliteStore } = await import('./sqlite/sqlite-store.js');
-  return createSqliteStore({ path: location.db });
 };

@@ -1,4 +1,5 @@
 import type { Condition, KindCounts, RecordKind, RecordRow } from '../records/kinds.js';
+import type { PoolState } from '../shared/metrics.js';
 import type { ClockSetting } from '../shared/virtual-clock.js';
 
 /** The demo locations that keep trading, and the last day generated for them (UTC, YYYY-MM-DD). */
@@ -101,6 +102,9 @@ export interface ClientRecord {
 }
 
 export interface ClientUpdate {
+  name?: string;
+  /** A new secret's keyed hash (rotate-secret): the old secret stops working. */
+  secretHash?: string;
   scopes?: string[];
   allLocations?: boolean;
   locations?: string[];
@@ -217,5 +221,7 @@ export interface Store {
   describe(): string;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
+  /** The connection pool right now (PostgreSQL), for metrics; absent on an embedded store. */
+  poolState?(): PoolState;
   close(): Promise<void>;
 }

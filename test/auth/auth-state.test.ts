@@ -18,6 +18,7 @@ describe('auth state polling', () => {
     await ensureSigningKey(temp.store, clock);
     const lines: string[] = [];
     const logger: Logger = {
+      debug: (msg) => lines.push(`debug ${msg}`),
       info: (msg) => lines.push(`info ${msg}`),
       warn: (msg) => lines.push(`warn ${msg}`),
       error: (msg) => lines.push(`error ${msg}`),

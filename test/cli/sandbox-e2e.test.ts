@@ -18,7 +18,8 @@ let server: Awaited<ReturnType<typeof startServe>>;
 let adminToken: string;
 before(async () => {
   cwd = await mkdtemp(join(tmpdir(), 'larder-e2e-'));
-  server = await startServe(['--port', '0'], { cwd });
+  // Pretty: the banner as a person sees it on a terminal, credentials as text.
+  server = await startServe(['--port', '0', '--log-format', 'pretty'], { cwd });
   adminToken = /adminToken: +(\S+)/.exec(server.output())?.[1] ?? '';
   assert.ok(adminToken, server.output());
 });

@@ -7,12 +7,16 @@ import { larder, startServe, stop } from '../helpers/cli.js';
 
 /** `npx larder serve` with no flags, as a new user runs it: demo data, demo client, a curl that works. */
 
+/** The demo credentials from the banner: one JSON line when stdout is not a terminal (as here). */
 const credentials = (output: string) => {
-  const clientId = /clientId: +(\S+)/.exec(output)?.[1];
-  const clientSecret = /clientSecret: +(\S+)/.exec(output)?.[1];
-  const location = /Platform-Restaurant-External-ID: (\S+?)'/.exec(output)?.[1];
-  assert.ok(clientId && clientSecret && location, output);
-  return { clientId, clientSecret, location };
+  const line = output.split('\n').find((l) => l.includes('"msg":"Larder is listening on'));
+  assert.ok(line, output);
+  const demo = (
+    JSON.parse(line) as { demo?: { clientId: string; clientSecret: string; locations: { id: string }[] } }
+  ).demo;
+  const location = demo?.locations[0]?.id;
+  assert.ok(demo && location, output);
+  return { clientId: demo.clientId, clientSecret: demo.clientSecret, location };
 };
 
 describe('first start', () => {
@@ -28,7 +32,7 @@ describe('first start', () => {
       const output = server.output();
       assert.match(output, /Demo data ready/);
       const { clientId, clientSecret, location } = credentials(output);
-      assert.equal((output.match(/^ {2}loc-\S+ {2}/gm) ?? []).length, 3);
+      assert.equal((output.match(/\{"id":"loc-[^"]+","name"/g) ?? []).length, 3);
       const login = await fetch(`${server.url}/authentication/v1/authentication/login`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },

@@ -3,11 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { type CommandIo, parseCommandArgs } from '../../src/cli/command.js';
-import { serveCommand } from '../../src/cli/commands/serve-command.js';
 import { serve } from '../../src/cli/serve.js';
-import { parseServeConfig } from '../../src/cli/serve-config.js';
 import { silentLogger } from '../../src/shared/logger.js';
+import { captureIo, serveConfigIn } from '../helpers/serve-config.js';
 
 /** `larder serve` started in process through its handle, as most server tests can run it. */
 
@@ -17,21 +15,8 @@ before(async () => {
 });
 after(() => rm(dir, { recursive: true, force: true }));
 
-const io = (): CommandIo & { out: string[] } => {
-  const out: string[] = [];
-  return { out, stdout: (t) => out.push(t), stderr: (t) => out.push(t), env: {}, isTty: false };
-};
-
-/** The config `larder serve ARGS` parses, defaults included. */
-const config = (...argv: string[]) => {
-  const args = parseCommandArgs(
-    serveCommand,
-    ['--db', join(dir, 'larder.db'), '--port', '0', '--no-demo', ...argv],
-    io(),
-  );
-  assert.notEqual(args, 'help');
-  return parseServeConfig(args as Exclude<typeof args, 'help'>);
-};
+const io = captureIo;
+const config = serveConfigIn(() => dir);
 
 test('serve answers on the URL its handle names, and stop() frees the port and closes the store', async () => {
   const output = io();

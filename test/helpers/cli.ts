@@ -43,8 +43,11 @@ export const startServe = (args: string[], options: { cwd?: string } = {}) =>
     const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /listening on (http:\/\/\S+?) /.exec(output);
-      if (match?.[1] !== undefined && output.includes('Press Ctrl-C')) {
+      // The banner is text on a terminal (ending "Press Ctrl-C"), else one JSON line.
+      const match = /listening on (https?:\/\/\S+?) /.exec(output);
+      const complete =
+        output.includes('Press Ctrl-C') || /"msg":"Larder is listening on [^\n]*\n/.test(output);
+      if (match?.[1] !== undefined && complete) {
         clearTimeout(timer);
         resolve({ child, url: match[1], output: () => output });
       }

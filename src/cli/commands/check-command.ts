@@ -15,9 +15,22 @@ export const checkCommand: Command = {
   notes: 'Exit code 1 when anything is found, so it can gate an import in a script.',
   run: async (args, io) => {
     const location = args.strings['location'];
-    const reports = await withStore(args, async (store) =>
-      location === undefined ? checkStore(store) : [await checkLocation(store, location)],
+    const reports = await withStore(
+      args,
+      async (store) => {
+        if (location === undefined) return checkStore(store);
+        // Checking nothing and reporting "0 findings" would pass a gate that should fail.
+        if ((await store.locations.get(location)) === undefined) return undefined;
+        return [await checkLocation(store, location)];
+      },
+      (result) => result === undefined,
     );
+    if (reports === undefined) {
+      io.stderr(
+        `larder check: location ${location} does not exist (\`larder locations list\` shows them).\n`,
+      );
+      return 1;
+    }
     const findings = reports.flatMap((report) => report.findings);
     if (args.flags['json']) io.stdout(`${JSON.stringify(reports, null, 2)}\n`);
     else {

@@ -8,6 +8,7 @@ const show = (view: ClockView) =>
 
 export const clockCommand: Command = {
   name: 'clock',
+  takesArguments: true,
   summary: "Show or move a running sandbox's virtual clock.",
   usage:
     'larder clock show\n' +

@@ -31,7 +31,8 @@ export const importCommand: Command = {
   },
   notes:
     'Every record is validated; if any is invalid nothing is stored and each problem is printed as\n' +
-    'FILE:LINE field.path: message (first 50). Records are upserted by id within the location.',
+    'FILE:LINE field.path: message (first 50), LINE being the line of the field itself. A file with no records,\n' +
+    'or an id repeated within a file, is a problem too. Records are upserted by id within the location.',
   run: async (args, io) => {
     const locationId = requiredOption(args, 'location');
     if (!LOCATION_ID.test(locationId)) {
@@ -47,15 +48,19 @@ export const importCommand: Command = {
     const name = args.strings['name'];
     const progress = createProgress(io, 'records');
     const started = performance.now();
-    const result = await withStore(args, (store) =>
-      importFiles(store, {
-        locationId,
-        ...(name === undefined ? {} : { locationName: name }),
-        ...(purchaseOrders === undefined ? {} : { purchaseOrders: { path: purchaseOrders } }),
-        ...(inventoryHistory === undefined ? {} : { inventoryHistory: { path: inventoryHistory } }),
-        exclusive: true,
-        onProgress: progress.update,
-      }),
+    const result = await withStore(
+      args,
+      (store) =>
+        importFiles(store, {
+          locationId,
+          ...(name === undefined ? {} : { locationName: name }),
+          ...(purchaseOrders === undefined ? {} : { purchaseOrders: { path: purchaseOrders } }),
+          ...(inventoryHistory === undefined ? {} : { inventoryHistory: { path: inventoryHistory } }),
+          exclusive: true,
+          refuseEmpty: true,
+          onProgress: progress.update,
+        }),
+      (outcome) => !outcome.committed,
     );
     progress.done();
     if (!result.committed) {

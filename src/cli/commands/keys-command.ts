@@ -10,6 +10,7 @@ import { withStore } from '../store-options.js';
 
 export const keysCommand: Command = {
   name: 'keys',
+  takesArguments: true,
   summary: 'Rotate the token signing key.',
   usage: 'larder keys rotate',
   options: {

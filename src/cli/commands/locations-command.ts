@@ -4,6 +4,7 @@ import { withStore } from '../store-options.js';
 
 export const locationsCommand: Command = {
   name: 'locations',
+  takesArguments: true,
   summary: 'List locations with their record counts.',
   usage: 'larder locations list [--json]',
   options: {

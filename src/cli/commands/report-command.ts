@@ -1,6 +1,6 @@
 import type { Finding } from '../../sandbox/report.js';
 import { ADMIN_OPTIONS, adminClient } from '../admin-client.js';
-import { type Command, requiredOption, UsageError } from '../command.js';
+import { type Command, requiredOption } from '../command.js';
 
 interface Report {
   clientId: string;
@@ -19,8 +19,6 @@ export const reportCommand: Command = {
   },
   notes: 'Exit code 0 when the client behaves, 3 when there are findings.',
   run: async (args, io) => {
-    if (args.positionals.length > 0)
-      throw new UsageError(`Unexpected argument: ${args.positionals.join(' ')}`);
     const clientId = requiredOption(args, 'client');
     const report = await adminClient(args).call<Report>(
       'GET',

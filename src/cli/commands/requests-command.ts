@@ -1,6 +1,6 @@
 import type { JournalEntry } from '../../sandbox/journal-entry.js';
 import { ADMIN_OPTIONS, adminClient } from '../admin-client.js';
-import { type Command, UsageError } from '../command.js';
+import type { Command } from '../command.js';
 
 const line = (entry: JournalEntry) =>
   [
@@ -35,8 +35,6 @@ export const requestsCommand: Command = {
     json: { type: 'boolean', description: 'One JSON object per line.' },
   },
   run: async (args, io) => {
-    if (args.positionals.length > 0)
-      throw new UsageError(`Unexpected argument: ${args.positionals.join(' ')}`);
     const admin = adminClient(args);
     const query = new URLSearchParams();
     for (const [option, param] of [

@@ -12,9 +12,28 @@ import {
   MIN_TOKEN_TTL_SECONDS,
 } from '../../shared/limits.js';
 import { openStore } from '../../storage/open-store.js';
-import { type Command, type CommandIo, STORE_OPTIONS } from '../command.js';
-import { announce, serve, withDemoAdminToken } from '../serve.js';
+import { type Command, STORE_OPTIONS } from '../command.js';
+import { checkPortFree } from '../port-check.js';
+import { serve, startClusterMetrics, withDemoAdminToken } from '../serve.js';
 import { parseServeConfig, type ServeConfig } from '../serve-config.js';
+import { createServeOutput, type ServeOutput } from '../serve-output.js';
+import { loadTls, shareWithWorkers } from '../tls.js';
+
+/**
+ * A crash is logged as JSON like every other line (Node would print a bare stack trace), then the process exits 1
+ * as it would have: the supervisor replaces a crashed worker.
+ */
+const logCrashes = (output: ServeOutput) => {
+  const crash = (kind: string) => (error: unknown) => {
+    output.logger.error(`crashed: ${kind}`, { error });
+    output.logger.flush?.();
+    process.exit(1);
+  };
+  process.once('uncaughtException', crash('uncaught exception'));
+  process.once('unhandledRejection', crash('unhandled rejection'));
+};
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** Waits for SIGINT/SIGTERM, then runs `stop` once. */
 const untilSignal = (stop: () => Promise<void>) =>
@@ -37,17 +56,22 @@ const READY = 'larder:ready';
  */
 const serveWithWorkers = async (
   config: ServeConfig,
-  io: CommandIo,
-  onReady: (server: { url: string; publicUrl: string }) => Promise<void>,
+  output: ServeOutput,
+  onReady: (server: { url: string; publicUrl: string; metricsUrl?: string }) => Promise<void>,
 ): Promise<number> => {
+  const metrics = await startClusterMetrics(config);
   let port: number | undefined;
   const ready = new Set<number>();
   let announced = false;
   const announceOnce = () => {
     if (announced || port === undefined || ready.size < config.workers) return;
     announced = true;
-    const url = localUrl(config.host, port);
-    void onReady({ url, publicUrl: config.publicUrl ?? url });
+    const url = localUrl(config.host, port, config.tls !== undefined);
+    void onReady({
+      url,
+      publicUrl: config.publicUrl ?? url,
+      ...(metrics === undefined ? {} : { metricsUrl: metrics.url }),
+    });
   };
   cluster.on('message', (worker, message) => {
     if (message !== READY) return;
@@ -57,7 +81,7 @@ const serveWithWorkers = async (
   const supervisor = createSupervisor({
     cluster,
     workers: config.workers,
-    log: (line) => io.stderr(`larder: ${line}\n`),
+    log: (line) => output.logger.warn(line),
     onListening: (address) => {
       port = address.port;
       announceOnce();
@@ -76,7 +100,8 @@ const serveWithWorkers = async (
     await supervisor.stop();
   });
   const outcome = await supervisor.done;
-  if (outcome.exitCode !== 0) io.stderr(`larder: ${outcome.reason}\n`);
+  await metrics?.stop();
+  if (outcome.exitCode !== 0) output.logger.error(outcome.reason);
   return outcome.exitCode;
 };
 
@@ -112,7 +137,7 @@ export const serveCommand: Command = {
       env: 'LARDER_TOKEN_TTL',
       default: String(DEFAULT_TOKEN_TTL_SECONDS),
       placeholder: 'SECONDS',
-      description: `Access token lifetime, ${MIN_TOKEN_TTL_SECONDS} to ${MAX_TOKEN_TTL_SECONDS}.`,
+      description: `Access token lifetime, ${MIN_TOKEN_TTL_SECONDS} to ${MAX_TOKEN_TTL_SECONDS} (1 s to 1 year).`,
     },
     workers: {
       type: 'string',
@@ -122,9 +147,52 @@ export const serveCommand: Command = {
       description: 'Worker processes sharing the port (node:cluster); "auto" = one per core.',
     },
     'trust-proxy': {
-      type: 'boolean',
+      type: 'string',
       env: 'LARDER_TRUST_PROXY',
-      description: 'Take client addresses from X-Forwarded-For (only behind a proxy you run).',
+      placeholder: 'HOPS|CIDR,…',
+      description:
+        'Proxies trusted to name the client address in X-Forwarded-For: a hop count (1 = the nearest proxy) or their addresses/CIDR networks (10.0.0.0/8,::1). Default: none.',
+    },
+    'log-level': {
+      type: 'string',
+      env: 'LARDER_LOG_LEVEL',
+      default: 'info',
+      placeholder: 'LEVEL',
+      description: 'debug (adds health probes), info (one line per request), warn, error or silent.',
+    },
+    'log-format': {
+      type: 'string',
+      env: 'LARDER_LOG_FORMAT',
+      default: 'json',
+      placeholder: 'FORMAT',
+      description:
+        'json (every line a JSON object; the banner too, unless stdout is a terminal) or pretty (human-readable).',
+    },
+    'metrics-port': {
+      type: 'string',
+      env: 'LARDER_METRICS_PORT',
+      placeholder: 'PORT',
+      description:
+        'Serve Prometheus metrics at GET /metrics on this port of --host (its own listener; all workers). Default: off.',
+    },
+    'tls-cert': {
+      type: 'string',
+      env: 'LARDER_TLS_CERT',
+      placeholder: 'FILE',
+      description: 'Serve HTTPS with this PEM certificate (chain); needs --tls-key.',
+    },
+    'tls-key': {
+      type: 'string',
+      env: 'LARDER_TLS_KEY',
+      placeholder: 'FILE',
+      description: 'The PEM private key of --tls-cert.',
+    },
+    tls: {
+      type: 'string',
+      env: 'LARDER_TLS',
+      placeholder: 'self-signed',
+      description:
+        'Serve HTTPS with a development certificate made at start and printed (not for production).',
     },
     migrate: {
       type: 'boolean',
@@ -176,33 +244,56 @@ export const serveCommand: Command = {
     'creates a demo client granted all of them, and prints its credentials and a curl to try.',
   run: async (args, io) => {
     const config = parseServeConfig(args);
+    const output = createServeOutput(config, io);
+    logCrashes(output);
     if (cluster.isWorker) {
       // A worker's IPC channel keeps it alive, so it must exit explicitly, also when it cannot start.
-      const code = await serve({ ...config, demo: false }, io, { announce: false })
+      const code = await serve({ ...config, demo: false }, io, { announce: false }, output)
         .then(async (handle) => {
           process.send?.(READY);
           await untilSignal(handle.stop);
           return 0;
         })
         .catch((error: unknown) => {
-          io.stderr(`larder: ${error instanceof Error ? error.message : String(error)}\n`);
+          output.logger.error(`cannot start: ${errorText(error)}`);
           return 1;
         });
+      output.logger.flush?.();
       process.exit(code);
     }
-    if (config.workers === 1) {
-      const handle = await serve(config, io);
-      await untilSignal(handle.stop);
-      return 0;
-    }
-    // Workers open their own connections; the primary keeps one to prepare the demo and print the banner.
-    const store = await openStore(config.store);
     try {
-      if (config.demo) await prepareDemo(store, systemClock, io.stdout);
-      const resolved = await withDemoAdminToken(store, config);
-      return await serveWithWorkers(config, io, (server) => announce(store, io, server, resolved));
+      await checkPortFree(config.host, config.port);
+      if (config.metricsPort !== undefined)
+        await checkPortFree(config.host, config.metricsPort, '--metrics-port');
+      if (config.workers === 1) {
+        const handle = await serve(config, io, {}, output);
+        await untilSignal(handle.stop);
+        return 0;
+      }
+      // Workers open their own connections; the primary keeps one to prepare the demo and print the banner.
+      const tls = await loadTls(config, io.env);
+      if (tls !== undefined) shareWithWorkers(tls.material);
+      const store = await openStore(config.store);
+      try {
+        if (config.demo) await prepareDemo(store, systemClock, output.note);
+        const resolved = await withDemoAdminToken(store, config);
+        return await serveWithWorkers(config, output, (server) =>
+          output.banner(store, {
+            ...server,
+            workers: config.workers,
+            adminOn: resolved.adminToken !== undefined,
+            ...(tls?.generated === true ? { certificate: tls.material.cert } : {}),
+          }),
+        );
+      } finally {
+        await store.close();
+      }
+    } catch (error) {
+      // Every line serve writes is a log line: a failure to start too (the reason names the host, path or port).
+      output.logger.error(`cannot start: ${errorText(error)}`);
+      return 1;
     } finally {
-      await store.close();
+      output.logger.flush?.();
     }
   },
 };

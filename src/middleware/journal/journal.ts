@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import type { RequestFacts } from '../../http/request-facts.js';
+import { type RequestFacts, startFacts } from '../../http/request-facts.js';
 import { requestHeader } from '../../http/request-header.js';
 import type { Journal, RecordedEntry } from '../../sandbox/journal.js';
 import type { Clock } from '../../shared/clock.js';
@@ -27,8 +27,7 @@ export const journalRequests =
     if (skipPrefix !== undefined && c.req.path.startsWith(skipPrefix)) return next();
     const timeMs = clock.now();
     const started = performance.now();
-    const facts: RequestFacts = {};
-    c.set('facts', facts);
+    const facts: RequestFacts = startFacts(c);
     try {
       await next();
     } finally {

@@ -225,7 +225,8 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
       transaction(async (db) => {
         const result = await db.query<ClientRecord>(
           `UPDATE clients SET scopes = coalesce($2, scopes), all_locations = coalesce($3, all_locations),
-             locations = coalesce($4, locations), revoked_at = CASE WHEN $5 THEN $6 ELSE revoked_at END
+             locations = coalesce($4, locations), revoked_at = CASE WHEN $5 THEN $6 ELSE revoked_at END,
+             name = coalesce($7, name), secret_hash = coalesce($8, secret_hash)
            WHERE client_id = $1 RETURNING ${CLIENT_COLUMNS}`,
           [
             clientId,
@@ -234,6 +235,8 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
             update.locations ?? null,
             update.revokedAt !== undefined,
             update.revokedAt ?? null,
+            update.name ?? null,
+            update.secretHash ?? null,
           ],
         );
         if (result.rows[0] !== undefined) await db.query(BUMP_AUTH_VERSION);
@@ -368,6 +371,7 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
     ping: async () => {
       await read({ name: 'ping', text: 'SELECT 1' });
     },
+    poolState: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
 
     close: async () => {
       await Promise.all([...imports].map((session) => session.rollback()));

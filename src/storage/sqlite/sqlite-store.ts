@@ -244,8 +244,8 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
   );
   const selectClient = db.prepare<[string], ClientRow>('SELECT * FROM clients WHERE client_id = ?');
   const selectClients = db.prepare<[], ClientRow>('SELECT * FROM clients ORDER BY created_at, client_id');
-  const saveClient = db.prepare<[string, number, string, string | null, string]>(
-    'UPDATE clients SET scopes = ?, all_locations = ?, locations = ?, revoked_at = ? WHERE client_id = ?',
+  const saveClient = db.prepare<[string, string, string, number, string, string | null, string]>(
+    'UPDATE clients SET name = ?, secret_hash = ?, scopes = ?, all_locations = ?, locations = ?, revoked_at = ? WHERE client_id = ?',
   );
   const selectKeys = db.prepare<[], KeyRow>('SELECT * FROM signing_keys ORDER BY created_at, kid');
   const retireKeys = db.prepare<[string]>('UPDATE signing_keys SET retired_at = ? WHERE retired_at IS NULL');
@@ -282,6 +282,8 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     if (row === undefined) return undefined;
     const next: ClientRecord = { ...toClient(row), ...update };
     saveClient.run(
+      next.name,
+      next.secretHash,
       JSON.stringify(next.scopes),
       next.allLocations ? 1 : 0,
       JSON.stringify(next.locations),

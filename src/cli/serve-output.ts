@@ -1,0 +1,87 @@
+import { type DemoCredentials, demoCredentials, demoText } from '../sandbox/demo.js';
+import { type Clock, systemClock } from '../shared/clock.js';
+import { createLogger, type Logger } from '../shared/logger.js';
+import type { Store } from '../storage/store.js';
+import type { CommandIo } from './command.js';
+import type { ServeConfig } from './serve-config.js';
+
+/**
+ * What `larder serve` writes. Logs are pino lines on stderr (JSON, or pino-pretty with --log-format pretty).
+ * The banner (URL, demo credentials, a development certificate) goes to stdout: as text for a person (stdout is
+ * a terminal, or --log-format pretty), otherwise as ONE JSON line, so a log shipper reading both streams only
+ * ever sees JSON.
+ */
+export interface ServeOutput {
+  logger: Logger;
+  /** A progress note at start (demo data being built): a text line, or a log line. */
+  note(text: string): void;
+  banner(store: Store, details: BannerDetails): Promise<void>;
+}
+
+export interface BannerDetails {
+  url: string;
+  publicUrl: string;
+  workers: number;
+  adminOn: boolean;
+  metricsUrl?: string;
+  /** PEM of the development certificate made for --tls self-signed. */
+  certificate?: string;
+}
+
+const EMPTY_HINT = 'The database is empty: load data with `larder import` or `larder seed`.';
+
+export const createServeOutput = (
+  config: Pick<ServeConfig, 'logLevel' | 'logFormat'>,
+  io: CommandIo,
+  options: { logger?: Logger; clock?: Clock } = {},
+): ServeOutput => {
+  const clock = options.clock ?? systemClock;
+  const pretty = config.logFormat === 'pretty';
+  const text = pretty || io.stdoutIsTty === true;
+  const logger =
+    options.logger ??
+    createLogger({ level: config.logLevel, format: config.logFormat, clock, colorize: pretty && io.isTty });
+  const bannerLine = createLogger({ sink: { write: io.stdout }, clock });
+  return {
+    logger,
+    note: (line) => (text ? io.stdout(line) : logger.info(line.trim())),
+    banner: async (store, details) => {
+      const storage = store.describe();
+      const headline = `Larder is listening on ${details.url} (issuer ${details.publicUrl}, ${storage} storage, ${details.workers} worker(s)).`;
+      const demo = await demoCredentials(store, details.adminOn);
+      const empty = demo === undefined && (await store.locations.list()).length === 0;
+      const hint = empty ? EMPTY_HINT : undefined;
+      if (!text) {
+        bannerLine.info(headline, {
+          url: details.url,
+          publicUrl: details.publicUrl,
+          storage,
+          workers: details.workers,
+          ...(details.metricsUrl === undefined ? {} : { metricsUrl: details.metricsUrl }),
+          ...(demo === undefined ? {} : { demo }),
+          ...(hint === undefined ? {} : { hint }),
+          ...(details.certificate === undefined ? {} : { certificate: details.certificate }),
+        });
+        return;
+      }
+      io.stdout(bannerText(headline, details, demo, empty));
+    },
+  };
+};
+
+const bannerText = (
+  headline: string,
+  details: BannerDetails,
+  demo: DemoCredentials | undefined,
+  empty: boolean,
+): string =>
+  [
+    `${headline}\n`,
+    details.metricsUrl === undefined ? '' : `Metrics: ${details.metricsUrl}\n`,
+    details.certificate === undefined
+      ? ''
+      : `\nDevelopment TLS certificate (self-signed, made at this start; trust it in your client, e.g. curl --cacert):\n${details.certificate}\n`,
+    empty ? `${EMPTY_HINT}\n` : '',
+    demo === undefined ? '' : demoText(demo, details.publicUrl),
+    'Press Ctrl-C to stop.\n',
+  ].join('');

@@ -1,0 +1,237 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { CommandIo } from '../../src/cli/command.js';
+import { main } from '../../src/cli/main.js';
+import { larder } from '../helpers/cli.js';
+import { purchaseOrderFixture } from '../helpers/fixtures.js';
+
+/** The operator's CLI as a new user meets it, run in process through `main` with captured output. */
+
+let dir: string;
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'larder-operator-'));
+});
+after(() => rm(dir, { recursive: true, force: true }));
+
+const run = async (...argv: string[]) => {
+  let stdout = '';
+  let stderr = '';
+  const io: CommandIo = {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    env: {},
+    isTty: false,
+  };
+  const code = await main(argv, io);
+  return { code, stdout, stderr };
+};
+
+describe('errors a new user meets', () => {
+  test('larder --version prints the package version', async () => {
+    const { version } = JSON.parse(
+      await readFile(new URL('../../package.json', import.meta.url), 'utf8'),
+    ) as {
+      version: string;
+    };
+    const result = await run('--version');
+    assert.equal(result.code, 0);
+    assert.equal(result.stdout, `larder ${version}\n`);
+  });
+
+  test('a SQLite path that cannot be opened is named, with the cause', async () => {
+    const missingDir = await run('locations', 'list', '--db', join(dir, 'no-such-dir', 'x.db'));
+    assert.equal(missingDir.code, 1);
+    assert.match(
+      missingDir.stderr,
+      /Cannot open the SQLite database .*no-such-dir\/x\.db: .*directory does not exist/,
+    );
+    const notADatabase = join(dir, 'notes.txt');
+    await writeFile(notADatabase, 'hello, this is not SQLite'.repeat(100));
+    const wrongFile = await run('locations', 'list', '--db', notADatabase);
+    assert.match(wrongFile.stderr, /Cannot open the SQLite database .*notes\.txt: file is not a database/);
+  });
+
+  test('an unreachable PostgreSQL is named by user, host, port and database (never the password), with the cause', async () => {
+    // A port nothing listens on: bound and closed again by this test.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as { port: number };
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const result = await run(
+      'locations',
+      'list',
+      '--database-url',
+      `postgres://ops:hunter2@127.0.0.1:${port}/larder`,
+    );
+    assert.equal(result.code, 1);
+    assert.match(
+      result.stderr,
+      new RegExp(`PostgreSQL at ops@127\\.0\\.0\\.1:${port}/larder: .*ECONNREFUSED`),
+    );
+    assert.ok(!result.stderr.includes('hunter2'));
+  });
+
+  test('a stray positional argument is a usage error, not ignored', async () => {
+    for (const argv of [
+      ['check', 'loc-1', '--db', join(dir, 'stray.db')],
+      ['serve', '8080'],
+      ['import', 'po.json', '--location', 'a'],
+    ]) {
+      const result = await run(...argv);
+      assert.equal(result.code, 2, argv.join(' '));
+      assert.match(result.stderr, /Unexpected argument/);
+    }
+    assert.equal(existsSync(join(dir, 'stray.db')), false);
+  });
+
+  test('check --location of an unknown location fails, and a failing command leaves no database file', async () => {
+    const db = join(dir, 'check.db');
+    const result = await run('check', '--location', 'nope', '--db', db);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /location nope does not exist/);
+    assert.equal(existsSync(db), false);
+    const bad = join(dir, 'bad.json');
+    await writeFile(bad, '[{"id": 1}]');
+    const imported = await run('import', '--location', 'a', '--purchase-orders', bad, '--db', db);
+    assert.equal(imported.code, 1);
+    assert.equal(existsSync(db), false);
+    const unknownClient = await run('clients', 'revoke', 'no-such-client', '--db', db);
+    assert.equal(unknownClient.code, 1);
+    assert.equal(existsSync(db), false);
+  });
+
+  test('--token-ttl names its bounds in serve --help', async () => {
+    const help = await run('serve', '--help');
+    assert.match(help.stdout, /--token-ttl SECONDS +Access token lifetime, 1 to 31536000 \(1 s to 1 year\)/);
+  });
+
+  test('the port is checked before any demo data is built', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as { port: number };
+    try {
+      const db = join(dir, 'port.db');
+      // Spawned: serve logs (JSON) to the process's own stderr.
+      const result = await larder(['serve', '--db', db, '--port', String(port)]);
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is already in use`));
+      assert.doesNotMatch(result.stdout + result.stderr, /demo data/);
+      assert.equal(existsSync(db), false);
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
+  });
+});
+
+describe('larder import', () => {
+  const db = () => join(dir, 'import.db');
+  const importFile = async (name: string, text: string) => {
+    const file = join(dir, name);
+    await writeFile(file, text);
+    return run('import', '--location', 'loc-i', '--purchase-orders', file, '--db', db());
+  };
+  const order = (n: number) => purchaseOrderFixture(n, { modifiedAt: Date.UTC(2025, 0, n) });
+
+  test('an empty file, or an empty array, says so and imports nothing', async () => {
+    for (const [name, text] of [
+      ['empty.json', ''],
+      ['blank.ndjson', '\n\n'],
+      ['empty-array.json', '[]'],
+    ] as const) {
+      const result = await importFile(name, text);
+      assert.equal(result.code, 1, name);
+      assert.match(result.stderr, new RegExp(`${name}:0 \\(file\\): holds no records`));
+    }
+    assert.equal(existsSync(db()), false);
+  });
+
+  test('repeated ids say so, naming both lines, and nothing is imported', async () => {
+    const lines = [order(1), order(2), order(1)].map((record) => JSON.stringify(record)).join('\n');
+    const result = await importFile('repeats.ndjson', lines);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /repeats\.ndjson:3 id: repeats the id of the record at line 1 /);
+    assert.match(result.stderr, /nothing was imported/);
+  });
+
+  test('in a pretty-printed JSON array, a problem names the line of its field, not of its record', async () => {
+    const bad = { ...order(2), status: 'NOPE' };
+    const text = JSON.stringify([order(1), bad], null, 2);
+    const statusLine = text.split('\n').findIndex((line) => line.includes('"NOPE"')) + 1;
+    const recordLine = text.split('\n').findIndex((line, i) => i > 1 && line === '  {') + 1;
+    assert.ok(statusLine > recordLine + 1);
+    const result = await importFile('pretty.json', text);
+    assert.match(result.stderr, new RegExp(`pretty\\.json:${statusLine} status: must be one of`));
+  });
+});
+
+describe('larder clients', () => {
+  const db = () => join(dir, 'clients.db');
+  const clients = (...argv: string[]) => run('clients', ...argv, '--db', db());
+  let clientId = '';
+
+  before(async () => {
+    const seeded = await run('seed', '--locations', '1', '--days', '3', '--db', db());
+    assert.equal(seeded.code, 0, seeded.stderr);
+  });
+
+  test('granting a location that does not exist warns, and grants anyway', async () => {
+    const locations = JSON.parse((await run('locations', 'list', '--json', '--db', db())).stdout) as {
+      id: string;
+    }[];
+    const created = await clients(
+      'create',
+      '--name',
+      'Ops',
+      '--locations',
+      `${locations[0]?.id},loc-typo`,
+      '--json',
+    );
+    assert.equal(created.code, 0, created.stderr);
+    assert.match(created.stderr, /no location loc-typo exists yet/);
+    assert.doesNotMatch(created.stderr, new RegExp(`${locations[0]?.id}`));
+    clientId = (JSON.parse(created.stdout) as { clientId: string }).clientId;
+    const updated = await clients('update', clientId, '--locations', 'loc-other');
+    assert.match(updated.stderr, /no location loc-other exists yet/);
+  });
+
+  test('update gives readable errors in the flags the user typed', async () => {
+    const nothing = await clients('update', clientId);
+    assert.equal(nothing.code, 2);
+    assert.match(nothing.stderr, /Give what to change: --locations ID,ID, --all-locations and\/or --scopes/);
+    const both = await clients('update', clientId, '--locations', 'a', '--all-locations');
+    assert.match(both.stderr, /--locations or --all-locations, not both/);
+    const scope = await clients('update', clientId, '--scopes', 'retail:write');
+    assert.equal(scope.code, 2);
+    assert.match(scope.stderr, /--scopes has unknown scope retail:write/);
+    const missing = await clients('update', 'no-such-id', '--all-locations');
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /No client with id no-such-id/);
+  });
+
+  test('rename, rotate-secret, revoke, restore and delete', async () => {
+    const renamed = await clients('rename', clientId, '--name', 'Ops renamed', '--json');
+    assert.equal((JSON.parse(renamed.stdout) as { name: string }).name, 'Ops renamed');
+    const first = await clients('rotate-secret', clientId, '--json');
+    const second = await clients('rotate-secret', clientId, '--json');
+    const secretOf = (out: string) => (JSON.parse(out) as { clientSecret: string }).clientSecret;
+    assert.notEqual(secretOf(first.stdout), secretOf(second.stdout));
+    assert.match(secretOf(second.stdout), /^\S{40,}$/);
+    const revoked = await clients('revoke', clientId, '--json');
+    assert.notEqual((JSON.parse(revoked.stdout) as { revokedAt: string | null }).revokedAt, null);
+    const restored = await clients('restore', clientId, '--json');
+    assert.equal((JSON.parse(restored.stdout) as { revokedAt: string | null }).revokedAt, null);
+    assert.equal((await clients('delete', clientId)).code, 0);
+    const list = JSON.parse((await clients('list', '--json')).stdout) as { clientId: string }[];
+    assert.ok(!list.some((client) => client.clientId === clientId));
+    assert.equal((await clients('delete', clientId)).code, 1);
+  });
+});

@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { get } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { startServe, stop } from '../helpers/cli.js';
+
+/** `larder serve --workers 2` as an operator runs it: every line it writes is JSON, and one scrape covers all. */
+
+let dir: string;
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'larder-ops-'));
+});
+after(() => rm(dir, { recursive: true, force: true }));
+
+/** A GET on a new connection each time, so the cluster spreads them over its workers. */
+const getOnce = (url: string) =>
+  new Promise<number>((resolve, reject) => {
+    get(url, { agent: false }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+    }).on('error', reject);
+  });
+
+test('with --workers 2: JSON lines only (banner, logs, access log of every worker), and /metrics merges the workers', async () => {
+  const server = await startServe([
+    '--db',
+    join(dir, 'larder.db'),
+    '--port',
+    '0',
+    '--workers',
+    '2',
+    '--metrics-port',
+    '0',
+    '--no-demo',
+  ]);
+  let code: number | null = null;
+  try {
+    const banner = server
+      .output()
+      .split('\n')
+      .find((line) => line.includes('listening on'));
+    const { metricsUrl } = JSON.parse(banner ?? '{}') as { metricsUrl?: string };
+    assert.match(metricsUrl ?? '', /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    const requests = 20;
+    for (let i = 0; i < requests; i++) assert.equal(await getOnce(`${server.url}/openapi.json`), 200);
+    assert.equal((await fetch(`${server.url}/metrics`)).status, 404);
+    const scraped = await (await fetch(metricsUrl ?? '')).text();
+    // Summed over both workers: one worker alone saw about half.
+    assert.match(
+      scraped,
+      new RegExp(
+        `larder_http_requests_total\\{operation="/openapi.json",method="GET",status="200"\\} ${requests}\\n`,
+      ),
+    );
+    assert.match(scraped, /nodejs_eventloop_lag_p99_seconds/);
+  } finally {
+    code = await stop(server.child);
+  }
+  assert.equal(code, 0);
+  const lines = server
+    .output()
+    .split('\n')
+    .filter((line) => line !== '');
+  for (const line of lines) assert.doesNotThrow(() => JSON.parse(line), `not JSON: ${line}`);
+  const entries = lines.map((line) => JSON.parse(line) as { msg: string; pid: number; route?: string });
+  const accessPids = new Set(
+    entries.filter((e) => e.msg === 'request' && e.route === '/openapi.json').map((e) => e.pid),
+  );
+  assert.equal(accessPids.size, 2, 'both workers logged requests');
+});
