@@ -171,7 +171,9 @@ const adminPaths = () => ({
     }),
   },
   '/_larder/faults': {
-    get: admin('getFaults', 'The fault rules in force, with their counters', { answer: FaultRulesStateSchema }),
+    get: admin('getFaults', 'The fault rules in force, with their counters', {
+      answer: FaultRulesStateSchema,
+    }),
     put: admin('setFaults', 'Replace the fault rules (counters start again)', {
       request: FaultRulesSchema,
       answer: FaultRulesStateSchema,

@@ -45,6 +45,11 @@ export interface RateLimiter {
   take(key: string, nowMs: number): RateVerdict | Promise<RateVerdict>;
 }
 
+/** In one process the answer is there at once: nothing is awaited on the request path. */
+export interface LocalRateLimiter extends RateLimiter {
+  take(key: string, nowMs: number): RateVerdict;
+}
+
 interface KeyWindows {
   starts: number[];
   counts: number[];
@@ -57,7 +62,7 @@ interface KeyWindows {
 export const createRateLimiter = (
   policies: readonly RatePolicy[],
   { maxKeys = 100_000 }: { maxKeys?: number } = {},
-): RateLimiter & { take(key: string, nowMs: number): RateVerdict } => {
+): LocalRateLimiter => {
   const keys = new Map<string, KeyWindows>();
   const verdict: RateVerdict = { allowed: true, policy: 0, remaining: 0, resetMs: 0, retryAfterSeconds: 0 };
   const n = policies.length;
