@@ -79,6 +79,7 @@ describe('serve with rate limits and faults', () => {
     );
     const server = await startServe(['--db', db, '--no-demo', '--port', '0', '--faults', file]);
     try {
+      assert.match(server.output(), /Fault injection: 1 rule\(s\) from --faults\./);
       const seen: number[] = [];
       for (let i = 0; i < 4; i++) seen.push(await post(server.url, LOGIN, { 'larder-fault': 'status=500' }));
       assert.deepEqual(seen, [400, 503, 400, 503]);
@@ -105,6 +106,7 @@ describe('serve with rate limits and faults', () => {
       'off',
     ]);
     try {
+      assert.match(server.output(), /Rate limits: 6 per 86400 s \(429 past them\)\./);
       const put = await fetch(`${server.url}/_larder/faults`, {
         method: 'PUT',
         headers: {
