@@ -2,6 +2,9 @@ import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { parseThrottleLimit, type ThrottleLimit } from '../auth/failure-throttle.js';
 import { parseTrustProxy, type TrustProxy } from '../auth/source-address.js';
+import { parseRateLimit, type RatePolicy } from '../middleware/rate-limit/rate-windows.js';
+import type { FaultRule } from '../sandbox/fault-schemas.js';
+import { loadFaultsFile } from '../sandbox/faults.js';
 import { isWildcardHost } from '../server/server.js';
 import { MAX_TOKEN_TTL_SECONDS, MIN_TOKEN_TTL_SECONDS } from '../shared/limits.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../shared/logger.js';
@@ -38,6 +41,12 @@ export interface ServeConfig {
   metricsPort?: number;
   /** HTTPS from PEM files, or a development certificate made at start. */
   tls?: { certFile: string; keyFile: string } | 'self-signed';
+  /** --rate-limit: the platform's limits, others, or off. */
+  rateLimit: readonly RatePolicy[] | 'off';
+  /** --faults FILE: rules injected from the start (with or without the admin API: the operator asked). */
+  faults?: readonly FaultRule[];
+  /** --allow-fault-header: honour Larder-Fault on requests. */
+  allowFaultHeader: boolean;
 }
 
 const oneOf = <T extends string>(name: string, allowed: readonly T[], raw: string | undefined): T => {
@@ -92,6 +101,18 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
   const tls = parseTls(args);
   const metricsPort =
     args.strings['metrics-port'] === undefined ? undefined : intOption(args, 'metrics-port', 0, 65535);
+  const rateLimit = parseRateLimit(args.strings['rate-limit'] ?? 'off');
+  if (rateLimit === undefined)
+    throw new UsageError(
+      `--rate-limit must be platform, off, or limits such as 5/s,100/15m (up to four), not ${args.strings['rate-limit']}.`,
+    );
+  const faultsFile = args.strings['faults'];
+  let faults: readonly FaultRule[] | undefined;
+  try {
+    faults = faultsFile === undefined ? undefined : loadFaultsFile(faultsFile);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
   if (adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN_LENGTH)
     throw new UsageError(`--admin-token must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters.`);
   return {
@@ -117,5 +138,8 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
     logFormat: oneOf('log-format', LOG_FORMATS, args.strings['log-format']),
     ...(metricsPort === undefined ? {} : { metricsPort }),
     ...(tls === undefined ? {} : { tls }),
+    rateLimit,
+    ...(faults === undefined ? {} : { faults }),
+    allowFaultHeader: args.flags['allow-fault-header'] === true,
   };
 };

@@ -28,10 +28,26 @@ export interface BannerDetails {
   certificate?: string;
 }
 
+/** An operator should see at once that this server refuses or breaks requests on purpose. */
+export const injectionNotices = (
+  config: Partial<Pick<ServeConfig, 'rateLimit' | 'faults' | 'allowFaultHeader'>>,
+): string[] => [
+  ...(config.rateLimit !== undefined && config.rateLimit !== 'off'
+    ? [
+        `Rate limits: ${config.rateLimit.map((p) => `${p.limit} per ${p.windowMs / 1000} s`).join(', ')} (429 past them).`,
+      ]
+    : []),
+  ...(config.faults !== undefined && config.faults.length > 0
+    ? [`Fault injection: ${config.faults.length} rule(s) from --faults.`]
+    : []),
+  ...(config.allowFaultHeader === true ? ['Fault injection: the Larder-Fault header is honoured.'] : []),
+];
+
 const EMPTY_HINT = 'The database is empty: load data with `larder import` or `larder seed`.';
 
 export const createServeOutput = (
-  config: Pick<ServeConfig, 'logLevel' | 'logFormat'>,
+  config: Pick<ServeConfig, 'logLevel' | 'logFormat'> &
+    Partial<Pick<ServeConfig, 'rateLimit' | 'faults' | 'allowFaultHeader'>>,
   io: CommandIo,
   options: { logger?: Logger; clock?: Clock } = {},
 ): ServeOutput => {
@@ -51,6 +67,7 @@ export const createServeOutput = (
       const demo = await demoCredentials(store, details.adminOn);
       const empty = demo === undefined && (await store.locations.list()).length === 0;
       const hint = empty ? EMPTY_HINT : undefined;
+      const notices = injectionNotices(config);
       if (!text) {
         bannerLine.info(headline, {
           url: details.url,
@@ -60,11 +77,12 @@ export const createServeOutput = (
           ...(details.metricsUrl === undefined ? {} : { metricsUrl: details.metricsUrl }),
           ...(demo === undefined ? {} : { demo }),
           ...(hint === undefined ? {} : { hint }),
+          ...(notices.length === 0 ? {} : { notices }),
           ...(details.certificate === undefined ? {} : { certificate: details.certificate }),
         });
         return;
       }
-      io.stdout(bannerText(headline, details, demo, empty));
+      io.stdout(bannerText(headline, details, demo, empty, notices));
     },
   };
 };
@@ -74,9 +92,11 @@ const bannerText = (
   details: BannerDetails,
   demo: DemoCredentials | undefined,
   empty: boolean,
+  notices: readonly string[],
 ): string =>
   [
     `${headline}\n`,
+    ...notices.map((notice) => `${notice}\n`),
     details.metricsUrl === undefined ? '' : `Metrics: ${details.metricsUrl}\n`,
     details.certificate === undefined
       ? ''

@@ -98,6 +98,9 @@ export const serve = async (
         clusterWorker: cluster.isWorker,
         ...(tls === undefined ? {} : { tls: tls.material }),
         ...(metrics === undefined ? {} : { metrics }),
+        rateLimit: config.rateLimit,
+        ...(config.faults === undefined ? {} : { faults: config.faults }),
+        allowFaultHeader: config.allowFaultHeader,
       },
     });
     if (metrics !== undefined && !cluster.isWorker && config.metricsPort !== undefined)

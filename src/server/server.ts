@@ -4,6 +4,8 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { ThrottleLimit } from '../auth/failure-throttle.js';
 import type { TrustProxy } from '../auth/source-address.js';
 import { answerClientError, errorResponse } from '../http/error-edge.js';
+import type { RatePolicy } from '../middleware/rate-limit/rate-windows.js';
+import type { FaultRule } from '../sandbox/fault-schemas.js';
 import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
@@ -28,6 +30,9 @@ export interface ServerConfig {
   tls?: TlsMaterial;
   /** Measure into these (served by the metrics listener, src/server/metrics-server.ts). */
   metrics?: Metrics;
+  rateLimit?: readonly RatePolicy[] | 'off';
+  faults?: readonly FaultRule[];
+  allowFaultHeader?: boolean;
 }
 
 export interface TlsMaterial {
@@ -120,6 +125,9 @@ export const startServer = async (deps: {
         ...(config.loginThrottle === undefined ? {} : { loginThrottle: config.loginThrottle }),
         ...(config.live === undefined ? {} : { live: config.live }),
         ...(config.clusterWorker === undefined ? {} : { clusterWorker: config.clusterWorker }),
+        ...(config.rateLimit === undefined ? {} : { rateLimit: config.rateLimit }),
+        ...(config.faults === undefined ? {} : { faults: config.faults }),
+        ...(config.allowFaultHeader === undefined ? {} : { allowFaultHeader: config.allowFaultHeader }),
       },
       ...(config.metrics === undefined ? {} : { metrics: config.metrics }),
     });
