@@ -22,7 +22,7 @@ import {
 import { createOAuthTokenHandler } from './oauth-token-route.js';
 import { createRetailGuard, type RetailGuard } from './retail-guard.js';
 import { ensureSigningKey, pruneSigningKeys, recordTokenTtl } from './signing-keys.js';
-import { createTokenMinter } from './token-minter.js';
+import { createTokenMinter, currentSigningKid } from './token-minter.js';
 
 export const LOGIN_PATH = '/authentication/v1/authentication/login';
 
@@ -82,7 +82,11 @@ export const createAuthService = async ({
   if (pruned.length > 0) logger.info('expired signing keys deleted', { kids: pruned });
   const state = await createAuthState({ store, clock, logger });
 
-  const endpointDeps = { mint: createTokenMinter(state, settings, clock), clock };
+  const endpointDeps = {
+    mint: createTokenMinter(state, settings, clock),
+    signingKid: () => currentSigningKid(state),
+    clock,
+  };
   const metadata = authorizationServerMetadata(issuer);
 
   const routes = new Hono();
