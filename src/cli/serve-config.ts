@@ -2,6 +2,11 @@ import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { parseThrottleLimit, type ThrottleLimit } from '../auth/failure-throttle.js';
 import { MAX_TOKEN_TTL_SECONDS, MIN_TOKEN_TTL_SECONDS } from '../shared/limits.js';
+import {
+  MAX_MAX_CONNECTIONS,
+  MAX_REQUEST_TIMEOUT_SECONDS,
+  MAX_SHUTDOWN_TIMEOUT_SECONDS,
+} from '../shared/server-limits.js';
 import type { StoreLocation } from '../storage/open-store.js';
 import { intOption, type ParsedArgs, UsageError } from './command.js';
 
@@ -28,6 +33,10 @@ export interface ServeConfig {
   loginThrottle: ThrottleLimit | 'off';
   /** Demo locations keep trading as the clock passes midnight UTC. */
   live: boolean;
+  requestTimeoutMs: number;
+  shutdownTimeoutMs: number;
+  /** Per instance: each of N workers takes its share. */
+  maxConnections: number;
 }
 
 const parsePublicUrl = (raw: string | undefined): string | undefined => {
@@ -73,5 +82,8 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
     journalSize: intOption(args, 'journal-size', 1, MAX_JOURNAL_SIZE),
     loginThrottle: throttle,
     live: args.flags['no-live'] !== true,
+    requestTimeoutMs: intOption(args, 'request-timeout', 1, MAX_REQUEST_TIMEOUT_SECONDS) * 1000,
+    shutdownTimeoutMs: intOption(args, 'shutdown-timeout', 0, MAX_SHUTDOWN_TIMEOUT_SECONDS) * 1000,
+    maxConnections: intOption(args, 'max-connections', 1, MAX_MAX_CONNECTIONS),
   };
 };

@@ -76,6 +76,10 @@ export const serve = async (
         loginThrottle: config.loginThrottle,
         live: config.live,
         clusterWorker: cluster.isWorker,
+        requestTimeoutMs: config.requestTimeoutMs,
+        shutdownTimeoutMs: config.shutdownTimeoutMs,
+        // The primary hands connections out round-robin, so N workers with 1/N each hold the instance's bound.
+        maxConnections: Math.max(1, Math.floor(config.maxConnections / config.workers)),
       },
     });
   } catch (error) {

@@ -9,6 +9,7 @@ import { createErrorEdge } from '../http/error-edge.js';
 import { adminAuth } from '../middleware/admin-auth/admin-auth.js';
 import { journalRequests } from '../middleware/journal/journal.js';
 import { loginThrottle } from '../middleware/login-throttle/login-throttle.js';
+import { requestDeadline } from '../middleware/request-deadline/request-deadline.js';
 import { requestId } from '../middleware/request-id/request-id.js';
 import { retailAuth } from '../middleware/retail-auth/retail-auth.js';
 import { RECORD_KINDS } from '../records/kinds.js';
@@ -23,6 +24,7 @@ import { clusterJournalView, localJournalView } from '../sandbox/journal-view.js
 import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
+import { DEFAULT_REQUEST_TIMEOUT_SECONDS } from '../shared/server-limits.js';
 import { createVirtualClock } from '../shared/virtual-clock.js';
 import type { Store } from '../storage/store.js';
 import { openApiDocument } from './openapi.js';
@@ -43,6 +45,8 @@ export interface AppConfig {
   live?: boolean;
   /** A worker of `--workers N`: the admin API's journal covers every worker, through the primary. */
   clusterWorker?: boolean;
+  /** Public API requests unanswered after this get 503 (default DEFAULT_REQUEST_TIMEOUT_SECONDS). */
+  requestTimeoutMs?: number;
 }
 
 export interface AppDeps {
@@ -129,6 +133,9 @@ export const createApp = async ({
   app.use(requestId());
   if (journal !== undefined)
     app.use(journalRequests({ journal, clock, operationOf, skipPrefix: ADMIN_PREFIX }));
+  // The admin API is left out: a large fixture load may rightly take longer.
+  const deadline = requestDeadline(config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000);
+  app.use((c, next) => (c.req.path.startsWith(ADMIN_PREFIX) ? next() : deadline(c, next)));
   const errorEdge = createErrorEdge(logger);
   app.onError(errorEdge);
   app.notFound((c) => errorEdge(new LarderError('ERR_ROUTE_NOT_FOUND'), c));

@@ -5,6 +5,13 @@ import { answerClientError, errorResponse } from '../http/error-edge.js';
 import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
+import {
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_SHUTDOWN_TIMEOUT_SECONDS,
+  HEADERS_TIMEOUT_MS,
+  KEEP_ALIVE_TIMEOUT_MS,
+  REQUEST_BODY_TIMEOUT_MS,
+} from '../shared/server-limits.js';
 import type { Store } from '../storage/store.js';
 import { createApp } from './app.js';
 
@@ -21,6 +28,12 @@ export interface ServerConfig {
   loginThrottle?: ThrottleLimit | 'off';
   live?: boolean;
   clusterWorker?: boolean;
+  /** Default DEFAULT_REQUEST_TIMEOUT_SECONDS. */
+  requestTimeoutMs?: number;
+  /** Default DEFAULT_SHUTDOWN_TIMEOUT_SECONDS. */
+  shutdownTimeoutMs?: number;
+  /** Default DEFAULT_MAX_CONNECTIONS. */
+  maxConnections?: number;
 }
 
 /** A server started in process: where it answers, and how to stop it. */
@@ -73,10 +86,10 @@ export const startServer = async (deps: {
   const server = createAdaptorServer({
     fetch: (request: Request, env: unknown) => handle(request, env),
   }) as Server;
-  // Longer than the usual load balancer idle timeout (60 s), so the balancer closes idle connections first.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 30_000;
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.requestTimeout = REQUEST_BODY_TIMEOUT_MS;
+  server.maxConnections = config.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   server.on('clientError', answerClientError);
   const port = await listen(server, config.port, config.host);
   const url = localUrl(config.host, port);
@@ -98,6 +111,7 @@ export const startServer = async (deps: {
         ...(config.loginThrottle === undefined ? {} : { loginThrottle: config.loginThrottle }),
         ...(config.live === undefined ? {} : { live: config.live }),
         ...(config.clusterWorker === undefined ? {} : { clusterWorker: config.clusterWorker }),
+        ...(config.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: config.requestTimeoutMs }),
       },
     });
     stopPolling = larder.start();
@@ -115,7 +129,10 @@ export const startServer = async (deps: {
     stop: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      const deadline = setTimeout(() => server.closeAllConnections(), 10_000);
+      const deadline = setTimeout(
+        () => server.closeAllConnections(),
+        config.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_SECONDS * 1000,
+      );
       await closed;
       clearTimeout(deadline);
       stopPolling();

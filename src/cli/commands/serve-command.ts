@@ -11,6 +11,13 @@ import {
   MAX_TOKEN_TTL_SECONDS,
   MIN_TOKEN_TTL_SECONDS,
 } from '../../shared/limits.js';
+import {
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  DEFAULT_SHUTDOWN_TIMEOUT_SECONDS,
+  MAX_REQUEST_TIMEOUT_SECONDS,
+  MAX_SHUTDOWN_TIMEOUT_SECONDS,
+} from '../../shared/server-limits.js';
 import { openStore } from '../../storage/open-store.js';
 import { type Command, type CommandIo, STORE_OPTIONS } from '../command.js';
 import { announce, serve, withDemoAdminToken } from '../serve.js';
@@ -164,6 +171,28 @@ export const serveCommand: Command = {
       type: 'boolean',
       env: 'LARDER_NO_LIVE',
       description: 'Freeze the demo locations: no new activity as the clock passes midnight UTC.',
+    },
+    'request-timeout': {
+      type: 'string',
+      env: 'LARDER_REQUEST_TIMEOUT',
+      default: String(DEFAULT_REQUEST_TIMEOUT_SECONDS),
+      placeholder: 'SECONDS',
+      description: `A request unanswered after this gets 503 with canRetry (a stuck database), 1 to ${MAX_REQUEST_TIMEOUT_SECONDS}.`,
+    },
+    'shutdown-timeout': {
+      type: 'string',
+      env: 'LARDER_SHUTDOWN_TIMEOUT',
+      default: String(DEFAULT_SHUTDOWN_TIMEOUT_SECONDS),
+      placeholder: 'SECONDS',
+      description: `On SIGTERM/SIGINT, how long requests in flight may finish before their connections are cut, 0 to ${MAX_SHUTDOWN_TIMEOUT_SECONDS}.`,
+    },
+    'max-connections': {
+      type: 'string',
+      env: 'LARDER_MAX_CONNECTIONS',
+      default: String(DEFAULT_MAX_CONNECTIONS),
+      placeholder: 'N',
+      description:
+        'Open connections at once for the whole instance (split between --workers); more are closed on arrival.',
     },
     'no-demo': {
       type: 'boolean',
