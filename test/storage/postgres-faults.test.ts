@@ -5,10 +5,11 @@ import { createClientCredentials } from '../../src/auth/clients.js';
 import { PURCHASE_ORDERS } from '../../src/records/kinds.js';
 import { createApp } from '../../src/server/app.js';
 import { createTestClock } from '../../src/shared/clock.js';
-import { silentLogger } from '../../src/shared/logger.js';
 import { StoreError } from '../../src/shared/errors.js';
+import { silentLogger } from '../../src/shared/logger.js';
 import { createPostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import type { Store } from '../../src/storage/store.js';
+import { LOGIN, loginRequest } from '../auth/harness.js';
 import { adminQuery, freshSchemaName, postgresUnreachable, postgresUrl } from './backends.js';
 import { idFor, importInto, newLocationId, purchaseOrder, purchaseOrderSearch, T0, text } from './records.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
@@ -231,15 +232,7 @@ if (unreachable !== undefined) {
             requestTimeoutMs: REQUEST_TIMEOUT_MS,
           },
         }));
-        const login = await app.request('/authentication/v1/authentication/login', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            clientId: client.clientId,
-            clientSecret: client.clientSecret,
-            userAccessType: 'PLATFORM_MACHINE_CLIENT',
-          }),
-        });
+        const login = await app.request(LOGIN, loginRequest(client));
         bearer = `Bearer ${((await login.json()) as { token: { accessToken: string } }).token.accessToken}`;
       });
 

@@ -9,7 +9,7 @@ import { LarderError } from '../../shared/errors.js';
  */
 export const requestDeadline =
   (timeoutMs: number): MiddlewareHandler =>
-  async (c, next) => {
+  async (_c, next) => {
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(
