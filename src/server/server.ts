@@ -34,6 +34,8 @@ export interface ServerConfig {
   shutdownTimeoutMs?: number;
   /** Default DEFAULT_MAX_CONNECTIONS. */
   maxConnections?: number;
+  /** Default HEADERS_TIMEOUT_MS (tests shorten it). */
+  headersTimeoutMs?: number;
 }
 
 /** A server started in process: where it answers, and how to stop it. */
@@ -44,6 +46,8 @@ export interface RunningServer {
   /** Stops accepting, lets in-flight requests finish (bounded), then stops background work. */
   stop(): Promise<void>;
 }
+
+const TIMEOUT_CHECK_INTERVAL_MS = 1000;
 
 const WILDCARD = new Set(['0.0.0.0', '::', '[::]']);
 
@@ -85,9 +89,11 @@ export const startServer = async (deps: {
     errorResponse(new LarderError('ERR_UNAVAILABLE', { message: 'Starting up.' }));
   const server = createAdaptorServer({
     fetch: (request: Request, env: unknown) => handle(request, env),
+    // Node checks the header and request timeouts this often (default 30 s, which would triple the bound).
+    serverOptions: { connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
   }) as Server;
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.headersTimeout = config.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   server.requestTimeout = REQUEST_BODY_TIMEOUT_MS;
   server.maxConnections = config.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   server.on('clientError', answerClientError);

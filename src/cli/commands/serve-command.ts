@@ -23,12 +23,13 @@ import { type Command, type CommandIo, STORE_OPTIONS } from '../command.js';
 import { announce, serve, withDemoAdminToken } from '../serve.js';
 import { parseServeConfig, type ServeConfig } from '../serve-config.js';
 
-/** Waits for SIGINT/SIGTERM, then runs `stop` once. */
-const untilSignal = (stop: () => Promise<void>) =>
+/** Waits for SIGINT/SIGTERM, then runs `stop` once (saying so, when `say` is given). */
+const untilSignal = (stop: () => Promise<void>, say?: (line: string) => void) =>
   new Promise<void>((resolve) => {
-    const onSignal = () => {
+    const onSignal = (signal: NodeJS.Signals) => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      say?.(`larder: ${signal}: stopping; requests in flight may finish first.\n`);
       stop().then(resolve, resolve);
     };
     process.on('SIGINT', onSignal);
@@ -64,6 +65,8 @@ const serveWithWorkers = async (
   const supervisor = createSupervisor({
     cluster,
     workers: config.workers,
+    // Workers finish their requests in flight within --shutdown-timeout; the margin covers closing the store.
+    killAfterMs: config.shutdownTimeoutMs + 5000,
     log: (line) => io.stderr(`larder: ${line}\n`),
     onListening: (address) => {
       port = address.port;
@@ -81,7 +84,7 @@ const serveWithWorkers = async (
   supervisor.start();
   void untilSignal(async () => {
     await supervisor.stop();
-  });
+  }, io.stderr);
   const outcome = await supervisor.done;
   if (outcome.exitCode !== 0) io.stderr(`larder: ${outcome.reason}\n`);
   return outcome.exitCode;
@@ -221,7 +224,8 @@ export const serveCommand: Command = {
     }
     if (config.workers === 1) {
       const handle = await serve(config, io);
-      await untilSignal(handle.stop);
+      await untilSignal(handle.stop, io.stderr);
+      io.stderr('larder: stopped.\n');
       return 0;
     }
     // Workers open their own connections; the primary keeps one to prepare the demo and print the banner.
