@@ -17,6 +17,7 @@ import type {
   StoredRow,
 } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
+import { ensurePrivateFile } from './private-file.js';
 import { createTurnSnapshot } from './turn-snapshot.js';
 
 export interface SqliteStoreOptions {
@@ -173,6 +174,7 @@ const pageClauses = (query: RecordSearch, params: unknown[]): string => {
 
 export const createSqliteStore = async (options: SqliteStoreOptions): Promise<Store> => {
   const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
+  if (options.readonly !== true) ensurePrivateFile(options.path);
   const db = new Database(options.path, { fileMustExist: options.readonly === true });
   try {
     configure(db, busyTimeoutMs);
