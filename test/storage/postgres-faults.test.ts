@@ -1,15 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Hono } from 'hono';
-import { createClientCredentials } from '../../src/auth/clients.js';
 import { PURCHASE_ORDERS } from '../../src/records/kinds.js';
-import { createApp } from '../../src/server/app.js';
-import { createTestClock } from '../../src/shared/clock.js';
 import { StoreError } from '../../src/shared/errors.js';
-import { silentLogger } from '../../src/shared/logger.js';
 import { createPostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import type { Store } from '../../src/storage/store.js';
-import { LOGIN, loginRequest } from '../auth/harness.js';
+import { readerApp } from '../helpers/reader-app.js';
 import { adminQuery, freshSchemaName, postgresUnreachable, postgresUrl } from './backends.js';
 import { idFor, importInto, newLocationId, purchaseOrder, purchaseOrderSearch, T0, text } from './records.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
@@ -215,25 +211,7 @@ if (unreachable !== undefined) {
           connectTimeoutMs: 500,
         });
         location = await importInto(silent, { purchaseOrders: [purchaseOrder(1, T0)] });
-        const clock = createTestClock(T0);
-        const client = await createClientCredentials(
-          silent,
-          { name: 'silent', locations: [location] },
-          clock,
-        );
-        ({ app } = await createApp({
-          store: silent,
-          clock,
-          logger: silentLogger,
-          config: {
-            publicUrl: 'http://larder.test',
-            tokenTtlSeconds: 3600,
-            trustProxy: false,
-            requestTimeoutMs: REQUEST_TIMEOUT_MS,
-          },
-        }));
-        const login = await app.request(LOGIN, loginRequest(client));
-        bearer = `Bearer ${((await login.json()) as { token: { accessToken: string } }).token.accessToken}`;
+        ({ app, bearer } = await readerApp(silent, location, { requestTimeoutMs: REQUEST_TIMEOUT_MS }));
       });
 
       after(async () => {
