@@ -59,7 +59,7 @@ export const serve = async (
   let server: RunningServer;
   let resolved: ServeConfig;
   try {
-    if (config.demo) await prepareDemo(store, options.clock ?? systemClock, io.stdout);
+    await prepareDemo(store, options.clock ?? systemClock, io.stdout, config.demo);
     resolved = await withDemoAdminToken(store, config);
     server = await startServer({
       store,

@@ -192,7 +192,14 @@ export interface SettingsStore {
   demoAdminToken: Setting<string>;
   /** How far the live demo locations have been generated. */
   liveDemo: Setting<LiveDemoState>;
+  /**
+   * Decided once, at the first start or the first import: a demo database, or a plain one that never gets demo
+   * data or the demo client, whatever later starts ask for.
+   */
+  databaseKind: Setting<DatabaseKind>;
 }
+
+export type DatabaseKind = 'demo' | 'plain';
 
 /** What a backend can do, for the few callers that adapt to it (never the engine's name). */
 export interface StoreCapabilities {

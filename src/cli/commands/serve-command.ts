@@ -231,7 +231,7 @@ export const serveCommand: Command = {
     // Workers open their own connections; the primary keeps one to prepare the demo and print the banner.
     const store = await openStore(config.store);
     try {
-      if (config.demo) await prepareDemo(store, systemClock, io.stdout);
+      await prepareDemo(store, systemClock, io.stdout, config.demo);
       const resolved = await withDemoAdminToken(store, config);
       return await serveWithWorkers(config, io, (server) => announce(store, io, server, resolved));
     } finally {
