@@ -9,6 +9,7 @@ import {
 } from '../shared/server-limits.js';
 import type { StoreLocation } from '../storage/open-store.js';
 import { intOption, type ParsedArgs, UsageError } from './command.js';
+import { keyEncryptionKeyFrom } from './store-options.js';
 
 /** Short tokens are guessable: the admin API can inject faults and rewrite the clock. */
 const MIN_ADMIN_TOKEN_LENGTH = 16;
@@ -56,6 +57,7 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
   const publicUrl = parsePublicUrl(args.strings['public-url']);
   const databaseUrl = args.strings['database-url'];
   const adminToken = args.strings['admin-token'];
+  const keyEncryptionKey = keyEncryptionKeyFrom(args);
   const throttle = parseThrottleLimit(args.strings['login-throttle']!);
   if (throttle === undefined)
     throw new UsageError(
@@ -70,6 +72,7 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
       // The primary migrates (once); workers only check the schema.
       migrate: args.flags['migrate'] === true && !cluster.isWorker,
       poolSize: intOption(args, 'pool-size', 1, 1000),
+      ...(keyEncryptionKey === undefined ? {} : { keyEncryptionKey }),
     },
     host: args.strings['host']!,
     port: intOption(args, 'port', 0, 65535),

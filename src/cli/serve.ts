@@ -46,6 +46,16 @@ export const withDemoAdminToken = async (store: Store, config: ServeConfig): Pro
   return demoToken === undefined ? config : { ...config, adminToken: demoToken };
 };
 
+/** Says at start whether key material is encrypted at rest, so an operator never assumes it is. */
+export const logKeyProtection = (logger: Logger, config: ServeConfig): void => {
+  if (config.store.keyEncryptionKey !== undefined)
+    logger.info('signing keys and secrets are encrypted at rest under the key-encryption key');
+  else
+    logger.warn(
+      'signing keys and secrets are NOT encrypted at rest: they are protected only by file permissions (SQLite, 0600) or database access rights (PostgreSQL); set LARDER_KEY_ENCRYPTION_KEY or --key-file to encrypt them',
+    );
+};
+
 /**
  * `larder serve` in this process, as the CLI runs it and as tests start it: opens the store, prepares the demo
  * on a new embedded database, serves, and hands back `{ url, stop }`.
@@ -55,7 +65,9 @@ export const serve = async (
   io: CommandIo,
   options: ServeOptions = {},
 ): Promise<ServeHandle> => {
+  const logger = options.logger ?? createJsonLogger();
   const store = await openStore(config.store);
+  if (options.announce !== false) logKeyProtection(logger, config);
   let server: RunningServer;
   let resolved: ServeConfig;
   try {
@@ -64,7 +76,7 @@ export const serve = async (
     server = await startServer({
       store,
       clock: options.clock ?? systemClock,
-      logger: options.logger ?? createJsonLogger(),
+      logger,
       config: {
         host: config.host,
         port: config.port,

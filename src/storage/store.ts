@@ -159,6 +159,8 @@ export interface AuthStore {
   rotateSigningKey(key: SigningKeyRecord): Promise<void>;
   /** Deletes the key; an unknown kid is a no-op that leaves the auth version as it is. */
   deleteSigningKey(kid: string): Promise<void>;
+  /** Replaces a key's stored private JWK with the same key sealed under a key-encryption key (no version bump). */
+  sealSigningKey(kid: string, privateJwk: string): Promise<void>;
 
   /**
    * A number that changes whenever clients, grants or signing keys change. Instances poll it (cheaply) to

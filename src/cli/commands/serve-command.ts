@@ -11,6 +11,7 @@ import {
   MAX_TOKEN_TTL_SECONDS,
   MIN_TOKEN_TTL_SECONDS,
 } from '../../shared/limits.js';
+import { createJsonLogger } from '../../shared/logger.js';
 import {
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
@@ -20,7 +21,7 @@ import {
 } from '../../shared/server-limits.js';
 import { openStore } from '../../storage/open-store.js';
 import { type Command, type CommandIo, STORE_OPTIONS } from '../command.js';
-import { announce, serve, withDemoAdminToken } from '../serve.js';
+import { announce, logKeyProtection, serve, withDemoAdminToken } from '../serve.js';
 import { parseServeConfig, type ServeConfig } from '../serve-config.js';
 
 /** Waits for SIGINT/SIGTERM, then runs `stop` once (saying so, when `say` is given). */
@@ -230,6 +231,7 @@ export const serveCommand: Command = {
     }
     // Workers open their own connections; the primary keeps one to prepare the demo and print the banner.
     const store = await openStore(config.store);
+    logKeyProtection(createJsonLogger(), config);
     try {
       await prepareDemo(store, systemClock, io.stdout, config.demo);
       const resolved = await withDemoAdminToken(store, config);

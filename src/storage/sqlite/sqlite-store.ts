@@ -256,6 +256,9 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
      VALUES (?, ?, ?, ?, ?, ?)`,
   );
   const removeKey = db.prepare<[string]>('DELETE FROM signing_keys WHERE kid = ?');
+  const replacePrivateJwk = db.prepare<[string, string]>(
+    'UPDATE signing_keys SET private_jwk = ? WHERE kid = ?',
+  );
 
   const now = () => new Date().toISOString();
 
@@ -479,6 +482,10 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     listSigningKeys: () => guarded(() => selectKeys.all().map(toKey)),
     rotateSigningKey: (key) => guarded(() => rotateKey.immediate(key)),
     deleteSigningKey: (kid) => guarded(() => deleteKey(kid)),
+    sealSigningKey: (kid, privateJwk) =>
+      guarded(() => {
+        replacePrivateJwk.run(privateJwk, kid);
+      }),
     version: () => guarded(() => readAuthVersion.get()!),
   };
 
