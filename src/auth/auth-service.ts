@@ -22,6 +22,7 @@ import {
 import { createOAuthTokenHandler } from './oauth-token-route.js';
 import { createRetailGuard, type RetailGuard } from './retail-guard.js';
 import { ensureSigningKey, pruneSigningKeys, recordTokenTtl } from './signing-keys.js';
+import { sharedThrottle, type WorkerChannel } from './shared-throttle.js';
 import { createTokenMinter, currentSigningKid } from './token-minter.js';
 
 export const LOGIN_PATH = '/authentication/v1/authentication/login';
@@ -35,6 +36,8 @@ export interface AuthConfig {
   tokenTtlSeconds: number;
   /** Failed credential checks allowed per client id and address in a window (default 10 a minute). */
   loginThrottle?: ThrottleLimit | 'off';
+  /** A worker of `--workers N`: failures are shared with the other workers through this channel. */
+  throttleChannel?: WorkerChannel;
 }
 
 export interface AuthService {
@@ -110,10 +113,11 @@ export const createAuthService = async ({
     token: createOAuthTokenHandler(endpointDeps),
     credentials: {
       authenticate: createClientAuthenticator(store, hasher),
-      throttle:
-        config.loginThrottle === 'off'
-          ? noThrottle
-          : createFailureThrottle({ clock, ...(config.loginThrottle ?? {}) }),
+      throttle: (() => {
+        if (config.loginThrottle === 'off') return noThrottle;
+        const local = createFailureThrottle({ clock, ...(config.loginThrottle ?? {}) });
+        return config.throttleChannel === undefined ? local : sharedThrottle(local, config.throttleChannel);
+      })(),
     },
     discovery: routes,
     refresh: () => state.refresh(),

@@ -124,6 +124,7 @@ export const createApp = async ({
       publicUrl: config.publicUrl,
       tokenTtlSeconds: config.tokenTtlSeconds,
       ...(config.loginThrottle === undefined ? {} : { loginThrottle: config.loginThrottle }),
+      ...(config.clusterWorker === true ? { throttleChannel: process } : {}),
     },
   });
   const secret = await store.settings.pageTokenSecret.ensure(randomUUID() + randomUUID());

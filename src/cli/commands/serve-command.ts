@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import { relayThrottleFailures } from '../../auth/shared-throttle.js';
 import { prepareDemo } from '../../sandbox/demo.js';
 import { DEFAULT_JOURNAL_SIZE } from '../../sandbox/journal.js';
 import { serveClusterJournal } from '../../sandbox/journal-view.js';
@@ -80,6 +81,11 @@ const serveWithWorkers = async (
       Object.values(cluster.workers ?? {}).filter(
         (worker): worker is NonNullable<typeof worker> => worker !== undefined && !worker.isDead(),
       ),
+    (listener) => cluster.on('message', listener),
+  );
+  // The failed-login limit is the instance's: each worker's failures reach the others.
+  relayThrottleFailures(
+    () => Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined),
     (listener) => cluster.on('message', listener),
   );
   supervisor.start();
