@@ -21,8 +21,8 @@ import {
 } from './metadata.js';
 import { createOAuthTokenHandler } from './oauth-token-route.js';
 import { createRetailGuard, type RetailGuard } from './retail-guard.js';
-import { ensureSigningKey, pruneSigningKeys, recordTokenTtl } from './signing-keys.js';
 import { sharedThrottle, type WorkerChannel } from './shared-throttle.js';
+import { ensureSigningKey, pruneSigningKeys, recordTokenTtl } from './signing-keys.js';
 import { createTokenMinter, currentSigningKid } from './token-minter.js';
 
 export const LOGIN_PATH = '/authentication/v1/authentication/login';
