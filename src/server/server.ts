@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
-import { createAdaptorServer } from '@hono/node-server';
+import { createAdaptorServer, type HttpBindings } from '@hono/node-server';
 import type { ThrottleLimit } from '../auth/failure-throttle.js';
+import { admit } from '../http/connection-gate.js';
 import { answerClientError, errorResponse } from '../http/error-edge.js';
 import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
@@ -88,7 +89,11 @@ export const startServer = async (deps: {
   let handle: (request: Request, env: unknown) => Response | Promise<Response> = () =>
     errorResponse(new LarderError('ERR_UNAVAILABLE', { message: 'Starting up.' }));
   const server = createAdaptorServer({
-    fetch: (request: Request, env: unknown) => handle(request, env),
+    fetch: (request: Request, env: unknown) => {
+      const { incoming, outgoing } = env as HttpBindings;
+      const admitted = admit(incoming, outgoing);
+      return admitted === undefined ? handle(request, env) : admitted.then(() => handle(request, env));
+    },
     // Node checks the header and request timeouts this often (default 30 s, which would triple the bound).
     serverOptions: { connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
   }) as Server;
