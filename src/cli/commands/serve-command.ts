@@ -71,6 +71,12 @@ const serveWithWorkers = async (
     killAfterMs: config.shutdownTimeoutMs + 5000,
     log: (line) => io.stderr(`larder: ${line}\n`),
     onListening: (address) => {
+      // With --port 0, a worker started after every other one died would get a new random port: later workers
+      // are told the port the first one got (the last --port given wins).
+      if (port === undefined && config.port === 0)
+        cluster.setupPrimary({
+          args: [...(cluster.settings.args ?? process.argv.slice(2)), '--port', String(address.port)],
+        });
       port = address.port;
       announceOnce();
     },
