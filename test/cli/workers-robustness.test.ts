@@ -7,13 +7,20 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startServe, stop } from '../helpers/cli.js';
 
-/** A worker that dies mid-request: the client's connection is closed, not left hanging, and the worker replaced. */
+/**
+ * `--workers N` as an operator meets it: a worker that dies mid-request closes its connections and is replaced,
+ * and the failed-login limit is the instance's, not each worker's.
+ */
 
 let dir: string;
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'larder-crash-'));
 });
 after(() => rm(dir, { recursive: true, force: true }));
+
+/** `larder serve --workers 2` on a new database of its own, on a free port. */
+const serveWorkers = (name: string, ...extra: string[]) =>
+  startServe(['--db', join(dir, `${name}.db`), '--no-demo', '--port', '0', '--workers', '2', ...extra]);
 
 /**
  * A connection a worker holds (it answered a first request on it) with a second request in flight: its head and
@@ -44,15 +51,7 @@ const inFlight = (port: number) =>
 test('--workers 2: workers killed mid-request close their connections at once, and new workers serve', {
   timeout: 90_000,
 }, async () => {
-  const server = await startServe([
-    '--db',
-    join(dir, 'larder.db'),
-    '--no-demo',
-    '--port',
-    '0',
-    '--workers',
-    '2',
-  ]);
+  const server = await serveWorkers('crash');
   try {
     const port = Number(new URL(server.url).port);
     const pending = await Promise.all([inFlight(port), inFlight(port)]);
@@ -77,6 +76,39 @@ test('--workers 2: workers killed mid-request close their connections at once, a
       );
     }
     assert.equal(status, 200, server.output());
+  } finally {
+    assert.equal(await stop(server.child), 0);
+  }
+});
+
+test('--workers 2 --login-throttle 3/min: wrong logins spread over both workers are refused after 3, not 6', {
+  timeout: 90_000,
+}, async () => {
+  const server = await serveWorkers('throttle', '--login-throttle', '3/min');
+  try {
+    const statuses: number[] = [];
+    // A new connection each time: the primary hands them to the workers in turn.
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const response = await fetch(`${server.url}/authentication/v1/authentication/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', connection: 'close' },
+        body: JSON.stringify({
+          clientId: 'someone',
+          clientSecret: 'wrong',
+          userAccessType: 'PLATFORM_MACHINE_CLIENT',
+        }),
+      });
+      statuses.push(response.status);
+      await response.arrayBuffer();
+    }
+    const firstRefusal = statuses.indexOf(429);
+    // Failures reach the other worker within an IPC hop, so one attempt may race it: per-worker limits would
+    // first refuse the 7th.
+    assert.ok(firstRefusal === 3 || firstRefusal === 4, `statuses ${statuses.join(' ')}`);
+    assert.ok(
+      statuses.slice(firstRefusal).every((status) => status === 429),
+      `statuses ${statuses.join(' ')}`,
+    );
   } finally {
     assert.equal(await stop(server.child), 0);
   }
