@@ -100,6 +100,20 @@ test('the CLI: LARDER_KEY_ENCRYPTION_KEY or --key-file seals the keys; a wrong o
   assert.equal(listed.code, 0, listed.stderr);
   assert.match(listed.stdout, /active/);
 
+  // `keys retire` cuts the active key off and makes a new one; an unknown kid is a clear failure.
+  const activeKid = /^(\S+) .* active$/m.exec(listed.stdout)?.[1] ?? '';
+  const retired = await larder(['keys', 'retire', activeKid, '--db', db, '--key-file', keyFile]);
+  assert.equal(retired.code, 0, retired.stderr);
+  assert.match(
+    retired.stdout,
+    new RegExp(`Signing key ${activeKid} is retired and verifies no token\\. New signing key \\S+ is active`),
+  );
+  const relisted = await larder(['keys', 'list', '--db', db, '--key-file', keyFile]);
+  assert.doesNotMatch(relisted.stdout, new RegExp(activeKid));
+  const unknown = await larder(['keys', 'retire', 'no-such-kid', '--db', db, '--key-file', keyFile]);
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.stderr, /No signing key no-such-kid/);
+
   const missing = await larder(['keys', 'list', '--db', db]);
   assert.equal(missing.code, 1);
   assert.match(
