@@ -5,7 +5,7 @@ import type { Setting, SigningKeyRecord, Store } from './store.js';
  * The store as every caller sees it: private signing keys and the HMAC secrets (page tokens, client-secret
  * hashes) are sealed under the key-encryption key on the way in and opened on the way out, on both backends.
  * Given a KEK, values still in the clear (a database from before, or started without one) are sealed at once.
- * Without one, a database whose keys are sealed is refused with a message saying what is missing.
+ * Without one, reading a sealed value fails with a message saying what is missing.
  */
 
 const SECRET_SETTINGS = ['pageTokenSecret', 'clientSecretHashKey'] as const;
@@ -60,7 +60,10 @@ export const sealSecrets = async (store: Store, kek: KeyEncryptionKey | undefine
     },
   };
 
-  // Checked (and, with a KEK, sealed) at open: a wrong or missing KEK fails at start, not at the first login.
+  // Without a KEK, a sealed value fails when it is read (`serve` reads them all at start), so commands that
+  // never touch key material (import, check, locations) work on a sealed database without one.
+  if (kek === undefined) return sealed;
+  // With one, everything is checked and sealed at open: a wrong KEK fails at start, not at the first login.
   const keys = await store.auth.listSigningKeys();
   for (const key of keys) {
     const plain = openKey(key);
@@ -71,7 +74,7 @@ export const sealSecrets = async (store: Store, kek: KeyEncryptionKey | undefine
     const stored = await store.settings[name].get();
     if (stored === undefined) continue;
     const plain = await settings[name].get();
-    if (kek !== undefined && !isSealed(stored) && plain !== undefined) await settings[name].set(plain);
+    if (!isSealed(stored) && plain !== undefined) await settings[name].set(plain);
   }
   return sealed;
 };

@@ -57,7 +57,7 @@ for (const backend of await backends()) {
       }
     });
 
-    test('a database with keys in the clear is sealed on its first start with a KEK; a wrong or missing KEK is refused', async () => {
+    test('a database with keys in the clear is sealed on its first start with a KEK; a wrong KEK is refused, and without one no sealed value is read', async () => {
       const instance = await backend.create();
       try {
         const before = await ensureSigningKey(instance.store, clock);
@@ -71,10 +71,13 @@ for (const backend of await backends()) {
         assert.equal(await sealed.settings.clientSecretHashKey.get(), 'clear-hash-key');
 
         await assert.rejects(sealSecrets(instance.store, OTHER_KEK), /another key-encryption key/);
+        const bare = await sealSecrets(instance.store, undefined);
+        await assert.rejects(bare.auth.listSigningKeys(), /encrypted: give its key-encryption key/);
         await assert.rejects(
-          sealSecrets(instance.store, undefined),
+          bare.settings.clientSecretHashKey.get(),
           /encrypted: give its key-encryption key/,
         );
+        assert.deepEqual(await bare.locations.list(), []);
       } finally {
         await instance.destroy();
       }
