@@ -11,6 +11,12 @@ export const ACCESS_TOKEN_TYP = 'at+jwt';
 /** Issuer and verifier are the same service, so clocks agree: at most 1 s leeway (decisions.md). */
 const LEEWAY_SECONDS = 1;
 
+/**
+ * How long after its retirement a key may still have signed: logins re-read the key state before signing, so
+ * only clock skew between instances and a signature racing the rotation remain.
+ */
+export const RETIREMENT_GRACE_SECONDS = 5;
+
 export interface TokenSettings {
   issuer: string;
   audience: string;
@@ -23,6 +29,8 @@ export interface IssuedToken {
   expiresAt: number;
   /** The lifetime, for `expires_in` (exp - iat: exact, unlike exp - now with a sub-second clock). */
   expiresIn: number;
+  /** The key that signed it. */
+  kid: string;
 }
 
 export const issueAccessToken = async (
@@ -43,7 +51,7 @@ export const issueAccessToken = async (
     .setExpirationTime(expiresAt)
     .setJti(randomUUID())
     .sign(keys.signingKey);
-  return { token, expiresAt: expiresAt * 1000, expiresIn: settings.ttlSeconds };
+  return { token, expiresAt: expiresAt * 1000, expiresIn: settings.ttlSeconds, kid: keys.signingKid };
 };
 
 export interface VerifiedToken {
@@ -120,6 +128,14 @@ export const verifyAccessToken = async (
   // A clock moved backwards (the sandbox's virtual clock) makes tokens issued "later" not yet valid.
   if ((iat - LEEWAY_SECONDS) * 1000 > clock.now())
     return { ok: false, reason: 'The access token is not yet valid', unknownKey: false };
+  // We never sign longer than the configured lifetime: a longer one is forged or from a leaked key.
+  if (exp - iat > settings.ttlSeconds)
+    return { ok: false, reason: 'The access token lifetime is too long', unknownKey: false };
+  // A retired key signs nothing after its retirement, so every token it signed expires by retiredAt + lifetime:
+  // a later iat is forged, and the key stops verifying at that bound (rejectAfter, checked at each use).
+  const retiredAt = keys.retiredAt(kid);
+  if (retiredAt !== undefined && iat * 1000 > retiredAt + RETIREMENT_GRACE_SECONDS * 1000)
+    return { ok: false, reason: 'The access token is signed with a retired key', unknownKey: false };
   return {
     ok: true,
     token: {

@@ -21,8 +21,9 @@ import {
 } from './metadata.js';
 import { createOAuthTokenHandler } from './oauth-token-route.js';
 import { createRetailGuard, type RetailGuard } from './retail-guard.js';
+import { sharedThrottle, type WorkerChannel } from './shared-throttle.js';
 import { ensureSigningKey, pruneSigningKeys, recordTokenTtl } from './signing-keys.js';
-import { createTokenMinter } from './token-minter.js';
+import { createTokenMinter, currentSigningKid } from './token-minter.js';
 
 export const LOGIN_PATH = '/authentication/v1/authentication/login';
 
@@ -35,6 +36,8 @@ export interface AuthConfig {
   tokenTtlSeconds: number;
   /** Failed credential checks allowed per client id and address in a window (default 10 a minute). */
   loginThrottle?: ThrottleLimit | 'off';
+  /** A worker of `--workers N`: failures are shared with the other workers through this channel. */
+  throttleChannel?: WorkerChannel;
 }
 
 export interface AuthService {
@@ -82,7 +85,11 @@ export const createAuthService = async ({
   if (pruned.length > 0) logger.info('expired signing keys deleted', { kids: pruned });
   const state = await createAuthState({ store, clock, logger });
 
-  const endpointDeps = { mint: createTokenMinter(state, settings, clock), clock };
+  const endpointDeps = {
+    mint: createTokenMinter(state, settings, clock),
+    signingKid: () => currentSigningKid(state),
+    clock,
+  };
   const metadata = authorizationServerMetadata(issuer);
 
   const routes = new Hono();
@@ -106,10 +113,11 @@ export const createAuthService = async ({
     token: createOAuthTokenHandler(endpointDeps),
     credentials: {
       authenticate: createClientAuthenticator(store, hasher),
-      throttle:
-        config.loginThrottle === 'off'
-          ? noThrottle
-          : createFailureThrottle({ clock, ...(config.loginThrottle ?? {}) }),
+      throttle: (() => {
+        if (config.loginThrottle === 'off') return noThrottle;
+        const local = createFailureThrottle({ clock, ...(config.loginThrottle ?? {}) });
+        return config.throttleChannel === undefined ? local : sharedThrottle(local, config.throttleChannel);
+      })(),
     },
     discovery: routes,
     refresh: () => state.refresh(),

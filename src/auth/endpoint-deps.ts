@@ -7,5 +7,7 @@ import type { TokenMinter } from './token-minter.js';
  */
 export interface AuthEndpointDeps {
   mint: TokenMinter;
+  /** The key that signs now: a token kept for reuse that another key signed is not handed out again. */
+  signingKid: () => Promise<string>;
   clock: Clock;
 }

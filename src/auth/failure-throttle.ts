@@ -1,4 +1,5 @@
 import type { Clock } from '../shared/clock.js';
+import { isPlausibleClientId } from './client-authenticator.js';
 
 /**
  * Counts failed authentications per key (client id, source address) in a sliding window, per instance: with
@@ -9,6 +10,8 @@ export interface FailureThrottle {
   /** Seconds until every key is below the limit again; undefined when none is at it. */
   retryAfterSeconds(keys: readonly string[]): number | undefined;
   recordFailure(keys: readonly string[]): void;
+  /** Keys held now (bounded by maxKeys; keys whose failures all left the window are swept). */
+  size(): number;
 }
 
 export interface FailureThrottleOptions {
@@ -20,7 +23,11 @@ export interface FailureThrottleOptions {
 }
 
 /** A throttle that never refuses (`--login-throttle off`). */
-export const noThrottle: FailureThrottle = { retryAfterSeconds: () => undefined, recordFailure: () => {} };
+export const noThrottle: FailureThrottle = {
+  retryAfterSeconds: () => undefined,
+  recordFailure: () => {},
+  size: () => 0,
+};
 
 export const createFailureThrottle = ({
   clock,
@@ -39,7 +46,15 @@ export const createFailureThrottle = ({
     return times.length === 0 ? undefined : times;
   };
 
-  // Keys are re-inserted on every failure, so iteration order is least recently failed first.
+  // Keys are re-inserted on every failure, so iteration order is least recently failed first: the sweep stops at
+  // the first key with a failure still in the window, so its cost is the number of keys it forgets.
+  const sweep = (now: number): void => {
+    for (const [key, times] of failures) {
+      if ((times[times.length - 1] ?? Number.NEGATIVE_INFINITY) > now - windowMs) return;
+      failures.delete(key);
+    }
+  };
+
   const forgetOldest = (): void => {
     for (const key of failures.keys()) {
       if (failures.size <= maxKeys) return;
@@ -60,6 +75,7 @@ export const createFailureThrottle = ({
     },
     recordFailure: (keys) => {
       const now = clock.now();
+      sweep(now);
       for (const key of keys) {
         const times = recent(key, now) ?? [];
         times.push(now);
@@ -69,6 +85,7 @@ export const createFailureThrottle = ({
       }
       if (failures.size > maxKeys) forgetOldest();
     },
+    size: () => failures.size,
   };
 };
 
@@ -78,7 +95,8 @@ export const createFailureThrottle = ({
  * correct credentials. Secrets are 256-bit, so the throttle stops hammering, not guessing.
  */
 export const throttleKeys = (clientId: string, address: string | undefined): string[] => [
-  `${address ?? '-'}\n${clientId}`,
+  // An id no client can have counts against the address alone: a key's size never depends on the caller.
+  `${address ?? '-'}\n${isPlausibleClientId(clientId) ? clientId : '\u0000'}`,
 ];
 
 export interface ThrottleLimit {

@@ -7,6 +7,8 @@ export interface KeyRing {
   readonly signingKid: string;
   readonly signingKey: CryptoKey;
   verificationKey(kid: string): CryptoKey | undefined;
+  /** Epoch ms the key was retired at (it signs nothing after), or undefined while it is active. */
+  retiredAt(kid: string): number | undefined;
   /** RFC 7517 JWK Set of every key still verifying tokens. */
   readonly jwks: { keys: JWK[] };
   /** Changes when the set of keys or the active key changes, so a reload can skip re-importing. */
@@ -32,12 +34,18 @@ export const loadKeyRing = async (records: readonly SigningKeyRecord[]): Promise
   if (active === undefined) throw new Error(`The store holds no active ${SIGNING_ALG} signing key.`);
   const jwks = usable.map(publicJwkOf);
   const verification = new Map<string, CryptoKey>();
+  const retired = new Map(
+    usable.flatMap((record) =>
+      record.retiredAt === null ? [] : [[record.kid, Date.parse(record.retiredAt)] as const],
+    ),
+  );
   for (const jwk of jwks)
     verification.set(jwk.kid as string, (await importJWK(jwk, SIGNING_ALG)) as CryptoKey);
   return {
     signingKid: active.kid,
     signingKey: (await importJWK(JSON.parse(active.privateJwk) as JWK, SIGNING_ALG)) as CryptoKey,
     verificationKey: (kid) => verification.get(kid),
+    retiredAt: (kid) => retired.get(kid),
     jwks: { keys: jwks },
     fingerprint: keyRingFingerprint(records),
   };

@@ -22,6 +22,7 @@ interface CurrentToken {
   scopes: string;
   /** When issued: a clock moved back before it (the sandbox's virtual clock) forces a new token. */
   issuedAt: number;
+  kid: string;
 }
 
 /**
@@ -53,13 +54,20 @@ export const createLoginHandler = (deps: AuthEndpointDeps): Handler => {
       existing !== undefined &&
       existing.scopes === scopes &&
       existing.expiresAt - now > REUSE_MIN_REMAINING_MS &&
-      existing.issuedAt <= now
+      existing.issuedAt <= now &&
+      existing.kid === (await deps.signingKid())
     ) {
       token = existing.token;
       expiresIn = Math.floor((existing.expiresAt - now) / 1000);
     } else {
       const issued = await deps.mint(clientId, client.scopes);
-      current.set(clientId, { token: issued.token, expiresAt: issued.expiresAt, scopes, issuedAt: now });
+      current.set(clientId, {
+        token: issued.token,
+        expiresAt: issued.expiresAt,
+        scopes,
+        issuedAt: now,
+        kid: issued.kid,
+      });
       ({ token, expiresIn } = issued);
     }
     if (collectingFacts(c))

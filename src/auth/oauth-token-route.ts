@@ -3,6 +3,7 @@ import { readBodyText } from '../http/request-body.js';
 import { collectingFacts, noteFacts, tokenFingerprint } from '../http/request-facts.js';
 import { isLarderError } from '../shared/errors.js';
 import { MAX_BODY_BYTES } from '../shared/limits.js';
+import { MAX_CLIENT_ID_LENGTH } from './client-authenticator.js';
 import type { AuthEndpointDeps } from './endpoint-deps.js';
 import { REALM } from './retail-guard.js';
 import { splitScope } from './scopes.js';
@@ -114,6 +115,14 @@ export const createOAuthTokenHandler =
       credentials = { clientId, clientSecret, viaBasic: false };
     }
 
+    // Capped at the edge: nothing downstream (throttle, journal, store) ever holds a client id of any length.
+    if (credentials.clientId.length > MAX_CLIENT_ID_LENGTH)
+      return oauthError(
+        c,
+        400,
+        'invalid_request',
+        `client_id is longer than ${MAX_CLIENT_ID_LENGTH} characters`,
+      );
     const outcome = await c.get('checkCredentials')(credentials.clientId, credentials.clientSecret);
     if (!outcome.ok && outcome.reason === 'throttled')
       return oauthError(c, 429, 'temporarily_unavailable', 'Too many failed attempts; retry later', {

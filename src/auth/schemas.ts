@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { Closed } from '../shared/schema-helpers.js';
+import { MAX_CLIENT_ID_LENGTH } from './client-authenticator.js';
 
 /** The authentication interface's shapes (interface.md §2.1–2.3). */
 
@@ -7,7 +8,11 @@ export const MACHINE_CLIENT_ACCESS_TYPE = 'PLATFORM_MACHINE_CLIENT';
 
 export const AuthenticationRequestSchema = Type.Object(
   {
-    clientId: Type.String({ minLength: 1, maxLength: 256, description: 'Identifier of the API client.' }),
+    clientId: Type.String({
+      minLength: 1,
+      maxLength: MAX_CLIENT_ID_LENGTH,
+      description: 'Identifier of the API client.',
+    }),
     clientSecret: Type.String({ minLength: 1, maxLength: 256, description: 'Secret of the API client.' }),
     userAccessType: Type.Unsafe<typeof MACHINE_CLIENT_ACCESS_TYPE>({
       type: 'string',

@@ -1,5 +1,6 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { Clock } from '../shared/clock.js';
+import { LarderError } from '../shared/errors.js';
 import type { SigningKeyRecord, Store } from '../storage/store.js';
 
 /**
@@ -93,4 +94,33 @@ export const rotateSigningKey = async (
   const key = await generateSigningKey(clock);
   await store.auth.rotateSigningKey(key);
   return { kid: key.kid, deleted: await pruneSigningKeys(store, clock, tokenTtlSeconds) };
+};
+
+export interface RetirementResult {
+  /** The key that now signs, when the retired one was active. */
+  rotatedTo?: string;
+}
+
+/**
+ * `larder keys retire <kid>`, for a leaked key: deleted at once, so it verifies nothing from the next poll on
+ * (tokens already cached are re-checked against the key ring at each use). An active key is replaced first.
+ */
+export const retireSigningKey = async (
+  store: Store,
+  clock: Clock,
+  kid: string,
+): Promise<RetirementResult> => {
+  const keys = await store.auth.listSigningKeys();
+  if (!keys.some((key) => key.kid === kid))
+    throw new LarderError('ERR_NOT_FOUND', {
+      message: `No signing key ${kid}; \`larder keys list\` shows the kids.`,
+    });
+  let rotatedTo: string | undefined;
+  if (activeSigningKey(keys)?.kid === kid) {
+    const key = await generateSigningKey(clock);
+    await store.auth.rotateSigningKey(key);
+    rotatedTo = key.kid;
+  }
+  await store.auth.deleteSigningKey(kid);
+  return rotatedTo === undefined ? {} : { rotatedTo };
 };

@@ -4,8 +4,19 @@ import type { AuthState } from './auth-state.js';
 
 export type TokenMinter = (clientId: string, scopes: readonly string[]) => Promise<IssuedToken>;
 
-/** Signs with whatever key is active in this instance's current view of the store. */
+/** The kid of the key active in the store right now (re-read as for minting). */
+export const currentSigningKid = async (state: AuthState): Promise<string> => {
+  await state.refresh();
+  return state.keys().signingKid;
+};
+
+/**
+ * Signs with the key active in the store right now: the auth version is re-read first (one small query,
+ * shared by concurrent logins), so a key rotated or retired elsewhere never signs again, even before the poll.
+ */
 export const createTokenMinter =
   (state: AuthState, settings: TokenSettings, clock: Clock): TokenMinter =>
-  (clientId, scopes) =>
-    issueAccessToken(state.keys(), settings, clock, clientId, scopes);
+  async (clientId, scopes) => {
+    await state.refresh();
+    return issueAccessToken(state.keys(), settings, clock, clientId, scopes);
+  };

@@ -61,6 +61,13 @@ export const STORE_OPTIONS: OptionTable = {
     placeholder: 'URL',
     description: 'PostgreSQL connection URL (postgres://user@host/db); used instead of --db.',
   },
+  'key-file': {
+    type: 'string',
+    env: 'LARDER_KEY_FILE',
+    placeholder: 'PATH',
+    description:
+      'File holding the key-encryption key (32+ random characters) that seals signing keys and secrets at rest; or set LARDER_KEY_ENCRYPTION_KEY.',
+  },
 };
 
 export const parseCommandArgs = (

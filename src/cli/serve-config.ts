@@ -8,8 +8,14 @@ import { loadFaultsFile } from '../sandbox/faults.js';
 import { isWildcardHost } from '../server/server.js';
 import { MAX_TOKEN_TTL_SECONDS, MIN_TOKEN_TTL_SECONDS } from '../shared/limits.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../shared/logger.js';
+import {
+  MAX_MAX_CONNECTIONS,
+  MAX_REQUEST_TIMEOUT_SECONDS,
+  MAX_SHUTDOWN_TIMEOUT_SECONDS,
+} from '../shared/server-limits.js';
 import type { StoreLocation } from '../storage/open-store.js';
 import { intOption, type ParsedArgs, UsageError } from './command.js';
+import { keyEncryptionKeyFrom } from './store-options.js';
 
 /** Short tokens are guessable: the admin API can inject faults and rewrite the clock. */
 const MIN_ADMIN_TOKEN_LENGTH = 16;
@@ -47,6 +53,10 @@ export interface ServeConfig {
   faults?: readonly FaultRule[];
   /** --allow-fault-header: honour Larder-Fault on requests. */
   allowFaultHeader: boolean;
+  requestTimeoutMs: number;
+  shutdownTimeoutMs: number;
+  /** Per instance: each of N workers takes its share. */
+  maxConnections: number;
 }
 
 const oneOf = <T extends string>(name: string, allowed: readonly T[], raw: string | undefined): T => {
@@ -86,6 +96,7 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
   const publicUrl = parsePublicUrl(args.strings['public-url']);
   const databaseUrl = args.strings['database-url'];
   const adminToken = args.strings['admin-token'];
+  const keyEncryptionKey = keyEncryptionKeyFrom(args);
   const throttle = parseThrottleLimit(args.strings['login-throttle']!);
   if (throttle === undefined)
     throw new UsageError(
@@ -122,6 +133,7 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
       // The primary migrates (once); workers only check the schema.
       migrate: args.flags['migrate'] === true && !cluster.isWorker,
       poolSize: intOption(args, 'pool-size', 1, 1000),
+      ...(keyEncryptionKey === undefined ? {} : { keyEncryptionKey }),
     },
     host,
     port: intOption(args, 'port', 0, 65535),
@@ -141,5 +153,8 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
     rateLimit,
     ...(faults === undefined ? {} : { faults }),
     allowFaultHeader: args.flags['allow-fault-header'] === true,
+    requestTimeoutMs: intOption(args, 'request-timeout', 1, MAX_REQUEST_TIMEOUT_SECONDS) * 1000,
+    shutdownTimeoutMs: intOption(args, 'shutdown-timeout', 0, MAX_SHUTDOWN_TIMEOUT_SECONDS) * 1000,
+    maxConnections: intOption(args, 'max-connections', 1, MAX_MAX_CONNECTIONS),
   };
 };

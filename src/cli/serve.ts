@@ -61,6 +61,16 @@ export const startClusterMetrics = (config: ServeConfig): Promise<MetricsEndpoin
   });
 };
 
+/** Says at start whether key material is encrypted at rest, so an operator never assumes it is. */
+export const logKeyProtection = (logger: Logger, config: ServeConfig): void => {
+  if (config.store.keyEncryptionKey !== undefined)
+    logger.info('signing keys and secrets are encrypted at rest under the key-encryption key');
+  else
+    logger.warn(
+      'signing keys and secrets are NOT encrypted at rest: they are protected only by file permissions (SQLite, 0600) or database access rights (PostgreSQL); set LARDER_KEY_ENCRYPTION_KEY or --key-file to encrypt them',
+    );
+};
+
 /**
  * `larder serve` in this process, as the CLI runs it and as tests start it: opens the store, prepares the demo
  * on a new embedded database, serves, and hands back `{ url, stop }`.
@@ -75,11 +85,12 @@ export const serve = async (
   const tls = await loadTls(config, io.env);
   const store = await openStore(config.store);
   const metrics = workerMetrics(config);
+  if (options.announce !== false) logKeyProtection(output.logger, config);
   let server: RunningServer;
   let metricsEndpoint: MetricsEndpoint | undefined;
   let resolved: ServeConfig;
   try {
-    if (config.demo) await prepareDemo(store, clock, output.note);
+    await prepareDemo(store, clock, output.note, config.demo);
     resolved = await withDemoAdminToken(store, config);
     server = await startServer({
       store,
@@ -101,6 +112,10 @@ export const serve = async (
         rateLimit: config.rateLimit,
         ...(config.faults === undefined ? {} : { faults: config.faults }),
         allowFaultHeader: config.allowFaultHeader,
+        requestTimeoutMs: config.requestTimeoutMs,
+        shutdownTimeoutMs: config.shutdownTimeoutMs,
+        // The primary hands connections out round-robin, so N workers with 1/N each hold the instance's bound.
+        maxConnections: Math.max(1, Math.floor(config.maxConnections / config.workers)),
       },
     });
     if (metrics !== undefined && !cluster.isWorker && config.metricsPort !== undefined)

@@ -1,9 +1,9 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { DEFAULT_SQLITE_PATH } from '../shared/limits.js';
 import { openStore, type StoreLocation } from '../storage/open-store.js';
 import type { Store } from '../storage/store.js';
-import type { ParsedArgs } from './command.js';
+import { type ParsedArgs, UsageError } from './command.js';
 
 /** The store the command's --db / --database-url (or their environment variables) name. */
 export const storeLocationFromArgs = (
@@ -11,9 +11,11 @@ export const storeLocationFromArgs = (
   options: { migrate?: boolean; poolSize?: number } = {},
 ): StoreLocation => {
   const databaseUrl = args.strings['database-url'];
+  const keyEncryptionKey = keyEncryptionKeyFrom(args);
   return {
     db: args.strings['db'] ?? DEFAULT_SQLITE_PATH,
     ...(databaseUrl === undefined ? {} : { databaseUrl }),
+    ...(keyEncryptionKey === undefined ? {} : { keyEncryptionKey }),
     ...options,
   };
 };
@@ -23,6 +25,28 @@ export const openStoreFromArgs = (
   args: ParsedArgs,
   options: { migrate?: boolean; poolSize?: number } = {},
 ): Promise<Store> => openStore(storeLocationFromArgs(args, options));
+
+/**
+ * The key-encryption key: from --key-file (or LARDER_KEY_FILE), else LARDER_KEY_ENCRYPTION_KEY. Never a flag
+ * value, which any user could read in the process list.
+ */
+export const keyEncryptionKeyFrom = (
+  args: ParsedArgs,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string | undefined => {
+  const path = args.strings['key-file'];
+  if (path !== undefined) {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch (error) {
+      throw new UsageError(
+        `--key-file ${path} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
+  const value = env['LARDER_KEY_ENCRYPTION_KEY'];
+  return value === undefined || value === '' ? undefined : value;
+};
 
 /**
  * Undoes a SQLite file this command created, when the command failed: a typo'd --db or a rejected import must not

@@ -3,6 +3,7 @@ import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
 import { LarderError } from '../shared/errors.js';
 import { MAX_BODY_BYTES } from '../shared/limits.js';
+import { mayHoldNul, NUL_MESSAGE, nulFieldOf } from '../shared/nul-field.js';
 import { requestHeader } from './request-header.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
@@ -112,5 +113,8 @@ export const readJsonObject = async (
       message: `The request body must be a JSON object, not ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}.`,
     });
   }
+  const nulField = mayHoldNul(text) ? nulFieldOf(value) : undefined;
+  if (nulField !== undefined)
+    throw new LarderError('ERR_VALIDATION', { fieldName: nulField, message: `${nulField} ${NUL_MESSAGE}.` });
   return value as Record<string, unknown>;
 };

@@ -1,4 +1,5 @@
 import { type RecordKindName, type RecordRow, recordKind } from '../records/kinds.js';
+import { mayHoldNul, NUL_MESSAGE, nulFieldOf } from '../shared/nul-field.js';
 import { createValidator, type Validator } from '../shared/validator.js';
 import { lineOfField } from './record-stream.js';
 
@@ -54,6 +55,16 @@ export const convertBatch = ({ kind, texts, lines, first }: RawBatch): Converted
         record: first + i,
         fieldName: '(record)',
         message: `is not valid JSON: ${(error as Error).message}`,
+      });
+      continue;
+    }
+    const nulField = mayHoldNul(texts[i]!) ? nulFieldOf(value) : undefined;
+    if (nulField !== undefined) {
+      problems.push({
+        line: lineOfField(texts[i]!, line, nulField),
+        record: first + i,
+        fieldName: nulField,
+        message: NUL_MESSAGE,
       });
       continue;
     }

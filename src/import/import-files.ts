@@ -189,7 +189,12 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
     await session.rollback();
     return { committed: false, counts: toFieldCounts(zeroCounts()), problems, truncated };
   }
-  return { committed: true, counts: toFieldCounts(await session.commit()), problems, truncated };
+  const counts = toFieldCounts(await session.commit());
+  // A database that ever held imported data is not a demo one, even once that data is deleted (a demo one keeps
+  // its kind: ensure never overwrites).
+  if ((await store.settings.demoClient.get()) === undefined)
+    await store.settings.databaseKind.ensure('plain');
+  return { committed: true, counts, problems, truncated };
 };
 
 export const formatProblem = (problem: ImportProblem): string =>

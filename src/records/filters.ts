@@ -1,5 +1,5 @@
 import { LarderError } from '../shared/errors.js';
-import { createValidator } from '../shared/validator.js';
+import { createValidator, describeProblems, type ProblemReport } from '../shared/validator.js';
 
 /** An indexed column of a record table, besides location_id, id and modified_at. */
 export interface IndexedColumn {
@@ -27,18 +27,17 @@ export interface RecordFilter {
 
 const DAY_MS = 86_400_000;
 
-type Problems = ReturnType<ReturnType<typeof createValidator>['problems']>;
-
-const validationError = (problems: Problems) => {
+const validationError = (report: ProblemReport) => {
+  const { problems, more } = report;
   const [first] = problems;
-  if (problems.length === 1 && first !== undefined) {
+  if (problems.length === 1 && more === 0 && first !== undefined) {
     return new LarderError('ERR_VALIDATION', {
       fieldName: first.fieldName,
       message: `${first.fieldName} ${first.message}.`,
     });
   }
   return new LarderError('ERR_VALIDATION', {
-    message: `The request body has ${problems.length} invalid fields: ${problems.map((p) => p.fieldName).join(', ')}.`,
+    message: `The request body has ${problems.length + more} invalid fields: ${describeProblems(report, (p) => p.fieldName, ', ')}.`,
     problems,
   });
 };
@@ -82,8 +81,8 @@ export const filterParser = (
   let validator: ReturnType<typeof createValidator<Record<string, unknown>>> | undefined;
   return (body) => {
     validator ??= createValidator<Record<string, unknown>>(schema);
-    const problems = validator.problems(body);
-    if (problems.length > 0) throw validationError(problems);
+    const report = validator.report(body);
+    if (report.problems.length > 0) throw validationError(report);
     const request = body as Record<string, unknown>;
     const where: Condition[] = [];
     let set: string[] = [];

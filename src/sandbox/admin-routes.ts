@@ -5,7 +5,7 @@ import { readBodyText, readJsonObject } from '../http/request-body.js';
 import { type ImportProblem, importFiles } from '../import/import-files.js';
 import { RECORD_KINDS } from '../records/kinds.js';
 import { LarderError } from '../shared/errors.js';
-import { createValidator, requireValid } from '../shared/validator.js';
+import { createValidator, MAX_REPORTED_PROBLEMS, requireValid } from '../shared/validator.js';
 import type { ClockView, VirtualClock } from '../shared/virtual-clock.js';
 import type { Store } from '../storage/store.js';
 import {
@@ -39,9 +39,6 @@ export interface AdminDeps {
 
 /** Fixture uploads may be large (a whole location), but not unbounded. */
 export const MAX_FIXTURE_BYTES = 64 * 1024 * 1024;
-
-/** The nested errors of a 400 name at most this many problems, and say how many more there were. */
-const MAX_REPORTED_PROBLEMS = 20;
 
 const LOCATION_ID = /^[\w.:@-]{1,200}$/;
 

@@ -38,16 +38,34 @@ const seedDemo = async (
   return result.locations.map((location, locationIndex) => ({ id: location.id, locationIndex }));
 };
 
-/** First start: an empty embedded database becomes a working sandbox. Says what it did through `print`. */
+/**
+ * First start: an empty embedded database becomes a working sandbox, unless `wanted` is false (`--no-demo`).
+ * Either way the choice is recorded, so a database first started without the demo, or that ever held data of its
+ * own, never gets demo locations or the demo client later, whatever flags follow. Says what it did through `print`.
+ */
 export const prepareDemo = async (
   store: Store,
   clock: Clock,
   print: (text: string) => void,
+  wanted = true,
 ): Promise<void> => {
   // A shared server (PostgreSQL) is the operators' backend: never fill it with demo data unasked.
   if (!store.capabilities.embedded) return;
-  const [locations, clients] = await Promise.all([store.locations.list(), store.auth.listClients()]);
-  if (locations.length > 0 || clients.length > 0) return;
+  if ((await store.settings.databaseKind.get()) !== undefined) return;
+  const [locations, clients, demoClient] = await Promise.all([
+    store.locations.list(),
+    store.auth.listClients(),
+    store.settings.demoClient.get(),
+  ]);
+  // Databases from before the kind was recorded: a demo one has its demo client.
+  if (demoClient !== undefined) {
+    await store.settings.databaseKind.ensure('demo');
+    return;
+  }
+  if (!wanted || locations.length > 0 || clients.length > 0) {
+    await store.settings.databaseKind.ensure('plain');
+    return;
+  }
   print(
     `New database: creating demo data (${SEED_DEFAULTS.locations} locations, ${SEED_DEFAULTS.days} days) and a demo client…\n`,
   );
@@ -73,6 +91,7 @@ export const prepareDemo = async (
     endDate: first.firstEndDate,
     locations: demoLocations,
   });
+  await store.settings.databaseKind.ensure('demo');
   print(`Demo data ready in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`);
 };
 

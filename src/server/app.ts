@@ -18,6 +18,7 @@ import {
   createRateLimiter,
   type RatePolicy,
 } from '../middleware/rate-limit/rate-windows.js';
+import { requestDeadline } from '../middleware/request-deadline/request-deadline.js';
 import { requestId } from '../middleware/request-id/request-id.js';
 import { retailAuth } from '../middleware/retail-auth/retail-auth.js';
 import { RECORD_KINDS } from '../records/kinds.js';
@@ -36,6 +37,7 @@ import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { Metrics } from '../shared/metrics.js';
+import { DEFAULT_REQUEST_TIMEOUT_SECONDS } from '../shared/server-limits.js';
 import { createVirtualClock } from '../shared/virtual-clock.js';
 import { instrumentStore } from '../storage/instrumented-store.js';
 import type { Store } from '../storage/store.js';
@@ -63,6 +65,8 @@ export interface AppConfig {
   faults?: readonly FaultRule[];
   /** `--allow-fault-header`: honour the Larder-Fault request header. */
   allowFaultHeader?: boolean;
+  /** Public API requests unanswered after this get 503 (default DEFAULT_REQUEST_TIMEOUT_SECONDS). */
+  requestTimeoutMs?: number;
 }
 
 export interface AppDeps {
@@ -146,6 +150,7 @@ export const createApp = async ({
       publicUrl: config.publicUrl,
       tokenTtlSeconds: config.tokenTtlSeconds,
       ...(config.loginThrottle === undefined ? {} : { loginThrottle: config.loginThrottle }),
+      ...(config.clusterWorker === true ? { throttleChannel: process } : {}),
     },
   });
   const secret = await store.settings.pageTokenSecret.ensure(randomUUID() + randomUUID());
@@ -175,6 +180,9 @@ export const createApp = async ({
         tokenPath: TOKEN_ENDPOINT_PATH,
       }),
     );
+  // The admin API is left out: a large fixture load may rightly take longer.
+  const deadline = requestDeadline(config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000);
+  app.use((c, next) => (c.req.path.startsWith(ADMIN_PREFIX) ? next() : deadline(c, next)));
   const errorEdge = createErrorEdge(logger);
   app.onError(errorEdge);
   app.notFound((c) => errorEdge(new LarderError('ERR_ROUTE_NOT_FOUND'), c));

@@ -1,8 +1,9 @@
 import type { Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { createAdaptorServer } from '@hono/node-server';
+import { createAdaptorServer, type HttpBindings } from '@hono/node-server';
 import type { ThrottleLimit } from '../auth/failure-throttle.js';
 import type { TrustProxy } from '../auth/source-address.js';
+import { admit } from '../http/connection-gate.js';
 import { answerClientError, errorResponse } from '../http/error-edge.js';
 import type { RatePolicy } from '../middleware/rate-limit/rate-windows.js';
 import type { FaultRule } from '../sandbox/fault-schemas.js';
@@ -10,6 +11,13 @@ import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { Metrics } from '../shared/metrics.js';
+import {
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_SHUTDOWN_TIMEOUT_SECONDS,
+  HEADERS_TIMEOUT_MS,
+  KEEP_ALIVE_TIMEOUT_MS,
+  REQUEST_BODY_TIMEOUT_MS,
+} from '../shared/server-limits.js';
 import type { Store } from '../storage/store.js';
 import { createApp } from './app.js';
 
@@ -33,6 +41,14 @@ export interface ServerConfig {
   rateLimit?: readonly RatePolicy[] | 'off';
   faults?: readonly FaultRule[];
   allowFaultHeader?: boolean;
+  /** Default DEFAULT_REQUEST_TIMEOUT_SECONDS. */
+  requestTimeoutMs?: number;
+  /** Default DEFAULT_SHUTDOWN_TIMEOUT_SECONDS. */
+  shutdownTimeoutMs?: number;
+  /** Default DEFAULT_MAX_CONNECTIONS. */
+  maxConnections?: number;
+  /** Default HEADERS_TIMEOUT_MS (tests shorten it). */
+  headersTimeoutMs?: number;
 }
 
 export interface TlsMaterial {
@@ -48,6 +64,8 @@ export interface RunningServer {
   /** Stops accepting, lets in-flight requests finish (bounded), then stops background work. */
   stop(): Promise<void>;
 }
+
+const TIMEOUT_CHECK_INTERVAL_MS = 1000;
 
 const WILDCARD = new Set(['0.0.0.0', '::', '[::]']);
 
@@ -94,15 +112,27 @@ export const startServer = async (deps: {
       ? Response.json({ status: 'ok' })
       : errorResponse(new LarderError('ERR_UNAVAILABLE', { message: 'Starting up.' }));
   const server = createAdaptorServer({
-    fetch: (request: Request, env: unknown) => handle(request, env),
+    fetch: (request: Request, env: unknown) => {
+      const { incoming, outgoing } = env as HttpBindings;
+      const admitted = admit(incoming, outgoing);
+      return admitted === undefined ? handle(request, env) : admitted.then(() => handle(request, env));
+    },
+    // Node checks the header and request timeouts this often (default 30 s, which would triple the bound).
     ...(config.tls === undefined
-      ? {}
-      : { createServer: createHttpsServer, serverOptions: { key: config.tls.key, cert: config.tls.cert } }),
+      ? { serverOptions: { connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS } }
+      : {
+          createServer: createHttpsServer,
+          serverOptions: {
+            key: config.tls.key,
+            cert: config.tls.cert,
+            connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+          },
+        }),
   }) as Server;
-  // Longer than the usual load balancer idle timeout (60 s), so the balancer closes idle connections first.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 30_000;
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = config.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+  server.requestTimeout = REQUEST_BODY_TIMEOUT_MS;
+  server.maxConnections = config.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   server.on('clientError', answerClientError);
   const port = await listen(server, config.port, config.host);
   const url = localUrl(config.host, port, config.tls !== undefined);
@@ -128,6 +158,7 @@ export const startServer = async (deps: {
         ...(config.rateLimit === undefined ? {} : { rateLimit: config.rateLimit }),
         ...(config.faults === undefined ? {} : { faults: config.faults }),
         ...(config.allowFaultHeader === undefined ? {} : { allowFaultHeader: config.allowFaultHeader }),
+        ...(config.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: config.requestTimeoutMs }),
       },
       ...(config.metrics === undefined ? {} : { metrics: config.metrics }),
     });
@@ -147,7 +178,10 @@ export const startServer = async (deps: {
       larder.drain();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      const deadline = setTimeout(() => server.closeAllConnections(), 10_000);
+      const deadline = setTimeout(
+        () => server.closeAllConnections(),
+        config.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_SECONDS * 1000,
+      );
       await closed;
       clearTimeout(deadline);
       stopPolling();

@@ -55,9 +55,20 @@ const formatHint = (format: string): string =>
       ? ' (ISO 8601 with a time zone, e.g. 2024-05-01T12:00:00Z)'
       : '';
 
+/** An error body names at most this many fields and says how many more: its size and cost stay bounded. */
+export const MAX_REPORTED_PROBLEMS = 20;
+
+export interface ProblemReport {
+  /** The first MAX_REPORTED_PROBLEMS fields at fault. */
+  problems: FieldProblem[];
+  /** How many more fields are at fault. */
+  more: number;
+}
+
 /** Ajv reports a failed `T | null` three times (type, type null, anyOf); keep the specific one per field. */
-const simplify = (errors: readonly ErrorObject[]): FieldProblem[] => {
+const simplify = (errors: readonly ErrorObject[]): ProblemReport => {
   const byField = new Map<string, FieldProblem>();
+  const others = new Set<string>();
   for (const error of errors) {
     if (
       error.keyword === 'anyOf' ||
@@ -65,25 +76,41 @@ const simplify = (errors: readonly ErrorObject[]): FieldProblem[] => {
       (error.keyword === 'type' && error.params['type'] === 'null')
     )
       continue;
+    if (byField.size >= MAX_REPORTED_PROBLEMS) {
+      // Past the cap only the count matters: a cheap key, no message built.
+      const key = `${error.instancePath}/${String(error.params['additionalProperty'] ?? error.params['missingProperty'] ?? '')}`;
+      others.add(key);
+      continue;
+    }
     const problem = describe(error);
     const known = byField.get(problem.fieldName);
     if (known === undefined) byField.set(problem.fieldName, problem);
     else if (!known.message.includes(problem.message))
       known.message = `${known.message} or ${problem.message}`;
   }
-  return [...byField.values()];
+  return { problems: [...byField.values()], more: others.size };
 };
 
+/** `a is required; b is not a known field; and 3 more`. */
+export const describeProblems = (
+  { problems, more }: ProblemReport,
+  describeOne: (problem: FieldProblem) => string = (p) => `${p.fieldName} ${p.message}`,
+  separator = '; ',
+): string => `${problems.map(describeOne).join(separator)}${more > 0 ? `${separator}and ${more} more` : ''}`;
+
 export interface Validator<T> {
-  /** Returns [] when `value` is a T; otherwise one problem per offending field. */
+  /** Returns [] when `value` is a T; otherwise one problem per offending field (the first MAX_REPORTED_PROBLEMS). */
   problems(value: unknown): FieldProblem[];
+  /** The problems and how many more fields are at fault. */
+  report(value: unknown): ProblemReport;
   is(value: unknown): value is T;
 }
 
 export const createValidator = <T>(schema: TSchema): Validator<T> => {
   const validate = ajv.compile<T>(schema);
   return {
-    problems: (value) => (validate(value) ? [] : simplify(validate.errors ?? [])),
+    problems: (value) => (validate(value) ? [] : simplify(validate.errors ?? []).problems),
+    report: (value) => (validate(value) ? { problems: [], more: 0 } : simplify(validate.errors ?? [])),
     is: (value): value is T => validate(value),
   };
 };
@@ -93,15 +120,17 @@ export const createValidator = <T>(schema: TSchema): Validator<T> => {
  * and the nested errors. The login endpoint and the admin API answer request bodies this way.
  */
 export const requireValid = <T>(validator: Validator<T>, body: unknown): T => {
-  const problems = validator.problems(body);
-  if (problems.length === 0) return body as T;
-  throw invalidFields(problems);
+  const report = validator.report(body);
+  if (report.problems.length === 0) return body as T;
+  throw invalidFields(report.problems, report.more);
 };
 
 /** The 400 for one or more bad fields: one in `fieldName`, several in the message and the nested errors. */
-export const invalidFields = (problems: readonly FieldProblem[]): LarderError =>
+export const invalidFields = (problems: readonly FieldProblem[], more = 0): LarderError =>
   new LarderError('ERR_VALIDATION', {
-    message: problems.map((p) => `${p.fieldName} ${p.message}`).join('; '),
-    ...(problems.length === 1 && problems[0] !== undefined ? { fieldName: problems[0].fieldName } : {}),
+    message: describeProblems({ problems: [...problems], more }),
+    ...(problems.length === 1 && more === 0 && problems[0] !== undefined
+      ? { fieldName: problems[0].fieldName }
+      : {}),
     problems,
   });

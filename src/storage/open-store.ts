@@ -1,4 +1,6 @@
 import { StoreError } from '../shared/errors.js';
+import { createKeyEncryptionKey } from '../shared/key-encryption.js';
+import { sealSecrets } from './sealed-store.js';
 import type { Store } from './store.js';
 
 export interface StoreLocation {
@@ -10,6 +12,8 @@ export interface StoreLocation {
   migrate?: boolean;
   /** PostgreSQL: connections in this process's pool. */
   poolSize?: number;
+  /** Key-encryption key material: signing keys and secrets are sealed under it at rest. */
+  keyEncryptionKey?: string;
 }
 
 /** Where a store lives, for messages: the SQLite path, or the PostgreSQL user, host, port and database (no password). */
@@ -43,6 +47,19 @@ const causes = (error: unknown): string[] => {
 
 /** Opens the configured backend; PostgreSQL code is loaded only when it is used. */
 export const openStore = async (location: StoreLocation): Promise<Store> => {
+  // Checked before the database is touched: a bad KEK creates or changes nothing.
+  const kek =
+    location.keyEncryptionKey === undefined ? undefined : createKeyEncryptionKey(location.keyEncryptionKey);
+  const store = await openBackend(location);
+  try {
+    return await sealSecrets(store, kek);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+};
+
+const openBackend = async (location: StoreLocation): Promise<Store> => {
   try {
     if (location.databaseUrl !== undefined) {
       const { createPostgresStore } = await import('./postgres/postgres-store.js');

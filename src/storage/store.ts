@@ -163,6 +163,8 @@ export interface AuthStore {
   rotateSigningKey(key: SigningKeyRecord): Promise<void>;
   /** Deletes the key; an unknown kid is a no-op that leaves the auth version as it is. */
   deleteSigningKey(kid: string): Promise<void>;
+  /** Replaces a key's stored private JWK with the same key sealed under a key-encryption key (no version bump). */
+  sealSigningKey(kid: string, privateJwk: string): Promise<void>;
 
   /**
    * A number that changes whenever clients, grants or signing keys change. Instances poll it (cheaply) to
@@ -196,7 +198,14 @@ export interface SettingsStore {
   demoAdminToken: Setting<string>;
   /** How far the live demo locations have been generated. */
   liveDemo: Setting<LiveDemoState>;
+  /**
+   * Decided once, at the first start or the first import: a demo database, or a plain one that never gets demo
+   * data or the demo client, whatever later starts ask for.
+   */
+  databaseKind: Setting<DatabaseKind>;
 }
+
+export type DatabaseKind = 'demo' | 'plain';
 
 /** What a backend can do, for the few callers that adapt to it (never the engine's name). */
 export interface StoreCapabilities {

@@ -31,6 +31,17 @@ export const openTempStore = async (): Promise<TempStore> => {
   };
 };
 
+/** A login request as a platform machine client sends it, for `app.request(LOGIN, loginRequest(...))`. */
+export const loginRequest = (credentials: { clientId: string; clientSecret: string }): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({
+    clientId: credentials.clientId,
+    clientSecret: credentials.clientSecret,
+    userAccessType: 'PLATFORM_MACHINE_CLIENT',
+  }),
+});
+
 /** Bindings that @hono/node-server's getConnInfo reads, so in-process requests have a source address. */
 export const fromAddress = (remoteAddress: string) => ({ incoming: { socket: { remoteAddress } } });
 

@@ -19,6 +19,8 @@ import {
   basic,
   createAuthHarness,
   ISSUER,
+  LOGIN,
+  loginRequest,
   readJson,
   type TokenBody,
   TTL,
@@ -259,15 +261,7 @@ describe('retail guard (authorizeRetail)', () => {
     await rotateSigningKey(h.store, h.clock, TTL);
     const other = await h.instance();
     const client = await h.createClient();
-    const res = await other.app.request('/authentication/v1/authentication/login', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        clientId: client.clientId,
-        clientSecret: client.clientSecret,
-        userAccessType: 'PLATFORM_MACHINE_CLIENT',
-      }),
-    });
+    const res = await other.app.request(LOGIN, loginRequest(client));
     const token = (await readJson<AuthenticationResponse>(res)).token.accessToken;
     // Immediately, before this instance's poll could have seen the rotation.
     assert.ok(await h.auth.guard(`Bearer ${token}`, LOCATION));

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -40,5 +40,26 @@ test('the parsed config carries --public-url as the issuer', async () => {
     assert.equal(metadata.issuer, 'https://api.example.test/larder');
   } finally {
     await handle.stop();
+  }
+});
+
+test('the startup log says plainly whether signing keys and secrets are encrypted at rest', async () => {
+  for (const [argv, level, pattern] of [
+    [[], 'warn', /NOT encrypted at rest: they are protected only by file permissions/],
+    [['--key-file', join(dir, 'kek')], 'info', /encrypted at rest under the key-encryption key/],
+  ] as const) {
+    await writeFile(join(dir, 'kek'), 'a-key-encryption-key-for-the-log-test-0000');
+    const lines: string[] = [];
+    const logger = {
+      ...silentLogger,
+      info: (msg: string) => lines.push(`info ${msg}`),
+      warn: (msg: string) => lines.push(`warn ${msg}`),
+    };
+    const handle = await serve(config('--db', join(dir, `log-${level}.db`), ...argv), io(), { logger });
+    await handle.stop();
+    assert.ok(
+      lines.some((line) => line.startsWith(level) && pattern.test(line)),
+      lines.join('\n'),
+    );
   }
 });

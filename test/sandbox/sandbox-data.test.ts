@@ -210,6 +210,18 @@ describe('a live demo database', () => {
     assert.equal(listed.find((l) => l.id === 'mine')?.purchaseOrders, 1);
   });
 
+  test('a location imported later is never readable with the printed demo secret', async () => {
+    await api.admin(
+      'POST',
+      '/locations/later/purchaseOrders',
+      JSON.stringify([purchaseOrderFixture(2, { modifiedAt: T })]),
+    );
+    assert.equal((await store.locations.list()).find((l) => l.id === 'later')?.purchaseOrders, 1);
+    const response = await (await demoSearch())('later', 'purchaseOrders');
+    assert.equal(response.status, 403);
+    assert.equal(((await response.json()) as { code: number }).code, 40302);
+  });
+
   test('reset brings the first-start data, only the demo client, real time and an empty journal', async () => {
     const [first] = (await store.settings.liveDemo.get())!.locations;
     await api.admin('POST', '/clients', JSON.stringify({ name: 'extra', allLocations: true }));

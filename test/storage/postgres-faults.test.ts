@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { Hono } from 'hono';
 import { PURCHASE_ORDERS } from '../../src/records/kinds.js';
 import { StoreError } from '../../src/shared/errors.js';
 import { createPostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import type { Store } from '../../src/storage/store.js';
+import { readerApp } from '../helpers/reader-app.js';
 import { adminQuery, freshSchemaName, postgresUnreachable, postgresUrl } from './backends.js';
 import { idFor, importInto, newLocationId, purchaseOrder, purchaseOrderSearch, T0, text } from './records.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
@@ -187,6 +189,68 @@ if (unreachable !== undefined) {
         );
         await proxied.settings.benchDataset.set('back');
         assert.equal(await proxied.settings.benchDataset.get(), 'back');
+      });
+    });
+
+    describe('connections that go silent (a firewall dropped them without a reset)', () => {
+      let proxy: TcpProxy;
+      let silent: Store;
+      let location: string;
+      let bearer: string;
+      let app: Hono;
+      const REQUEST_TIMEOUT_MS = 3000;
+
+      before(async () => {
+        const target = new URL(postgresUrl);
+        proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+        silent = await createPostgresStore({
+          databaseUrl: withUrl('127.0.0.1', proxy.port),
+          schema,
+          poolSize: 3,
+          statementTimeoutMs: 300,
+          connectTimeoutMs: 500,
+        });
+        location = await importInto(silent, { purchaseOrders: [purchaseOrder(1, T0)] });
+        ({ app, bearer } = await readerApp(silent, location, { requestTimeoutMs: REQUEST_TIMEOUT_MS }));
+      });
+
+      after(async () => {
+        await silent?.close();
+        await proxy?.close();
+      });
+
+      const getOrder = () =>
+        app.request(`/v1/purchaseOrders/${idFor(1)}`, {
+          headers: { authorization: bearer, 'Platform-Restaurant-External-ID': location },
+        });
+
+      test('every request fails fast with a 503 canRetry, then answers normally once packets flow, with no restart', {
+        timeout: 30_000,
+      }, async () => {
+        assert.equal((await getOrder()).status, 200);
+        // Every pooled connection is in use when the network goes silent, so none of them can be trusted.
+        await Promise.all([1, 2, 3].map(() => silent.records.get(PURCHASE_ORDERS, location, idFor(1))));
+        proxy.blackhole();
+
+        const started = performance.now();
+        const answers = await Promise.all(Array.from({ length: 6 }, () => getOrder()));
+        for (const answer of answers) {
+          assert.equal(answer.status, 503);
+          const body = (await answer.json()) as Record<string, unknown>;
+          assert.equal(body['canRetry'], 'true');
+          assert.equal(typeof body['requestId'], 'string');
+        }
+        assert.ok(performance.now() - started < REQUEST_TIMEOUT_MS + 1000, 'answered within the deadline');
+        // Still failing fast, not hanging, while the silence lasts.
+        await assert.rejects(silent.records.get(PURCHASE_ORDERS, location, idFor(1)), isUnavailable);
+
+        proxy.forward();
+        const healed = performance.now();
+        let status = 0;
+        while (status !== 200 && performance.now() - healed < 10_000) status = (await getOrder()).status;
+        assert.equal(status, 200, 'answers came back within seconds');
+        for (const answer of await Promise.all(Array.from({ length: 6 }, () => getOrder())))
+          assert.equal(answer.status, 200);
       });
     });
 

@@ -9,12 +9,28 @@ export interface TcpProxy {
   /** Refuses new connections and cuts every open one, as a server crash would. */
   down(): Promise<void>;
   up(): Promise<void>;
+  /**
+   * Goes silent, as a firewall that dropped its state does: open connections stay open but nothing passes either
+   * way, ever again, and new connections are accepted and then ignored. No reset reaches either side.
+   */
+  blackhole(): void;
+  /** New connections are forwarded again (the silent ones stay silent, as after a real failover). */
+  forward(): void;
   close(): Promise<void>;
 }
 
 export const startTcpProxy = async (targetHost: string, targetPort: number): Promise<TcpProxy> => {
   const sockets = new Set<Socket>();
+  const silenced = new Set<() => void>();
+  let silent = false;
   const server = createServer((downstream) => {
+    sockets.add(downstream);
+    downstream.on('close', () => sockets.delete(downstream));
+    downstream.on('error', () => downstream.destroy());
+    if (silent) {
+      downstream.pause();
+      return;
+    }
     const upstream = connect(targetPort, targetHost);
     for (const socket of [downstream, upstream]) {
       sockets.add(socket);
@@ -25,6 +41,12 @@ export const startTcpProxy = async (targetHost: string, targetPort: number): Pro
       });
     }
     downstream.pipe(upstream).pipe(downstream);
+    silenced.add(() => {
+      downstream.unpipe(upstream);
+      upstream.unpipe(downstream);
+      downstream.pause();
+      upstream.pause();
+    });
   });
   const listen = (port: number) =>
     new Promise<void>((resolve, reject) => {
@@ -48,6 +70,14 @@ export const startTcpProxy = async (targetHost: string, targetPort: number): Pro
     port,
     down,
     up: () => listen(port),
+    blackhole: () => {
+      silent = true;
+      for (const silence of silenced) silence();
+      silenced.clear();
+    },
+    forward: () => {
+      silent = false;
+    },
     close: () => (server.listening ? down() : Promise.resolve()),
   };
 };

@@ -1,4 +1,4 @@
-import { rotateSigningKey } from '../../auth/signing-keys.js';
+import { retireSigningKey, rotateSigningKey } from '../../auth/signing-keys.js';
 import { systemClock } from '../../shared/clock.js';
 import {
   DEFAULT_TOKEN_TTL_SECONDS,
@@ -11,8 +11,8 @@ import { withStore } from '../store-options.js';
 export const keysCommand: Command = {
   name: 'keys',
   takesArguments: true,
-  summary: 'Rotate the token signing key.',
-  usage: 'larder keys rotate',
+  summary: 'List, rotate or retire the token signing keys.',
+  usage: 'larder keys list | rotate | retire <kid>',
   options: {
     ...STORE_OPTIONS,
     'token-ttl': {
@@ -25,9 +25,28 @@ export const keysCommand: Command = {
   },
   notes:
     'The new key signs from now on, on every instance within a second; the old public key stays in the\n' +
-    'JWKS until every token it signed has expired.',
+    'JWKS until every token it signed has expired, and verifies none issued after its retirement.\n' +
+    '`retire <kid>` is for a leaked key: it stops verifying at once (within a second on every instance),\n' +
+    'so every token it signed is refused; an active key is replaced by a new one first.',
   run: async (args, io) => {
-    if (args.positionals.join(' ') !== 'rotate') throw new UsageError('Usage: larder keys rotate');
+    const [action, kid, ...rest] = args.positionals;
+    if (action === 'list' && kid === undefined) {
+      const keys = await withStore(args, (store) => store.auth.listSigningKeys());
+      for (const key of keys)
+        io.stdout(
+          `${key.kid}  created ${key.createdAt}  ${key.retiredAt === null ? 'active' : `retired ${key.retiredAt}`}\n`,
+        );
+      return 0;
+    }
+    if (action === 'retire' && kid !== undefined && rest.length === 0) {
+      const result = await withStore(args, (store) => retireSigningKey(store, systemClock, kid));
+      io.stdout(
+        `Signing key ${kid} is retired and verifies no token.${result.rotatedTo === undefined ? '' : ` New signing key ${result.rotatedTo} is active.`}\n`,
+      );
+      return 0;
+    }
+    if (action !== 'rotate' || kid !== undefined)
+      throw new UsageError('Usage: larder keys list | rotate | retire <kid>');
     const ttl = intOption(args, 'token-ttl', MIN_TOKEN_TTL_SECONDS, MAX_TOKEN_TTL_SECONDS);
     const result = await withStore(args, (store) => rotateSigningKey(store, systemClock, ttl));
     io.stdout(

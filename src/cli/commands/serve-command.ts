@@ -1,4 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
+import { relayThrottleFailures } from '../../auth/shared-throttle.js';
 import { serveClusterRateLimiter } from '../../middleware/rate-limit/rate-windows.js';
 import { prepareDemo } from '../../sandbox/demo.js';
 import { serveClusterFaults } from '../../sandbox/fault-control.js';
@@ -14,10 +15,17 @@ import {
   MAX_TOKEN_TTL_SECONDS,
   MIN_TOKEN_TTL_SECONDS,
 } from '../../shared/limits.js';
+import {
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  DEFAULT_SHUTDOWN_TIMEOUT_SECONDS,
+  MAX_REQUEST_TIMEOUT_SECONDS,
+  MAX_SHUTDOWN_TIMEOUT_SECONDS,
+} from '../../shared/server-limits.js';
 import { openStore } from '../../storage/open-store.js';
 import { type Command, STORE_OPTIONS } from '../command.js';
 import { checkPortFree } from '../port-check.js';
-import { serve, startClusterMetrics, withDemoAdminToken } from '../serve.js';
+import { logKeyProtection, serve, startClusterMetrics, withDemoAdminToken } from '../serve.js';
 import { parseServeConfig, type ServeConfig } from '../serve-config.js';
 import { createServeOutput, type ServeOutput } from '../serve-output.js';
 import { loadTls, shareWithWorkers } from '../tls.js';
@@ -38,12 +46,13 @@ const logCrashes = (output: ServeOutput) => {
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-/** Waits for SIGINT/SIGTERM, then runs `stop` once. */
-const untilSignal = (stop: () => Promise<void>) =>
+/** Waits for SIGINT/SIGTERM, then runs `stop` once (saying so, when `say` is given). */
+const untilSignal = (stop: () => Promise<void>, say?: (line: string) => void) =>
   new Promise<void>((resolve) => {
-    const onSignal = () => {
+    const onSignal = (signal: NodeJS.Signals) => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      say?.(`larder: ${signal}: stopping; requests in flight may finish first.\n`);
       stop().then(resolve, resolve);
     };
     process.on('SIGINT', onSignal);
@@ -84,8 +93,16 @@ const serveWithWorkers = async (
   const supervisor = createSupervisor({
     cluster,
     workers: config.workers,
+    // Workers finish their requests in flight within --shutdown-timeout; the margin covers closing the store.
+    killAfterMs: config.shutdownTimeoutMs + 5000,
     log: (line) => output.logger.warn(line),
     onListening: (address) => {
+      // With --port 0, a worker started after every other one died would get a new random port: later workers
+      // are told the port the first one got (the last --port given wins).
+      if (port === undefined && config.port === 0)
+        cluster.setupPrimary({
+          args: [...(cluster.settings.args ?? process.argv.slice(2)), '--port', String(address.port)],
+        });
       port = address.port;
       announceOnce();
     },
@@ -107,10 +124,18 @@ const serveWithWorkers = async (
     for (const worker of Object.values(cluster.workers ?? {}))
       if (worker?.isConnected()) worker.send(message as object);
   });
+  // The failed-login limit is the instance's: each worker's failures reach the others.
+  relayThrottleFailures(
+    () => Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined),
+    (listener) => cluster.on('message', listener),
+  );
   supervisor.start();
-  void untilSignal(async () => {
-    await supervisor.stop();
-  });
+  void untilSignal(
+    async () => {
+      await supervisor.stop();
+    },
+    (line) => output.logger.info(line.trim()),
+  );
   const outcome = await supervisor.done;
   await metrics?.stop();
   if (outcome.exitCode !== 0) output.logger.error(outcome.reason);
@@ -266,6 +291,28 @@ export const serveCommand: Command = {
       env: 'LARDER_NO_LIVE',
       description: 'Freeze the demo locations: no new activity as the clock passes midnight UTC.',
     },
+    'request-timeout': {
+      type: 'string',
+      env: 'LARDER_REQUEST_TIMEOUT',
+      default: String(DEFAULT_REQUEST_TIMEOUT_SECONDS),
+      placeholder: 'SECONDS',
+      description: `A request unanswered after this gets 503 with canRetry (a stuck database), 1 to ${MAX_REQUEST_TIMEOUT_SECONDS}.`,
+    },
+    'shutdown-timeout': {
+      type: 'string',
+      env: 'LARDER_SHUTDOWN_TIMEOUT',
+      default: String(DEFAULT_SHUTDOWN_TIMEOUT_SECONDS),
+      placeholder: 'SECONDS',
+      description: `On SIGTERM/SIGINT, how long requests in flight may finish before their connections are cut, 0 to ${MAX_SHUTDOWN_TIMEOUT_SECONDS}.`,
+    },
+    'max-connections': {
+      type: 'string',
+      env: 'LARDER_MAX_CONNECTIONS',
+      default: String(DEFAULT_MAX_CONNECTIONS),
+      placeholder: 'N',
+      description:
+        'Open connections at once for the whole instance (split between --workers); more are closed on arrival.',
+    },
     'no-demo': {
       type: 'boolean',
       env: 'LARDER_NO_DEMO',
@@ -294,21 +341,24 @@ export const serveCommand: Command = {
       output.logger.flush?.();
       process.exit(code);
     }
+    const say = (line: string) => output.logger.info(line.trim());
     try {
       await checkPortFree(config.host, config.port);
       if (config.metricsPort !== undefined)
         await checkPortFree(config.host, config.metricsPort, '--metrics-port');
       if (config.workers === 1) {
         const handle = await serve(config, io, {}, output);
-        await untilSignal(handle.stop);
+        await untilSignal(handle.stop, say);
+        say('larder: stopped.');
         return 0;
       }
       // Workers open their own connections; the primary keeps one to prepare the demo and print the banner.
       const tls = await loadTls(config, io.env);
       if (tls !== undefined) shareWithWorkers(tls.material);
       const store = await openStore(config.store);
+      logKeyProtection(output.logger, config);
       try {
-        if (config.demo) await prepareDemo(store, systemClock, output.note);
+        await prepareDemo(store, systemClock, output.note, config.demo);
         const resolved = await withDemoAdminToken(store, config);
         return await serveWithWorkers(config, output, (server) =>
           output.banner(store, {

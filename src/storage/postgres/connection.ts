@@ -10,7 +10,15 @@ export interface PostgresConnectionOptions {
   statementTimeoutMs?: number;
   /** Shown in pg_stat_activity (default `larder`). */
   applicationName?: string;
+  /** Opening a connection, or waiting for a free one in the pool, in ms (default 5000). */
+  connectTimeoutMs?: number;
 }
+
+/** How long past the statement timeout an answer may take on the wire before the connection is presumed dead. */
+const READ_TIMEOUT_MARGIN_MS = 1000;
+
+/** Probes an idle connection after this, so one a firewall silently dropped is noticed in seconds, not hours. */
+const KEEPALIVE_IDLE_MS = 10_000;
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -37,13 +45,18 @@ const checkSchemaName = (schema: string | undefined): void => {
  */
 export const connectionConfig = (options: PostgresConnectionOptions): pg.ClientConfig => {
   checkSchemaName(options.schema);
+  const statementTimeout = options.statementTimeoutMs ?? 5000;
   return {
     connectionString: options.databaseUrl,
     application_name: options.applicationName ?? 'larder',
-    statement_timeout: options.statementTimeoutMs ?? 5000,
+    statement_timeout: statementTimeout,
+    // statement_timeout is enforced by the server; a connection gone silent (a firewall or failover dropped it
+    // without a reset) never answers, so the client gives up on its own and the pool throws the connection away.
+    query_timeout: statementTimeout + READ_TIMEOUT_MARGIN_MS,
     ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
     keepAlive: true,
-    connectionTimeoutMillis: 5000,
+    keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
     types,
   };
 };

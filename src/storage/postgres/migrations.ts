@@ -125,18 +125,29 @@ export interface MigrationResult {
   to: number;
 }
 
+/** A day: bounded, as every wait is, but far beyond any index build. */
+const MIGRATION_READ_TIMEOUT_MS = 86_400_000;
+
 /**
  * Brings the schema (of the current search_path) up to LATEST_SCHEMA_VERSION in one transaction. The caller
  * supplies a connected client whose search_path names the target schema.
  */
 export const migrate = async (client: pg.ClientBase, schema?: string): Promise<MigrationResult> => {
-  await client.query('BEGIN');
+  // Index builds on large tables, and waiting for another process's migration, may take longer than the
+  // serving statement and read timeouts.
+  // node-postgres honours a per-query `query_timeout`, which its types do not declare.
+  const run = (text: string, values?: unknown[]) =>
+    client.query({
+      text,
+      ...(values === undefined ? {} : { values }),
+      query_timeout: MIGRATION_READ_TIMEOUT_MS,
+    } as pg.QueryConfig);
+  await run('BEGIN');
   try {
-    // Index builds on large tables may take longer than the serving statement timeout.
-    await client.query('SET LOCAL statement_timeout = 0');
-    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
-    if (schema !== undefined) await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-    await client.query(`
+    await run('SET LOCAL statement_timeout = 0');
+    await run('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+    if (schema !== undefined) await run(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    await run(`
       CREATE TABLE IF NOT EXISTS schema_migrations (
         version integer NOT NULL PRIMARY KEY,
         name text NOT NULL,
@@ -146,13 +157,13 @@ export const migrate = async (client: pg.ClientBase, schema?: string): Promise<M
     if (from > LATEST_SCHEMA_VERSION) assertSchemaCurrent(from);
     for (const migration of MIGRATIONS) {
       if (migration.version <= from) continue;
-      await client.query(migration.sql);
-      await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+      await run(migration.sql);
+      await run('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
         migration.version,
         migration.name,
       ]);
     }
-    await client.query('COMMIT');
+    await run('COMMIT');
     return { from, to: LATEST_SCHEMA_VERSION };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});

@@ -26,6 +26,8 @@ const UNAVAILABLE_MESSAGES = [
   'timeout exceeded when trying to connect',
   'Client has encountered a connection error and is not queryable',
   'Client was closed and is not queryable',
+  // query_timeout: no answer on the wire (a silent connection).
+  'Query read timeout',
 ];
 
 const codeOf = (error: unknown): string | undefined => {

@@ -266,6 +266,13 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
         return result.rowCount !== 0;
       }),
 
+    sealSigningKey: async (kid, privateJwk) => {
+      await write({
+        text: 'UPDATE signing_keys SET private_jwk = $1 WHERE kid = $2',
+        values: [privateJwk, kid],
+      });
+    },
+
     deleteSigningKey: (kid) =>
       transaction(async (db) => {
         const result = await db.query('DELETE FROM signing_keys WHERE kid = $1', [kid]);

@@ -17,6 +17,7 @@ import type {
   StoredRow,
 } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
+import { ensurePrivateFile } from './private-file.js';
 import { createTurnSnapshot } from './turn-snapshot.js';
 
 export interface SqliteStoreOptions {
@@ -173,6 +174,7 @@ const pageClauses = (query: RecordSearch, params: unknown[]): string => {
 
 export const createSqliteStore = async (options: SqliteStoreOptions): Promise<Store> => {
   const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
+  if (options.readonly !== true) ensurePrivateFile(options.path);
   const db = new Database(options.path, { fileMustExist: options.readonly === true });
   try {
     configure(db, busyTimeoutMs);
@@ -254,6 +256,9 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
      VALUES (?, ?, ?, ?, ?, ?)`,
   );
   const removeKey = db.prepare<[string]>('DELETE FROM signing_keys WHERE kid = ?');
+  const replacePrivateJwk = db.prepare<[string, string]>(
+    'UPDATE signing_keys SET private_jwk = ? WHERE kid = ?',
+  );
 
   const now = () => new Date().toISOString();
 
@@ -479,6 +484,10 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     listSigningKeys: () => guarded(() => selectKeys.all().map(toKey)),
     rotateSigningKey: (key) => guarded(() => rotateKey.immediate(key)),
     deleteSigningKey: (kid) => guarded(() => deleteKey(kid)),
+    sealSigningKey: (kid, privateJwk) =>
+      guarded(() => {
+        replacePrivateJwk.run(privateJwk, kid);
+      }),
     version: () => guarded(() => readAuthVersion.get()!),
   };
 

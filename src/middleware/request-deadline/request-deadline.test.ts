@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Hono } from 'hono';
+import { createErrorEdge } from '../../http/error-edge.js';
+import { silentLogger } from '../../shared/logger.js';
+import { requestId } from '../request-id/request-id.js';
+import { requestDeadline } from './request-deadline.js';
+
+const app = new Hono();
+app.use(requestId());
+app.use(requestDeadline(50));
+app.onError(createErrorEdge(silentLogger));
+app.get('/stuck', () => new Promise<Response>(() => {}));
+app.get('/quick', (c) => c.text('ok'));
+
+test('a handler that never answers gets a 503 ErrorMessage with canRetry once the deadline passes', async () => {
+  const started = performance.now();
+  const response = await app.request('/stuck');
+  assert.ok(performance.now() - started < 2000);
+  assert.equal(response.status, 503);
+  assert.equal(response.headers.get('retry-after'), '1');
+  const body = (await response.json()) as Record<string, unknown>;
+  assert.equal(body['canRetry'], 'true');
+  assert.equal(body['status'], '503');
+  assert.match(String(body['message']), /did not complete within 0.05 s/);
+  assert.equal(body['requestId'], response.headers.get('x-request-id'));
+});
+
+test('a handler that answers in time is untouched', async () => {
+  const response = await app.request('/quick');
+  assert.equal(response.status, 200);
+  assert.equal(await response.text(), 'ok');
+});

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { createClientCredentials } from '../../src/auth/clients.js';
+import { type RunningServer, startServer } from '../../src/server/server.js';
+import { systemClock } from '../../src/shared/clock.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import { createSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import type { Store } from '../../src/storage/store.js';
+import { LOGIN, loginRequest } from '../auth/harness.js';
+import { importInto, purchaseOrder, T0 } from '../storage/records.js';
+
+/**
+ * Pipelined large searches whose answers are never read: the server stops reading the connection once its
+ * answers back up (socket backpressure), so the work done and the memory held stay bounded; reading resumes it.
+ */
+
+const PIPELINED = 400;
+
+let dir: string;
+let store: Store;
+let server: RunningServer;
+let searches = 0;
+let request: string;
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'larder-backpressure-'));
+  store = await createSqliteStore({ path: join(dir, 'larder.db') });
+  const location = await importInto(store, {
+    purchaseOrders: Array.from({ length: 500 }, (_, n) => purchaseOrder(n, T0 + n)),
+  });
+  const search = store.records.search.bind(store.records);
+  store.records.search = (...args) => {
+    searches++;
+    return search(...args);
+  };
+  const client = await createClientCredentials(store, { name: 'pipeliner', locations: [location] });
+  server = await startServer({
+    store,
+    clock: systemClock,
+    logger: silentLogger,
+    config: { host: '127.0.0.1', port: 0, tokenTtlSeconds: 3600, trustProxy: false },
+  });
+  const login = await fetch(`${server.url}${LOGIN}`, loginRequest(client));
+  const token = ((await login.json()) as { token: { accessToken: string } }).token.accessToken;
+  const body = '{"includeArchived":true}';
+  request = [
+    'POST /v1/purchaseOrders/search?pageSize=500 HTTP/1.1',
+    'Host: larder',
+    `Authorization: Bearer ${token}`,
+    'Content-Type: application/json',
+    `Platform-Restaurant-External-ID: ${location}`,
+    `Content-Length: ${body.length}`,
+    '',
+    body,
+  ].join('\r\n');
+});
+after(async () => {
+  await server.stop();
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Resolves once `count()` has not changed for `quietMs`: "nothing more happens" has no event to wait for. */
+const settled = async (count: () => number, quietMs: number): Promise<number> => {
+  let last = -1;
+  while (count() !== last) {
+    last = count();
+    await new Promise((resolve) => setTimeout(resolve, quietMs));
+  }
+  return last;
+};
+
+test('searches pipelined on a connection that is not read are not all run; once read, every answer comes', {
+  timeout: 60_000,
+}, async () => {
+  searches = 0;
+  const socket = connect(server.port, '127.0.0.1');
+  socket.pause();
+  await new Promise((resolve) => socket.once('connect', resolve));
+  socket.write(request.repeat(PIPELINED));
+  const heapBefore = process.memoryUsage().heapUsed;
+  const handled = await settled(() => searches, 300);
+  assert.ok(handled < PIPELINED / 2, `${handled} of ${PIPELINED} searches ran with nobody reading`);
+  const grown = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
+  assert.ok(grown < 100, `heap grew ${grown.toFixed(0)} MB`);
+
+  // Reading drains the answers, and the server takes up the rest of the pipeline.
+  let answers = 0;
+  let tail = '';
+  await new Promise<void>((resolve) => {
+    socket.on('data', (chunk: Buffer) => {
+      const text = tail + chunk.toString('latin1');
+      answers += text.split('HTTP/1.1 200 OK').length - 1;
+      tail = text.slice(-20);
+      if (answers === PIPELINED) resolve();
+    });
+    socket.resume();
+  });
+  socket.destroy();
+  assert.equal(searches, PIPELINED);
+});

@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { ensureSigningKey } from '../../src/auth/signing-keys.js';
+import { createTestClock } from '../../src/shared/clock.js';
+import { createKeyEncryptionKey, isSealed } from '../../src/shared/key-encryption.js';
+import { sealSecrets } from '../../src/storage/sealed-store.js';
+import type { Store } from '../../src/storage/store.js';
+import { larder } from '../helpers/cli.js';
+import { readerApp } from '../helpers/reader-app.js';
+import { backends, describeBackend } from './backends.js';
+
+/** Signing keys and HMAC secrets at rest, sealed under a key-encryption key, on both backends. */
+
+const KEK = createKeyEncryptionKey('a-test-key-encryption-key-of-40-characters');
+const OTHER_KEK = createKeyEncryptionKey('another-key-encryption-key-40-characters!');
+const clock = createTestClock(Date.UTC(2025, 0, 1));
+
+/** What the database itself holds: every private key and secret, as stored. */
+const atRest = async (raw: Store): Promise<string[]> => [
+  ...(await raw.auth.listSigningKeys()).map((key) => key.privateJwk),
+  (await raw.settings.pageTokenSecret.get()) ?? '',
+  (await raw.settings.clientSecretHashKey.get()) ?? '',
+];
+
+for (const backend of await backends()) {
+  describeBackend(`key encryption at rest (${backend.name})`, backend, () => {
+    test('with a KEK, keys and secrets are stored sealed and read back in the clear', async () => {
+      const instance = await backend.create();
+      try {
+        const sealed = await sealSecrets(instance.store, KEK);
+        const key = await ensureSigningKey(sealed, clock);
+        assert.ok(!isSealed(key.privateJwk) && JSON.parse(key.privateJwk).d !== undefined);
+        assert.equal(await sealed.settings.pageTokenSecret.ensure('page-secret'), 'page-secret');
+        assert.equal(await sealed.settings.clientSecretHashKey.ensure('hash-key'), 'hash-key');
+        for (const stored of await atRest(instance.store)) {
+          assert.ok(isSealed(stored), stored);
+          assert.doesNotMatch(stored, /page-secret|hash-key|"d"/);
+        }
+        // The whole service runs on it: a client logs in and reads.
+        await sealed.locations.upsert({ id: 'loc-kek' });
+        const { app, bearer } = await readerApp(sealed, 'loc-kek');
+        const response = await app.request('/v1/purchaseOrders/search', {
+          method: 'POST',
+          headers: {
+            authorization: bearer,
+            'content-type': 'application/json',
+            'Platform-Restaurant-External-ID': 'loc-kek',
+          },
+          body: '{}',
+        });
+        assert.equal(response.status, 200);
+      } finally {
+        await instance.destroy();
+      }
+    });
+
+    test('a database with keys in the clear is sealed on its first start with a KEK; a wrong KEK is refused, and without one no sealed value is read', async () => {
+      const instance = await backend.create();
+      try {
+        const before = await ensureSigningKey(instance.store, clock);
+        await instance.store.settings.pageTokenSecret.ensure('clear-page-secret');
+        await instance.store.settings.clientSecretHashKey.ensure('clear-hash-key');
+
+        const sealed = await sealSecrets(instance.store, KEK);
+        for (const stored of await atRest(instance.store)) assert.ok(isSealed(stored), stored);
+        assert.deepEqual(await sealed.auth.listSigningKeys(), [before]);
+        assert.equal(await sealed.settings.pageTokenSecret.get(), 'clear-page-secret');
+        assert.equal(await sealed.settings.clientSecretHashKey.get(), 'clear-hash-key');
+
+        await assert.rejects(sealSecrets(instance.store, OTHER_KEK), /another key-encryption key/);
+        const bare = await sealSecrets(instance.store, undefined);
+        await assert.rejects(bare.auth.listSigningKeys(), /encrypted: give its key-encryption key/);
+        await assert.rejects(
+          bare.settings.clientSecretHashKey.get(),
+          /encrypted: give its key-encryption key/,
+        );
+        assert.deepEqual(await bare.locations.list(), []);
+      } finally {
+        await instance.destroy();
+      }
+    });
+  });
+}
+
+const dirs: string[] = [];
+after(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+test('the CLI: LARDER_KEY_ENCRYPTION_KEY or --key-file seals the keys; a wrong or missing one fails with a clear message', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'larder-kek-'));
+  dirs.push(dir);
+  const db = join(dir, 'larder.db');
+  const keyFile = join(dir, 'kek');
+  await writeFile(keyFile, 'file-key-encryption-key-of-enough-length\n', { mode: 0o600 });
+
+  const rotated = await larder(['keys', 'rotate', '--db', db, '--key-file', keyFile]);
+  assert.equal(rotated.code, 0, rotated.stderr);
+  const listed = await larder(['keys', 'list', '--db', db, '--key-file', keyFile]);
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.match(listed.stdout, /active/);
+
+  // `keys retire` cuts the active key off and makes a new one; an unknown kid is a clear failure.
+  const activeKid = /^(\S+) .* active$/m.exec(listed.stdout)?.[1] ?? '';
+  const retired = await larder(['keys', 'retire', activeKid, '--db', db, '--key-file', keyFile]);
+  assert.equal(retired.code, 0, retired.stderr);
+  assert.match(
+    retired.stdout,
+    new RegExp(`Signing key ${activeKid} is retired and verifies no token\\. New signing key \\S+ is active`),
+  );
+  const relisted = await larder(['keys', 'list', '--db', db, '--key-file', keyFile]);
+  assert.doesNotMatch(relisted.stdout, new RegExp(activeKid));
+  const unknown = await larder(['keys', 'retire', 'no-such-kid', '--db', db, '--key-file', keyFile]);
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.stderr, /No signing key no-such-kid/);
+
+  const missing = await larder(['keys', 'list', '--db', db]);
+  assert.equal(missing.code, 1);
+  assert.match(
+    missing.stderr,
+    /encrypted: give its key-encryption key \(LARDER_KEY_ENCRYPTION_KEY or --key-file\)/,
+  );
+  const wrong = await larder(['keys', 'list', '--db', db], {
+    LARDER_KEY_ENCRYPTION_KEY: 'a-different-key-encryption-key-000000000',
+  });
+  assert.equal(wrong.code, 1);
+  assert.match(wrong.stderr, /another key-encryption key/);
+  const short = await larder(['keys', 'list', '--db', db], { LARDER_KEY_ENCRYPTION_KEY: 'short' });
+  assert.equal(short.code, 1);
+  assert.match(short.stderr, /at least 32 characters/);
+});
