@@ -31,10 +31,17 @@ export interface Credentials {
 }
 
 export const startLarder = async (
-  options: { tokenTtlSeconds?: number; wrapStore?: (store: Store) => Store; live?: boolean } = {},
+  options: {
+    tokenTtlSeconds?: number;
+    wrapStore?: (store: Store) => Store;
+    /** Runs on the new store before the server starts (seed a live demo, say). */
+    prepare?: (store: Store) => Promise<void>;
+    live?: boolean;
+  } = {},
 ) => {
   const dir = await mkdtemp(join(tmpdir(), 'larder-client-'));
   const opened = await openStore({ db: join(dir, 'larder.db') });
+  await options.prepare?.(opened);
   const store = options.wrapStore?.(opened) ?? opened;
   const server = await startServer({
     store,
