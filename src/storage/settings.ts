@@ -1,5 +1,5 @@
 import type { ClockSetting } from '../shared/virtual-clock.js';
-import type { LiveDemoState, Setting, SettingsStore } from './store.js';
+import type { LiveDemoState, PullState, Setting, SettingsStore } from './store.js';
 
 /** A backend's raw settings table: text values by name. */
 export interface NamedValues {
@@ -21,6 +21,8 @@ const NAMES = {
   clock: 'sandbox.clock',
   demoAdminToken: 'demo.adminToken',
   liveDemo: 'demo.live',
+  /** Followed by the local location id. */
+  pullState: 'pull.',
 } as const;
 
 const textSetting = (values: NamedValues, name: string): Setting<string> => ({
@@ -74,4 +76,5 @@ export const createSettingsStore = (values: NamedValues): SettingsStore => ({
   clock: jsonSetting<ClockSetting>(values, NAMES.clock),
   demoAdminToken: textSetting(values, NAMES.demoAdminToken),
   liveDemo: jsonSetting<LiveDemoState>(values, NAMES.liveDemo),
+  pullState: (locationId) => jsonSetting<PullState>(values, `${NAMES.pullState}${locationId}`),
 });

@@ -1,4 +1,5 @@
-import type { Condition, KindCounts, RecordKind, RecordRow } from '../records/kinds.js';
+import type { Watermark } from '@larder/client';
+import type { Condition, KindCounts, RecordKind, RecordKindName, RecordRow } from '../records/kinds.js';
 import type { ClockSetting } from '../shared/virtual-clock.js';
 
 /** The demo locations that keep trading, and the last day generated for them (UTC, YYYY-MM-DD). */
@@ -11,6 +12,16 @@ export interface LiveDemoState {
   days: number;
   endDate: string;
   locations: { id: string; locationIndex: number }[];
+}
+
+/** Where `larder pull` into one local location got to: the source it pulls from and a watermark per kind. */
+export interface PullState {
+  /** The source's base URL and location id: a watermark means nothing for another source. */
+  from: string;
+  location: string;
+  watermarks: Partial<Record<RecordKindName, Watermark>>;
+  /** When the last run committed (ISO). */
+  pulledAt: string;
 }
 
 /**
@@ -192,6 +203,8 @@ export interface SettingsStore {
   demoAdminToken: Setting<string>;
   /** How far the live demo locations have been generated. */
   liveDemo: Setting<LiveDemoState>;
+  /** Where `larder pull` into a local location got to (one per location). */
+  pullState(locationId: string): Setting<PullState>;
 }
 
 /** What a backend can do, for the few callers that adapt to it (never the engine's name). */

@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { type Credentials, type Larder, startLarder } from '../../packages/client/test/larder.js';
+import { pullLocation } from '../../src/pull/pull-location.js';
+import { RECORD_KINDS } from '../../src/records/kinds.js';
+import type { Store } from '../../src/storage/store.js';
+import { inventoryFixture, purchaseOrderFixture } from '../helpers/fixtures.js';
+import { type BackendInstance, backends, describeBackend } from '../storage/backends.js';
+
+/** `larder pull` in process: a real source Larder over HTTP, into each backend. */
+
+const BASE = Date.now() - 3 * 86_400_000;
+
+/** A source Larder of its own for each backend's suite, holding 30 purchase orders and 1,200 entries. */
+const startSource = async () => {
+  const source = await startLarder();
+  await source.load(
+    'src-loc',
+    'inventoryHistory',
+    Array.from({ length: 1200 }, (_, n) => inventoryFixture(n + 1, { modifiedAt: BASE + n * 60_000 })),
+  );
+  await source.load(
+    'src-loc',
+    'purchaseOrders',
+    Array.from({ length: 30 }, (_, n) =>
+      purchaseOrderFixture(n + 1, { modifiedAt: BASE + n * 3_600_000, archived: n % 7 === 0 }),
+    ),
+  );
+  return { source, reader: await source.createReader(['src-loc']) };
+};
+
+const texts = async (store: Store, location: string) =>
+  Promise.all(
+    RECORD_KINDS.map(async (kind) => {
+      const all: string[] = [];
+      for await (const batch of store.records.scan(kind, location)) all.push(...batch);
+      return all;
+    }),
+  );
+
+for (const backend of await backends()) {
+  describeBackend(`larder pull (${backend.name})`, backend, () => {
+    let db: BackendInstance;
+    let source: Larder;
+    let reader: Credentials;
+    before(async () => {
+      db = await backend.create();
+      ({ source, reader } = await startSource());
+    });
+    after(async () => {
+      await source.stop();
+      await db.destroy();
+    });
+    const pull = (intoLocation: string, extra: Partial<Parameters<typeof pullLocation>[1]> = {}) =>
+      pullLocation(db.store, {
+        from: source.url,
+        ...reader,
+        location: 'src-loc',
+        intoLocation,
+        ...extra,
+      });
+
+    test('the first pull copies the location byte for byte; the next only what changed, from the watermark', async () => {
+      await source.admin('DELETE', '/requests');
+      const first = await pull('mine');
+      assert.deepEqual(first.counts, { purchaseOrders: 30, inventoryEntries: 1200 });
+      assert.deepEqual(first.started, { purchaseOrders: 'all', inventoryHistory: 'all' });
+      assert.deepEqual(await texts(db.store, 'mine'), await texts(source.store, 'src-loc'));
+      const stored = await db.store.settings.pullState('mine').get();
+      assert.equal(stored?.from, source.url);
+      assert.equal(
+        stored?.watermarks.inventoryHistory?.day,
+        new Date(BASE + 1199 * 60_000).toISOString().slice(0, 10),
+      );
+
+      const now = await source.clockNow();
+      await source.load(
+        'src-loc',
+        'purchaseOrders',
+        [1, 2, 3].map((n) => purchaseOrderFixture(n, { modifiedAt: now + n, status: 'RECEIVED' })),
+      );
+      await source.load(
+        'src-loc',
+        'inventoryHistory',
+        [1201, 1202].map((n) => inventoryFixture(n, { modifiedAt: now + n })),
+      );
+      await source.admin('DELETE', '/requests');
+      const second = await pull('mine');
+      assert.deepEqual(second.counts, { purchaseOrders: 3, inventoryEntries: 2 });
+      assert.deepEqual(await texts(db.store, 'mine'), await texts(source.store, 'src-loc'));
+      const journal = await source.journal();
+      assert.equal(journal.filter((e) => e.operation === 'authenticationLoginPost').length, 1);
+      const searches = journal.filter((e) => e.operation?.startsWith('search'));
+      assert.ok(searches.length >= 2);
+      for (const search of searches)
+        assert.ok(
+          (search as { body?: { updatedDateRange?: unknown } }).body?.updatedDateRange,
+          'incremental',
+        );
+      assert.deepEqual(await source.report(reader.clientId), []);
+    });
+
+    test('a run that fails stores nothing and keeps the last watermark; the next run resumes', async () => {
+      const before = await db.store.settings.pullState('mine').get();
+      const now = await source.clockNow();
+      await source.load(
+        'src-loc',
+        'inventoryHistory',
+        Array.from({ length: 700 }, (_, n) => inventoryFixture(2000 + n, { modifiedAt: now + n })),
+      );
+      const controller = new AbortController();
+      await assert.rejects(
+        pull('mine', {
+          signal: controller.signal,
+          pageSize: 100,
+          onProgress: (count) => {
+            if (count === 300) controller.abort();
+          },
+        }),
+        { name: 'AbortError' },
+      );
+      assert.deepEqual(await db.store.settings.pullState('mine').get(), before);
+      const [, entries] = await texts(db.store, 'mine');
+      assert.equal(entries?.length, 1202, 'nothing of the failed run');
+      const fresh = await pull('fresh', {
+        signal: AbortSignal.abort(),
+      }).catch((error: unknown) => error);
+      assert.equal((fresh as Error).name, 'AbortError');
+      assert.equal(await db.store.settings.pullState('fresh').get(), undefined);
+      const resumed = await pull('mine');
+      assert.deepEqual(resumed.counts, { purchaseOrders: 0, inventoryEntries: 700 });
+      assert.deepEqual(await texts(db.store, 'mine'), await texts(source.store, 'src-loc'));
+    });
+
+    test('--since starts from that day instead of the watermark; another location starts over', async () => {
+      const since = await pull('mine', { since: '2000-01-01' });
+      assert.deepEqual(since.started, { purchaseOrders: '2000-01-01', inventoryHistory: '2000-01-01' });
+      assert.deepEqual(since.counts, { purchaseOrders: 30, inventoryEntries: 1902 });
+      const other = await pull('other');
+      assert.deepEqual(other.started, { purchaseOrders: 'all', inventoryHistory: 'all' });
+      assert.deepEqual(await texts(db.store, 'other'), await texts(source.store, 'src-loc'));
+    });
+  });
+}
