@@ -4,19 +4,16 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { type Credentials, type Larder, startLarder } from '../../packages/client/test/larder.js';
-import { RECORD_KINDS } from '../../src/records/kinds.js';
+import type { Credentials, Larder } from '../../packages/client/test/larder.js';
 import { openStore } from '../../src/storage/open-store.js';
-import type { Store } from '../../src/storage/store.js';
 import { BIN, larder } from '../helpers/cli.js';
-import { inventoryFixture, purchaseOrderFixture } from '../helpers/fixtures.js';
+import { startPullSource, storedTexts } from '../helpers/pull-source.js';
 
 /**
  * The real `larder pull` and `larder export` / `import` processes against a Larder in this process: a pull killed
  * in the middle stores nothing, the next run completes it, and the copy exports to the same bytes as it imports.
  */
 
-const BASE = Date.now() - 2 * 86_400_000;
 let source: Larder;
 let reader: Credentials;
 let dir: string;
@@ -26,7 +23,7 @@ let searches = 0;
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'larder-pull-e2e-'));
-  source = await startLarder({
+  ({ source, reader } = await startPullSource({
     wrapStore: (store) => ({
       ...store,
       records: {
@@ -40,19 +37,9 @@ before(async () => {
         },
       },
     }),
-  });
-  await source.load(
-    'src-loc',
-    'inventoryHistory',
-    Array.from({ length: 1200 }, (_, n) => inventoryFixture(n + 1, { modifiedAt: BASE + n * 60_000 })),
-  );
-  await source.load(
-    'src-loc',
-    'purchaseOrders',
-    Array.from({ length: 25 }, (_, n) => purchaseOrderFixture(n + 1, { modifiedAt: BASE + n * 3_600_000 })),
-  );
-  reader = await source.createReader(['src-loc']);
+  }));
 });
+
 after(async () => {
   await source.stop();
   await rm(dir, { recursive: true, force: true });
@@ -73,19 +60,10 @@ const pullArgs = (db: string) => [
 ];
 const env = () => ({ LARDER_PULL_CLIENT_SECRET: reader.clientSecret });
 
-const scanAll = (store: Store, location: string) =>
-  Promise.all(
-    RECORD_KINDS.map(async (kind) => {
-      const all: string[] = [];
-      for await (const batch of store.records.scan(kind, location)) all.push(...batch);
-      return all;
-    }),
-  );
-
 const texts = async (db: string, location: string) => {
   const store = await openStore({ db });
   try {
-    return await scanAll(store, location);
+    return await storedTexts(store, location);
   } finally {
     await store.close();
   }
@@ -114,7 +92,7 @@ test('a pull killed mid-run stores nothing; the next run copies the whole locati
   }
   const run = await larder(pullArgs(target), env());
   assert.equal(run.code, 0, run.stderr);
-  assert.match(run.stdout, /Pulled 25 purchase orders, 1200 inventory entries into src-loc/);
+  assert.match(run.stdout, /Pulled 30 purchase orders, 1200 inventory entries into src-loc/);
   assert.doesNotMatch(run.stdout + run.stderr, new RegExp(reader.clientSecret));
   assert.deepEqual(
     await texts(target, 'src-loc'),
@@ -140,7 +118,7 @@ test('export, import, export through the CLI: the same bytes, and the source rec
     '-',
   ]);
   assert.equal(exported.code, 0, exported.stderr);
-  assert.match(exported.stderr, /Exported 25 purchase orders, 1200 inventory entries from src-loc/);
+  assert.match(exported.stderr, /Exported 30 purchase orders, 1200 inventory entries from src-loc/);
   const ih = join(dir, 'ih.ndjson');
   await writeFile(ih, exported.stdout);
   const [sourceOrders, sourceEntries] = await texts(target, 'src-loc');

@@ -1,51 +1,22 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type Credentials, type Larder, startLarder } from '../../packages/client/test/larder.js';
+import type { Credentials, Larder } from '../../packages/client/test/larder.js';
 import { pullLocation } from '../../src/pull/pull-location.js';
-import { RECORD_KINDS } from '../../src/records/kinds.js';
-import type { Store } from '../../src/storage/store.js';
 import { inventoryFixture, purchaseOrderFixture } from '../helpers/fixtures.js';
+import { startPullSource, storedTexts } from '../helpers/pull-source.js';
 import { type BackendInstance, backends, describeBackend } from '../storage/backends.js';
 
 /** `larder pull` in process: a real source Larder over HTTP, into each backend. */
-
-const BASE = Date.now() - 3 * 86_400_000;
-
-/** A source Larder of its own for each backend's suite, holding 30 purchase orders and 1,200 entries. */
-const startSource = async () => {
-  const source = await startLarder();
-  await source.load(
-    'src-loc',
-    'inventoryHistory',
-    Array.from({ length: 1200 }, (_, n) => inventoryFixture(n + 1, { modifiedAt: BASE + n * 60_000 })),
-  );
-  await source.load(
-    'src-loc',
-    'purchaseOrders',
-    Array.from({ length: 30 }, (_, n) =>
-      purchaseOrderFixture(n + 1, { modifiedAt: BASE + n * 3_600_000, archived: n % 7 === 0 }),
-    ),
-  );
-  return { source, reader: await source.createReader(['src-loc']) };
-};
-
-const texts = async (store: Store, location: string) =>
-  Promise.all(
-    RECORD_KINDS.map(async (kind) => {
-      const all: string[] = [];
-      for await (const batch of store.records.scan(kind, location)) all.push(...batch);
-      return all;
-    }),
-  );
 
 for (const backend of await backends()) {
   describeBackend(`larder pull (${backend.name})`, backend, () => {
     let db: BackendInstance;
     let source: Larder;
     let reader: Credentials;
+    let base: number;
     before(async () => {
       db = await backend.create();
-      ({ source, reader } = await startSource());
+      ({ source, reader, base } = await startPullSource());
     });
     after(async () => {
       await source.stop();
@@ -65,12 +36,12 @@ for (const backend of await backends()) {
       const first = await pull('mine');
       assert.deepEqual(first.counts, { purchaseOrders: 30, inventoryEntries: 1200 });
       assert.deepEqual(first.started, { purchaseOrders: 'all', inventoryHistory: 'all' });
-      assert.deepEqual(await texts(db.store, 'mine'), await texts(source.store, 'src-loc'));
+      assert.deepEqual(await storedTexts(db.store, 'mine'), await storedTexts(source.store, 'src-loc'));
       const stored = await db.store.settings.pullState('mine').get();
       assert.equal(stored?.from, source.url);
       assert.equal(
         stored?.watermarks.inventoryHistory?.day,
-        new Date(BASE + 1199 * 60_000).toISOString().slice(0, 10),
+        new Date(base + 1199 * 60_000).toISOString().slice(0, 10),
       );
 
       const now = await source.clockNow();
@@ -87,7 +58,7 @@ for (const backend of await backends()) {
       await source.admin('DELETE', '/requests');
       const second = await pull('mine');
       assert.deepEqual(second.counts, { purchaseOrders: 3, inventoryEntries: 2 });
-      assert.deepEqual(await texts(db.store, 'mine'), await texts(source.store, 'src-loc'));
+      assert.deepEqual(await storedTexts(db.store, 'mine'), await storedTexts(source.store, 'src-loc'));
       const journal = await source.journal();
       assert.equal(journal.filter((e) => e.operation === 'authenticationLoginPost').length, 1);
       const searches = journal.filter((e) => e.operation?.startsWith('search'));
@@ -120,7 +91,7 @@ for (const backend of await backends()) {
         { name: 'AbortError' },
       );
       assert.deepEqual(await db.store.settings.pullState('mine').get(), before);
-      const [, entries] = await texts(db.store, 'mine');
+      const [, entries] = await storedTexts(db.store, 'mine');
       assert.equal(entries?.length, 1202, 'nothing of the failed run');
       const fresh = await pull('fresh', {
         signal: AbortSignal.abort(),
@@ -129,7 +100,7 @@ for (const backend of await backends()) {
       assert.equal(await db.store.settings.pullState('fresh').get(), undefined);
       const resumed = await pull('mine');
       assert.deepEqual(resumed.counts, { purchaseOrders: 0, inventoryEntries: 700 });
-      assert.deepEqual(await texts(db.store, 'mine'), await texts(source.store, 'src-loc'));
+      assert.deepEqual(await storedTexts(db.store, 'mine'), await storedTexts(source.store, 'src-loc'));
     });
 
     test('--since starts from that day instead of the watermark; another location starts over', async () => {
@@ -138,7 +109,7 @@ for (const backend of await backends()) {
       assert.deepEqual(since.counts, { purchaseOrders: 30, inventoryEntries: 1902 });
       const other = await pull('other');
       assert.deepEqual(other.started, { purchaseOrders: 'all', inventoryHistory: 'all' });
-      assert.deepEqual(await texts(db.store, 'other'), await texts(source.store, 'src-loc'));
+      assert.deepEqual(await storedTexts(db.store, 'other'), await storedTexts(source.store, 'src-loc'));
     });
   });
 }
