@@ -28,7 +28,7 @@ export interface PullOptions {
   /** Called with the records received so far. */
   onProgress?: (records: number) => void;
   /** The client's transport settings (tests: a virtual-clock sleep). */
-  client?: Partial<Pick<ClientOptions, 'fetch' | 'retry' | 'sleep' | 'timeoutMs'>>;
+  client?: Partial<Pick<ClientOptions, 'fetch' | 'retry' | 'sleep' | 'now' | 'timeoutMs'>>;
 }
 
 export interface PullResult {

@@ -103,6 +103,65 @@ for (const backend of await backends()) {
       assert.deepEqual(await storedTexts(db.store, 'mine'), await storedTexts(source.store, 'src-loc'));
     });
 
+    test('from a source with rate limits and faults on, the copy is still exact and the report empty', async () => {
+      const faulty = await startPullSource({
+        server: {
+          rateLimit: [{ limit: 5, windowMs: 1000 }],
+          faults: [
+            {
+              id: 'limited',
+              match: { operation: 'searchInventoryHistory' },
+              when: { next: 1 },
+              effect: { type: 'status', status: 429, retryAfterSeconds: 2 },
+            },
+            {
+              id: 'unavailable',
+              match: { operation: 'searchInventoryHistory' },
+              when: { every: 3 },
+              effect: { type: 'status', status: 503 },
+            },
+            {
+              id: 'reset',
+              match: { operation: 'searchPurchaseOrders' },
+              when: { next: 1 },
+              effect: { type: 'reset' },
+            },
+            {
+              id: 'cut',
+              match: { operation: 'searchInventoryHistory' },
+              when: { every: 5 },
+              effect: { type: 'cutBody' },
+            },
+          ],
+        },
+      });
+      try {
+        const time = await faulty.source.virtualTime();
+        const result = await pullLocation(db.store, {
+          from: faulty.source.url,
+          ...faulty.reader,
+          location: 'src-loc',
+          intoLocation: 'from-faulty',
+          pageSize: 100,
+          client: { now: time.now, sleep: time.sleep },
+        });
+        assert.deepEqual(result.counts, { purchaseOrders: 30, inventoryEntries: 1200 });
+        assert.deepEqual(
+          await storedTexts(db.store, 'from-faulty'),
+          await storedTexts(faulty.source.store, 'src-loc'),
+        );
+        const journal = await faulty.source.journal();
+        // Paced by the rate-limit headers to 5 requests a second: the only 429 is the injected one.
+        assert.equal(journal.filter((e) => e.status === 429).length, 1);
+        const answered = journal.filter((e) => e.status === 200).length;
+        assert.ok(time.waited() >= (answered / 5 - 1) * 1000, `${time.waited()} ms for ${answered} requests`);
+        assert.ok(journal.some((e) => e.status === 503) && journal.some((e) => e.status === 0));
+        assert.deepEqual(await faulty.source.report(faulty.reader.clientId), []);
+      } finally {
+        await faulty.source.stop();
+      }
+    });
+
     test('--since starts from that day instead of the watermark; another location starts over', async () => {
       const since = await pull('mine', { since: '2000-01-01' });
       assert.deepEqual(since.started, { purchaseOrders: '2000-01-01', inventoryHistory: '2000-01-01' });

@@ -64,6 +64,9 @@ export interface HttpRequest {
 
 const RETRIED_STATUSES = new Set([429, 502, 503, 504]);
 
+/** Added to a Retry-After: it is rounded to whole seconds, and our clock may run a little behind the server's. */
+const RETRY_AFTER_MARGIN_MS = 100;
+
 /**
  * Sends requests with a per-attempt timeout, retries 429 after `Retry-After` (or the rate-limit fields), 502/503/504
  * and transport failures with jittered exponential backoff (at least a second apart, as the platform asks), within a
@@ -128,11 +131,18 @@ export const createTransport = (options: TransportOptions) => {
       };
       if (retry === false || attempts >= retry.maxAttempts) return giveUp();
       let wait = backoff(attempts, retry);
-      if (answer !== undefined) {
-        const asked = retryAfterMs(answer.headers, now()) ?? exhaustedForMs(answer.headers, now());
-        // A 429 is retried exactly when the server allows it; a 503's Retry-After is a floor for the backoff.
-        if (asked !== undefined) wait = answer.status === 429 ? asked : Math.max(wait, asked);
+      if (answer?.status === 429) {
+        // Everything sharing the limit waits, not just this request: the server asks for silence, not a pause.
+        wait =
+          (retryAfterMs(answer.headers, now()) ?? exhaustedForMs(answer.headers, now()) ?? wait) +
+          RETRY_AFTER_MARGIN_MS;
+        if (now() - started + wait > retry.maxElapsedMs) return giveUp();
+        notBefore.set(request.limit, Math.max(notBefore.get(request.limit) ?? 0, now() + wait));
+        continue;
       }
+      // A 5xx's Retry-After is a floor for the backoff.
+      const asked = answer === undefined ? undefined : retryAfterMs(answer.headers, now());
+      if (asked !== undefined) wait = Math.max(wait, asked);
       if (now() - started + wait > retry.maxElapsedMs) return giveUp();
       await options.sleep(wait, request.signal);
     }

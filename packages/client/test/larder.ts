@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer } from '../../../src/server/server.js';
+import { type ServerConfig, startServer } from '../../../src/server/server.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { silentLogger } from '../../../src/shared/logger.js';
 import { openStore } from '../../../src/storage/open-store.js';
@@ -37,6 +37,8 @@ export const startLarder = async (
     /** Runs on the new store before the server starts (seed a live demo, say). */
     prepare?: (store: Store) => Promise<void>;
     live?: boolean;
+    /** More server settings: rate limits, fault rules, the fault header. */
+    server?: Pick<ServerConfig, 'rateLimit' | 'faults' | 'allowFaultHeader'>;
   } = {},
 ) => {
   const dir = await mkdtemp(join(tmpdir(), 'larder-client-'));
@@ -54,6 +56,7 @@ export const startLarder = async (
       trustProxy: false,
       adminToken: ADMIN_TOKEN,
       live: options.live ?? false,
+      ...options.server,
     },
   });
   const admin = async <T = Record<string, unknown>>(
@@ -100,6 +103,25 @@ export const startLarder = async (
     /** Moves the virtual clock (and lets the live demo catch up). */
     advance: (seconds: number) => admin('POST', '/clock/advance', { seconds }),
     clockNow: async () => Date.parse((await admin<{ now: string }>('GET', '/clock')).now),
+    /**
+     * A client clock and sleep that run on the server's frozen virtual clock: waiting moves it forward, so retries
+     * and rate-limit windows take no real time and the report judges the pacing as the server saw it.
+     */
+    virtualTime: async () => {
+      const start = Date.parse(
+        (await admin<{ now: string }>('PUT', '/clock', { now: new Date().toISOString(), frozen: true })).now,
+      );
+      let elapsed = 0;
+      return {
+        now: () => start + elapsed,
+        sleep: async (ms: number) => {
+          const seconds = Math.max(1, Math.ceil(ms / 1000));
+          elapsed += seconds * 1000;
+          await admin('POST', '/clock/advance', { seconds });
+        },
+        waited: () => elapsed,
+      };
+    },
     stop: async () => {
       await server.stop();
       await opened.close();
