@@ -144,3 +144,17 @@ test('export, import, export through the CLI: the same bytes, and the source rec
   assert.equal(unknown.code, 1);
   assert.match(unknown.stderr, /nope is unknown/);
 });
+
+test('pull mistakes: a bad --from is a usage error (2); refused credentials say so and store nothing (1)', async () => {
+  const target = join(dir, 'mistakes.db');
+  const badUrl = await larder(
+    [...pullArgs(target).map((arg) => (arg === source.url ? 'ftp://x' : arg))],
+    env(),
+  );
+  assert.equal(badUrl.code, 2);
+  assert.match(badUrl.stderr, /--from must be an http\(s\) URL/);
+  const refused = await larder(pullArgs(target), { LARDER_PULL_CLIENT_SECRET: 'not-the-secret' });
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /larder pull: .*Nothing was stored\./);
+  assert.doesNotMatch(refused.stderr, /not-the-secret/);
+});

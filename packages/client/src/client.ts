@@ -9,7 +9,7 @@ import {
   RECORD_KINDS,
 } from './generated/types.js';
 import { createSyncState, type Watermark } from './sync.js';
-import { apiError, createTokenSource } from './tokens.js';
+import { apiError, createTokenSource, parseBody } from './tokens.js';
 import {
   createTransport,
   DEFAULT_RETRY,
@@ -145,7 +145,7 @@ export const createClient = (options: ClientOptions): LarderClient => {
       answer = await send(token);
     }
     if (answer.status < 200 || answer.status > 299) throw apiError(answer);
-    return JSON.parse(answer.text) as R;
+    return parseBody<R>(answer, `${method} ${path}`);
   };
 
   const records = <T, F>(name: keyof typeof RECORD_KINDS): RecordsApi<T, F> => {

@@ -1,4 +1,4 @@
-import { LarderApiError } from './errors.js';
+import { LarderApiError, LarderClientError } from './errors.js';
 import type { AuthenticationResponse, ErrorMessage } from './generated/types.js';
 import type { HttpAnswer, Transport } from './transport.js';
 
@@ -23,6 +23,17 @@ export const abortable = <T>(promise: Promise<T>, signal: AbortSignal | undefine
       },
     );
   });
+};
+
+/** A successful answer's JSON body; one that is not JSON is an error that names the request id. */
+export const parseBody = <T>(answer: HttpAnswer, what: string): T => {
+  try {
+    return JSON.parse(answer.text) as T;
+  } catch {
+    throw new LarderClientError(
+      `${what} answered ${answer.status} with a body that is not JSON (request ${answer.headers.get('x-request-id') ?? 'unknown'}).`,
+    );
+  }
 };
 
 /** The error an answer stands for: its ErrorMessage when it carries one. */
@@ -78,7 +89,7 @@ export const createTokenSource = (options: {
       limit: 'login',
     });
     if (answer.status !== 200) throw apiError(answer);
-    const { token } = JSON.parse(answer.text) as AuthenticationResponse;
+    const { token } = parseBody<AuthenticationResponse>(answer, 'The login');
     // Counted from when the login was sent, so the token is never thought to live longer than it does.
     return { accessToken: token.accessToken, expiresAt: sent + token.expiresIn * 1000 };
   };
