@@ -39,6 +39,9 @@ export interface PullResult {
   state: PullState;
 }
 
+/** How long one request may wait and retry in a pull: past the platform's longest window. */
+const PULL_RETRY_BUDGET_MS = 16 * 60_000;
+
 /** Rows handed to the import session at a time. */
 const BATCH = 500;
 
@@ -60,6 +63,8 @@ export const pullLocation = async (store: Store, options: PullOptions): Promise<
     baseUrl: options.from,
     clientId: options.clientId,
     clientSecret: options.clientSecret,
+    // A batch copy outlasts a used-up 15-minute window (the platform's 10,000 requests) rather than fail the run.
+    retry: { maxElapsedMs: PULL_RETRY_BUDGET_MS },
     ...options.client,
   });
   const session = await store.records.beginImport({ id: options.intoLocation });
