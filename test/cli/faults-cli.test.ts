@@ -143,6 +143,15 @@ describe('serve with rate limits and faults', () => {
         state.rules.map(({ matched, applied }) => [matched, applied]),
         [[9, 3]],
       );
+      // After a DELETE on one worker, none faults.
+      const cleared = await fetch(`${server.url}/_larder/faults`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${ADMIN}`, connection: 'close' },
+      });
+      assert.deepEqual(await cleared.json(), { rules: [] });
+      const after: number[] = [];
+      for (let i = 0; i < 6; i++) after.push(await post(server.url, '/nothing'));
+      assert.deepEqual(after, Array(6).fill(404));
     } finally {
       assert.equal(await stop(server.child), 0);
     }
