@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs every test/**/*.test.ts and src/**/*.test.ts (tests kept beside their module, e.g.
-// src/middleware/<name>/<name>.test.ts) with node's own test runner (Node 20 has no glob support for --test).
+// src/middleware/<name>/<name>.test.ts) and the client package's packages/client/test/**/*.test.ts with node's own test runner (Node 20 has no glob support for --test).
 // `--list` prints the files instead of running them.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -17,7 +17,9 @@ const args = process.argv.slice(2);
 const list = args.includes('--list');
 const only = args.filter((arg) => arg !== '--list');
 const files = (
-  only.length > 0 ? only : ['test', 'src'].filter((dir) => existsSync(dir)).flatMap(find)
+  only.length > 0
+    ? only
+    : ['test', 'src', 'packages/client/test'].filter((dir) => existsSync(dir)).flatMap(find)
 ).sort();
 if (list) {
   for (const file of files) console.log(file);

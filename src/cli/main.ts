@@ -5,11 +5,13 @@ import { type Command, type CommandIo, parseCommandArgs, renderHelp, UsageError 
 import { checkCommand } from './commands/check-command.js';
 import { clientsCommand } from './commands/clients-command.js';
 import { clockCommand } from './commands/clock-command.js';
+import { exportCommand } from './commands/export-command.js';
 import { faultsCommand } from './commands/faults-command.js';
 import { importCommand } from './commands/import-command.js';
 import { keysCommand } from './commands/keys-command.js';
 import { locationsCommand } from './commands/locations-command.js';
 import { migrateCommand } from './commands/migrate-command.js';
+import { pullCommand } from './commands/pull-command.js';
 import { reportCommand } from './commands/report-command.js';
 import { requestsCommand } from './commands/requests-command.js';
 import { seedCommand } from './commands/seed-command.js';
@@ -18,6 +20,8 @@ import { serveCommand } from './commands/serve-command.js';
 const COMMANDS: readonly Command[] = [
   serveCommand,
   importCommand,
+  exportCommand,
+  pullCommand,
   seedCommand,
   checkCommand,
   locationsCommand,

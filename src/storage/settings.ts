@@ -1,5 +1,5 @@
 import type { ClockSetting } from '../shared/virtual-clock.js';
-import type { DatabaseKind, LiveDemoState, Setting, SettingsStore } from './store.js';
+import type { DatabaseKind, LiveDemoState, PullState, Setting, SettingsStore } from './store.js';
 
 /** A backend's raw settings table: text values by name. */
 export interface NamedValues {
@@ -22,6 +22,8 @@ const NAMES = {
   demoAdminToken: 'demo.adminToken',
   liveDemo: 'demo.live',
   databaseKind: 'database.kind',
+  /** Followed by the local location id. */
+  pullState: 'pull.',
 } as const;
 
 const textSetting = (values: NamedValues, name: string): Setting<string> => ({
@@ -76,4 +78,5 @@ export const createSettingsStore = (values: NamedValues): SettingsStore => ({
   demoAdminToken: textSetting(values, NAMES.demoAdminToken),
   liveDemo: jsonSetting<LiveDemoState>(values, NAMES.liveDemo),
   databaseKind: textSetting(values, NAMES.databaseKind) as Setting<DatabaseKind>,
+  pullState: (locationId) => jsonSetting<PullState>(values, `${NAMES.pullState}${locationId}`),
 });

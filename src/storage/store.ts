@@ -1,4 +1,5 @@
-import type { Condition, KindCounts, RecordKind, RecordRow } from '../records/kinds.js';
+import type { Watermark } from '@larder/client';
+import type { Condition, KindCounts, RecordKind, RecordKindName, RecordRow } from '../records/kinds.js';
 import type { PoolState } from '../shared/metrics.js';
 import type { ClockSetting } from '../shared/virtual-clock.js';
 
@@ -12,6 +13,16 @@ export interface LiveDemoState {
   days: number;
   endDate: string;
   locations: { id: string; locationIndex: number }[];
+}
+
+/** Where `larder pull` into one local location got to: the source it pulls from and a watermark per kind. */
+export interface PullState {
+  /** The source's base URL and location id: a watermark means nothing for another source. */
+  from: string;
+  location: string;
+  watermarks: Partial<Record<RecordKindName, Watermark>>;
+  /** When the last run committed (ISO). */
+  pulledAt: string;
 }
 
 /**
@@ -203,6 +214,8 @@ export interface SettingsStore {
    * data or the demo client, whatever later starts ask for.
    */
   databaseKind: Setting<DatabaseKind>;
+  /** Where `larder pull` into a local location got to (one per location). */
+  pullState(locationId: string): Setting<PullState>;
 }
 
 export type DatabaseKind = 'demo' | 'plain';

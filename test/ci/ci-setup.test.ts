@@ -42,8 +42,16 @@ test('the bench peers are the bench’s dependencies, not the server’s', async
 
 test('a second build with nothing changed is a no-op (npm ci builds, then npm test builds again)', async () => {
   const scripts = (await json('package.json'))['scripts']!;
-  assert.equal(scripts['build'], 'tsc -b tsconfig.build.json');
+  // The client workspace package first (the server imports it), both incremental builds (tsc -b).
+  assert.equal(scripts['build'], 'npm run build:client && tsc -b tsconfig.build.json');
+  assert.equal(scripts['build:client'], 'tsc -b packages/client');
   assert.match(scripts['test']!, /npm run build/);
+  const client = spawnSync(
+    process.execPath,
+    [join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'packages/client', '--verbose'],
+    { cwd: repo, encoding: 'utf8' },
+  );
+  assert.match(client.stdout, /is up to date/, 'npm test built the client already: this build does nothing');
   const dir = await mkdtemp(join(tmpdir(), 'larder-build-'));
   try {
     for (const name of ['tsconfig.json', 'tsconfig.build.json'])

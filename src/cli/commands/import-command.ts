@@ -1,9 +1,10 @@
 import { formatProblem, importFiles } from '../../import/import-files.js';
 import { type Command, requiredOption, STORE_OPTIONS, UsageError } from '../command.js';
+import { kindFileOptions, kindFiles } from '../kind-files.js';
 import { createProgress } from '../progress.js';
 import { withStore } from '../store-options.js';
 
-const LOCATION_ID = /^[^\s\p{Cc}]{1,200}$/u;
+export const LOCATION_ID = /^[^\s\p{Cc}]{1,200}$/u;
 
 export const importCommand: Command = {
   name: 'import',
@@ -18,16 +19,7 @@ export const importCommand: Command = {
       description: 'Location id (created if it does not exist).',
     },
     name: { type: 'string', placeholder: 'NAME', description: 'Location display name (default: the id).' },
-    'purchase-orders': {
-      type: 'string',
-      placeholder: 'FILE',
-      description: 'PurchaseOrder records: a JSON array or NDJSON (- for stdin).',
-    },
-    'inventory-history': {
-      type: 'string',
-      placeholder: 'FILE',
-      description: 'InventoryHistoryLogEntry records: a JSON array or NDJSON (- for stdin).',
-    },
+    ...kindFileOptions((kind) => `${kind.schema['title']} records: a JSON array or NDJSON (- for stdin).`),
   },
   notes:
     'Every record is validated; if any is invalid nothing is stored and each problem is printed as\n' +
@@ -38,12 +30,11 @@ export const importCommand: Command = {
     if (!LOCATION_ID.test(locationId)) {
       throw new UsageError('--location must be 1-200 characters without spaces or control characters.');
     }
-    const purchaseOrders = args.strings['purchase-orders'];
-    const inventoryHistory = args.strings['inventory-history'];
-    if (purchaseOrders === undefined && inventoryHistory === undefined) {
+    const files = kindFiles(args);
+    const given = Object.values(files);
+    if (given.length === 0)
       throw new UsageError('Give --purchase-orders FILE, --inventory-history FILE, or both.');
-    }
-    if (purchaseOrders === '-' && inventoryHistory === '-')
+    if (given.filter((file) => file.path === '-').length > 1)
       throw new UsageError('Only one file can be read from stdin.');
     const name = args.strings['name'];
     const progress = createProgress(io, 'records');
@@ -54,8 +45,7 @@ export const importCommand: Command = {
         importFiles(store, {
           locationId,
           ...(name === undefined ? {} : { locationName: name }),
-          ...(purchaseOrders === undefined ? {} : { purchaseOrders: { path: purchaseOrders } }),
-          ...(inventoryHistory === undefined ? {} : { inventoryHistory: { path: inventoryHistory } }),
+          ...files,
           exclusive: true,
           refuseEmpty: true,
           onProgress: progress.update,

@@ -1,0 +1,219 @@
+import { LarderClientError } from './errors.js';
+import {
+  type InventoryHistoryLogEntry,
+  type InventoryHistorySearchRequest,
+  LOCATION_HEADER,
+  LOGIN_PATH,
+  type PurchaseOrder,
+  type PurchaseOrdersSearchRequest,
+  RECORD_KINDS,
+} from './generated/types.js';
+import { createSyncState, type Watermark } from './sync.js';
+import { apiError, createTokenSource, parseBody } from './tokens.js';
+import {
+  createTransport,
+  DEFAULT_RETRY,
+  type HttpAnswer,
+  type RetryOptions,
+  realSleep,
+  type Sleep,
+} from './transport.js';
+
+export interface ClientOptions {
+  /** The retail API's base URL (Larder: its URL, such as http://127.0.0.1:8080). */
+  baseUrl: string;
+  /** Where the login operation is served from, when not from `baseUrl`. */
+  authBaseUrl?: string;
+  clientId: string;
+  clientSecret: string;
+  /** Default: the global fetch. */
+  fetch?: typeof fetch;
+  /** Retry settings, or false for none. */
+  retry?: RetryOptions | false;
+  /** Per attempt, reading the body included (default 30,000 ms). */
+  timeoutMs?: number;
+  /** How the client waits between attempts (default setTimeout): a test can move a virtual clock instead. */
+  sleep?: Sleep;
+  /** The client's clock for token lifetimes and rate-limit resets (default Date.now). */
+  now?: () => number;
+}
+
+export interface CallOptions {
+  /** The location (`Platform-Restaurant-External-ID`). */
+  location: string;
+  signal?: AbortSignal;
+}
+
+export interface SearchOptions extends CallOptions {
+  /** Records per page (Larder: 1–500, default 100). */
+  pageSize?: number;
+  /** Start from this page (a `nextPageToken` of the same search) instead of the first. */
+  pageToken?: string;
+}
+
+export interface Page<T> {
+  data: T[];
+  currentPageToken: string;
+  nextPageToken: string;
+}
+
+/** Every record across all pages, lazily: nothing is sent until it is iterated, and each iteration starts anew. */
+export interface SearchResult<T> extends AsyncIterable<T> {
+  /** Whole pages with their tokens. */
+  pages(): AsyncIterable<Page<T>>;
+}
+
+export interface SyncOptions<F> extends CallOptions {
+  /** Where to start: the watermark a previous sync ended with, a day (YYYY-MM-DD) or an ISO instant; absent: all. */
+  since?: Watermark | string;
+  /** More conditions (the sync sets `updatedDateRange` itself). */
+  filter?: Omit<F, 'updatedDateRange'>;
+  pageSize?: number;
+}
+
+/**
+ * Every record changed since the watermark, each version once, oldest change first. Once iterated to the end,
+ * `watermark` holds where the next sync starts (the iterator's return value is the same watermark).
+ */
+export interface SyncRun<T> extends AsyncIterable<T> {
+  [Symbol.asyncIterator](): AsyncGenerator<T, Watermark, undefined>;
+  readonly watermark: Watermark | undefined;
+}
+
+export interface RecordsApi<T, F> {
+  get(id: string, options: CallOptions): Promise<T>;
+  search(filter: F, options: SearchOptions): SearchResult<T>;
+  sync(options: SyncOptions<F>): SyncRun<T>;
+}
+
+export interface LarderClient {
+  purchaseOrders: RecordsApi<PurchaseOrder, PurchaseOrdersSearchRequest>;
+  inventoryHistory: RecordsApi<InventoryHistoryLogEntry, InventoryHistorySearchRequest>;
+}
+
+const trimSlash = (url: string) => url.replace(/\/+$/, '');
+
+/** The server refused the token itself (expired, revoked): worth one new login, unlike a missing scope or grant. */
+const invalidToken = (answer: HttpAnswer) =>
+  answer.status === 401 && /invalid_token/.test(answer.headers.get('www-authenticate') ?? '');
+
+export const createClient = (options: ClientOptions): LarderClient => {
+  const baseUrl = trimSlash(options.baseUrl);
+  const now = options.now ?? Date.now;
+  const transport = createTransport({
+    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    retry: options.retry === false ? false : { ...DEFAULT_RETRY, ...options.retry },
+    timeoutMs: options.timeoutMs ?? 30_000,
+    sleep: options.sleep ?? realSleep,
+    now,
+    random: Math.random,
+  });
+  const tokens = createTokenSource({
+    transport,
+    loginUrl: `${trimSlash(options.authBaseUrl ?? baseUrl)}${LOGIN_PATH}`,
+    clientId: options.clientId,
+    clientSecret: options.clientSecret,
+    now,
+  });
+
+  /** One retail call: the shared token, one new login and one retry if the server refuses the token. */
+  const call = async <R>(
+    method: 'GET' | 'POST',
+    path: string,
+    call: CallOptions,
+    body?: unknown,
+  ): Promise<R> => {
+    const send = (token: string) =>
+      transport.send({
+        url: `${baseUrl}${path}`,
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          [LOCATION_HEADER]: call.location,
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: call.signal,
+        limit: `location:${call.location}`,
+      });
+    let token = await tokens.token(call.signal);
+    let answer = await send(token);
+    if (invalidToken(answer)) {
+      tokens.invalidate(token);
+      token = await tokens.token(call.signal);
+      answer = await send(token);
+    }
+    if (answer.status < 200 || answer.status > 299) throw apiError(answer);
+    return parseBody<R>(answer, `${method} ${path}`);
+  };
+
+  const records = <T, F>(name: keyof typeof RECORD_KINDS): RecordsApi<T, F> => {
+    const { idField } = RECORD_KINDS[name];
+    const search = (filter: F, options: SearchOptions): SearchResult<T> => {
+      const pages = async function* (): AsyncGenerator<Page<T>> {
+        let pageToken = options.pageToken ?? '';
+        for (;;) {
+          options.signal?.throwIfAborted();
+          const query = new URLSearchParams();
+          if (options.pageSize !== undefined) query.set('pageSize', String(options.pageSize));
+          if (pageToken !== '') query.set('pageToken', pageToken);
+          const text = query.toString();
+          const page = await call<Page<T>>(
+            'POST',
+            `/v1/${name}/search${text === '' ? '' : `?${text}`}`,
+            options,
+            filter ?? {},
+          );
+          yield page;
+          if (page.nextPageToken === '') return;
+          // A server that hands back the token it was given would walk forever.
+          if (page.nextPageToken === pageToken)
+            throw new LarderClientError(
+              `The server repeated page token ${pageToken}: the walk would not end.`,
+            );
+          pageToken = page.nextPageToken;
+        }
+      };
+      return {
+        pages,
+        [Symbol.asyncIterator]: async function* () {
+          for await (const page of pages()) yield* page.data;
+        },
+      };
+    };
+    return {
+      get: (id, options) => call<T>('GET', `/v1/${name}/${encodeURIComponent(id)}`, options),
+      search,
+      sync: (options) => {
+        let watermark: Watermark | undefined;
+        return {
+          get watermark() {
+            return watermark;
+          },
+          [Symbol.asyncIterator]: async function* () {
+            const state = createSyncState(options.since);
+            // Archiving is a change too: a purchase-order sync sees archived orders unless told otherwise.
+            const base = name === 'purchaseOrders' ? { includeArchived: true } : {};
+            const filter = {
+              ...base,
+              ...options.filter,
+              ...(state.day === null ? {} : { updatedDateRange: { startDate: state.day } }),
+            } as F;
+            for await (const record of search(filter, options)) {
+              const fields = record as Record<string, unknown>;
+              if (state.admit(String(fields[idField]), String(fields['modifiedDate']))) yield record;
+            }
+            watermark = state.watermark();
+            return watermark;
+          },
+        };
+      },
+    };
+  };
+
+  return {
+    purchaseOrders: records('purchaseOrders'),
+    inventoryHistory: records('inventoryHistory'),
+  };
+};

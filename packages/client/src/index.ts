@@ -1,0 +1,17 @@
+export {
+  type CallOptions,
+  type ClientOptions,
+  createClient,
+  type LarderClient,
+  type Page,
+  type RecordsApi,
+  type SearchOptions,
+  type SearchResult,
+  type SyncOptions,
+  type SyncRun,
+} from './client.js';
+export { LarderApiError, LarderClientError, LarderTimeoutError, LarderTransportError } from './errors.js';
+export type * from './generated/types.js';
+export { LOCATION_HEADER, MAX_PAGE_SIZE } from './generated/types.js';
+export type { Watermark } from './sync.js';
+export { DEFAULT_RETRY, type RetryOptions, type Sleep } from './transport.js';

@@ -1,0 +1,52 @@
+/**
+ * Reading how long to wait from a response's headers: `Retry-After` (RFC 9110: seconds or an HTTP date), the
+ * IETF `RateLimit` field (`"policy";r=0;t=5`, draft-ietf-httpapi-ratelimit-headers), its older split form
+ * (`RateLimit-Remaining` / `RateLimit-Reset` in seconds) and the common `X-RateLimit-Remaining` /
+ * `X-RateLimit-Reset` (seconds, or a Unix time). Written by hand: no dependency-free library reads them all.
+ */
+
+const seconds = (text: string | null): number | undefined => {
+  if (text === null) return undefined;
+  const value = Number(text.trim());
+  return Number.isFinite(value) && value >= 0 ? value : undefined;
+};
+
+/** Milliseconds to wait before retrying, from Retry-After; undefined when absent or unreadable. */
+export const retryAfterMs = (headers: Headers, now: number): number | undefined => {
+  const text = headers.get('retry-after');
+  if (text === null) return undefined;
+  const delta = seconds(text);
+  if (delta !== undefined) return delta * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+};
+
+/** A reset given in seconds, or as a Unix time (a value too large to be a delay). */
+const resetMs = (value: number, now: number): number =>
+  value > 1_000_000_000 ? Math.max(0, value * 1000 - now) : value * 1000;
+
+/**
+ * Milliseconds until a rate limit this response says is used up resets; 0 when it is not used up, undefined when
+ * the response carries no rate-limit fields.
+ */
+export const exhaustedForMs = (headers: Headers, now: number): number | undefined => {
+  const field = headers.get('ratelimit');
+  if (field !== null) {
+    let wait: number | undefined;
+    for (const item of field.split(',')) {
+      const remaining = /;\s*r=(\d+)/.exec(item)?.[1];
+      const reset = /;\s*t=(\d+)/.exec(item)?.[1];
+      if (remaining === undefined) continue;
+      const ms = Number(remaining) === 0 && reset !== undefined ? Number(reset) * 1000 : 0;
+      wait = Math.max(wait ?? 0, ms);
+    }
+    if (wait !== undefined) return wait;
+  }
+  for (const prefix of ['ratelimit-', 'x-ratelimit-']) {
+    const remaining = seconds(headers.get(`${prefix}remaining`));
+    if (remaining === undefined) continue;
+    const reset = seconds(headers.get(`${prefix}reset`));
+    return remaining === 0 && reset !== undefined ? resetMs(reset, now) : 0;
+  }
+  return undefined;
+};

@@ -1,0 +1,70 @@
+/**
+ * Incremental sync. `updatedDateRange` matches whole UTC days, so a sync asks again from the start of the day of
+ * the newest change it saw (the overlap), and deduplicates by id and `modifiedDate`: it remembers, for every record
+ * changed on that day, the newest version it yielded, and yields a record only when it is newer than that.
+ */
+
+/** Where the next sync starts: store it as JSON between runs. */
+export interface Watermark {
+  /** The UTC day (YYYY-MM-DD) the next sync asks from; null before any record was seen (a full walk). */
+  day: string | null;
+  /** For each record changed on `day` that was yielded: its id (lower case) and the `modifiedDate` yielded. */
+  seen: Record<string, string>;
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+const dayOf = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
+
+/** Reads `since`: a watermark, a day (YYYY-MM-DD), or an instant (ISO 8601; older changes are left out). */
+export const startingPoint = (
+  since: Watermark | string | undefined,
+): { day: string | null; seen: Map<string, number>; from: number | undefined } => {
+  if (since === undefined) return { day: null, seen: new Map(), from: undefined };
+  if (typeof since === 'string') {
+    if (DAY.test(since) && !Number.isNaN(Date.parse(since)))
+      return { day: since, seen: new Map(), from: undefined };
+    const from = Date.parse(since);
+    if (Number.isNaN(from))
+      throw new TypeError(`since must be a watermark, YYYY-MM-DD or an ISO date-time: ${since}`);
+    return { day: dayOf(from), seen: new Map(), from };
+  }
+  if (since.day !== null && !DAY.test(since.day)) throw new TypeError(`Not a watermark day: ${since.day}`);
+  return {
+    day: since.day,
+    seen: new Map(Object.entries(since.seen).map(([id, modified]) => [id, Date.parse(modified)])),
+    from: undefined,
+  };
+};
+
+/** The dedup state of one sync run, from its starting point to the watermark it ends with. */
+export const createSyncState = (since: Watermark | string | undefined) => {
+  const start = startingPoint(since);
+  const seen = start.seen;
+  const dates = new Map<string, string>();
+  for (const [id, modified] of seen) dates.set(id, new Date(modified).toISOString());
+  let newest = start.day === null ? undefined : Date.parse(`${start.day}T00:00:00Z`);
+  return {
+    day: start.day,
+    /** True when this version is new: not older than `since`, and newer than any version of it yielded. */
+    admit: (id: string, modifiedDate: string): boolean => {
+      const modified = Date.parse(modifiedDate);
+      if (start.from !== undefined && modified < start.from) return false;
+      const key = id.toLowerCase();
+      const previous = seen.get(key);
+      if (previous !== undefined && previous >= modified) return false;
+      seen.set(key, modified);
+      dates.set(key, modifiedDate);
+      if (newest === undefined || modified > newest) newest = modified;
+      return true;
+    },
+    watermark: (): Watermark => {
+      if (newest === undefined) return { day: null, seen: {} };
+      const day = dayOf(newest);
+      const from = Date.parse(`${day}T00:00:00Z`);
+      const kept: Record<string, string> = {};
+      for (const [id, modified] of seen) if (modified >= from) kept[id] = dates.get(id)!;
+      return { day, seen: kept };
+    },
+  };
+};

@@ -1,0 +1,140 @@
+import { LarderApiError, LarderClientError } from './errors.js';
+import type { AuthenticationResponse, ErrorMessage } from './generated/types.js';
+import type { HttpAnswer, Transport } from './transport.js';
+
+/** A token is renewed only in its final minute: the platform asks for one token a day, shared by all locations. */
+export const REFRESH_BEFORE_EXPIRY_MS = 60_000;
+
+/** Rejects with the signal's reason when it aborts first; the shared work itself goes on for other callers. */
+export const abortable = <T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> => {
+  if (signal === undefined) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+};
+
+/** A successful answer's JSON body; one that is not JSON is an error that names the request id. */
+export const parseBody = <T>(answer: HttpAnswer, what: string): T => {
+  try {
+    return JSON.parse(answer.text) as T;
+  } catch {
+    throw new LarderClientError(
+      `${what} answered ${answer.status} with a body that is not JSON (request ${answer.headers.get('x-request-id') ?? 'unknown'}).`,
+    );
+  }
+};
+
+/** The error an answer stands for: its ErrorMessage when it carries one. */
+export const apiError = (answer: HttpAnswer): LarderApiError => {
+  let body: ErrorMessage | undefined;
+  try {
+    const parsed = JSON.parse(answer.text) as Partial<ErrorMessage> | null;
+    if (parsed !== null && typeof parsed === 'object' && typeof parsed.message === 'string')
+      body = parsed as ErrorMessage;
+  } catch {
+    // Not JSON (a proxy's page): the status and text say what there is to say.
+  }
+  return new LarderApiError(
+    answer.status,
+    body,
+    answer.headers.get('x-request-id') ?? undefined,
+    answer.text,
+  );
+};
+
+interface Cached {
+  accessToken: string;
+  expiresAt: number;
+}
+
+/**
+ * One access token for every location and every concurrent call: cached, renewed only in its final minute, and
+ * fetched by one login however many calls need it at once (single flight).
+ */
+export const createTokenSource = (options: {
+  transport: Transport;
+  loginUrl: string;
+  clientId: string;
+  clientSecret: string;
+  now: () => number;
+}) => {
+  let cached: Cached | undefined;
+  /** The login in flight, the callers waiting for it, and how to stop it once none waits any more. */
+  let pending: { promise: Promise<Cached>; waiting: number; controller: AbortController } | undefined;
+
+  const login = async (signal: AbortSignal): Promise<Cached> => {
+    const sent = options.now();
+    const answer = await options.transport.send({
+      url: options.loginUrl,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({
+        clientId: options.clientId,
+        clientSecret: options.clientSecret,
+        userAccessType: 'PLATFORM_MACHINE_CLIENT',
+      }),
+      signal,
+      limit: 'login',
+    });
+    if (answer.status !== 200) throw apiError(answer);
+    const { token } = parseBody<AuthenticationResponse>(answer, 'The login');
+    // Counted from when the login was sent, so the token is never thought to live longer than it does.
+    return { accessToken: token.accessToken, expiresAt: sent + token.expiresIn * 1000 };
+  };
+
+  const shared = () => {
+    if (pending !== undefined) return pending;
+    const controller = new AbortController();
+    const flight = {
+      controller,
+      waiting: 0,
+      promise: login(controller.signal)
+        .then((fresh) => {
+          cached = fresh;
+          return fresh;
+        })
+        .finally(() => {
+          if (pending === flight) pending = undefined;
+        }),
+    };
+    // Every caller may have given up meanwhile: a failure nobody awaits is not an unhandled rejection.
+    flight.promise.catch(() => {});
+    pending = flight;
+    return flight;
+  };
+
+  return {
+    token: async (signal?: AbortSignal): Promise<string> => {
+      signal?.throwIfAborted();
+      if (cached !== undefined && options.now() < cached.expiresAt - REFRESH_BEFORE_EXPIRY_MS)
+        return cached.accessToken;
+      const flight = shared();
+      flight.waiting++;
+      try {
+        return (await abortable(flight.promise, signal)).accessToken;
+      } finally {
+        // The last caller to give up stops the login (and its backoff), so nothing runs on for nobody.
+        if (--flight.waiting === 0 && signal?.aborted) {
+          flight.controller.abort(signal.reason);
+          if (pending === flight) pending = undefined;
+        }
+      }
+    },
+    /** The server refused this token (expired or revoked): the next call logs in again, once for all callers. */
+    invalidate: (accessToken: string) => {
+      if (cached?.accessToken === accessToken) cached = undefined;
+    },
+  };
+};

@@ -1,0 +1,153 @@
+import { LarderTimeoutError, LarderTransportError } from './errors.js';
+import { exhaustedForMs, retryAfterMs } from './rate-limit.js';
+
+export interface RetryOptions {
+  /** Attempts per request, the first included (default 5). */
+  maxAttempts?: number;
+  /** The first backoff; each later one doubles, plus up to as much again of jitter (default 1000 ms). */
+  baseDelayMs?: number;
+  /** The longest backoff between two attempts, before jitter (default 16,000 ms). `Retry-After` is never cut. */
+  maxDelayMs?: number;
+  /** Attempts and waits of one request end within this (default 60,000 ms): no retry would finish later. */
+  maxElapsedMs?: number;
+}
+
+export const DEFAULT_RETRY: Required<RetryOptions> = {
+  maxAttempts: 5,
+  baseDelayMs: 1000,
+  maxDelayMs: 16_000,
+  maxElapsedMs: 60_000,
+};
+
+/** Waits `ms`, or rejects with the signal's reason when it aborts first. */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+export const realSleep: Sleep = (ms, signal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+export interface TransportOptions {
+  fetch: typeof fetch;
+  retry: Required<RetryOptions> | false;
+  timeoutMs: number;
+  sleep: Sleep;
+  now: () => number;
+  random: () => number;
+}
+
+/** A whole answer: the body is read inside the attempt, so a body cut off is retried like a reset. */
+export interface HttpAnswer {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+export interface HttpRequest {
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal | undefined;
+  /** Requests sharing a rate limit (one location's, or the login's): a limit used up holds them all back. */
+  limit: string;
+}
+
+const RETRIED_STATUSES = new Set([429, 502, 503, 504]);
+
+/** Added to a Retry-After: it is rounded to whole seconds, and our clock may run a little behind the server's. */
+const RETRY_AFTER_MARGIN_MS = 100;
+
+/**
+ * Sends requests with a per-attempt timeout, retries 429 after `Retry-After` (or the rate-limit fields), 502/503/504
+ * and transport failures with jittered exponential backoff (at least a second apart, as the platform asks), within a
+ * bound on attempts and total time; never other statuses. A rate limit a response reports used up delays the next
+ * request that shares it until the limit resets, so a well-paced client rarely sees a 429 at all.
+ */
+export const createTransport = (options: TransportOptions) => {
+  const { retry, now } = options;
+  /** When each rate limit frees up again (epoch ms). */
+  const notBefore = new Map<string, number>();
+
+  const attempt = async (request: HttpRequest): Promise<HttpAnswer> => {
+    const timeout = AbortSignal.timeout(options.timeoutMs);
+    const signal = request.signal === undefined ? timeout : AbortSignal.any([request.signal, timeout]);
+    try {
+      const response = await options.fetch(request.url, {
+        method: request.method,
+        headers: request.headers,
+        ...(request.body === undefined ? {} : { body: request.body }),
+        signal,
+      });
+      return { status: response.status, headers: response.headers, text: await response.text() };
+    } catch (error) {
+      if (request.signal?.aborted) throw request.signal.reason;
+      if (timeout.aborted)
+        throw new LarderTimeoutError(
+          `${request.method} ${request.url}: no answer within ${options.timeoutMs} ms.`,
+          { cause: error },
+        );
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      const detail = cause?.code ?? cause?.message ?? (error as Error).message;
+      throw new LarderTransportError(`${request.method} ${request.url}: ${detail}`, { cause: error });
+    }
+  };
+
+  const backoff = (attempts: number, settings: Required<RetryOptions>) => {
+    const delay = Math.min(settings.maxDelayMs, settings.baseDelayMs * 2 ** (attempts - 1));
+    return delay + options.random() * delay;
+  };
+
+  const send = async (request: HttpRequest): Promise<HttpAnswer> => {
+    const started = now();
+    for (let attempts = 1; ; attempts++) {
+      const held = (notBefore.get(request.limit) ?? 0) - now();
+      if (held > 0) await options.sleep(held, request.signal);
+      let answer: HttpAnswer | undefined;
+      let failure: unknown;
+      try {
+        answer = await attempt(request);
+      } catch (error) {
+        if (!(error instanceof LarderTransportError)) throw error;
+        failure = error;
+      }
+      if (answer !== undefined) {
+        const exhausted = exhaustedForMs(answer.headers, now());
+        if (exhausted !== undefined && exhausted > 0) notBefore.set(request.limit, now() + exhausted);
+        if (!RETRIED_STATUSES.has(answer.status)) return answer;
+      }
+      const giveUp = () => {
+        if (answer !== undefined) return answer;
+        throw failure;
+      };
+      if (retry === false || attempts >= retry.maxAttempts) return giveUp();
+      let wait = backoff(attempts, retry);
+      if (answer?.status === 429) {
+        // Everything sharing the limit waits, not just this request: the server asks for silence, not a pause.
+        wait =
+          (retryAfterMs(answer.headers, now()) ?? exhaustedForMs(answer.headers, now()) ?? wait) +
+          RETRY_AFTER_MARGIN_MS;
+        if (now() - started + wait > retry.maxElapsedMs) return giveUp();
+        notBefore.set(request.limit, Math.max(notBefore.get(request.limit) ?? 0, now() + wait));
+        continue;
+      }
+      // A 5xx's Retry-After is a floor for the backoff.
+      const asked = answer === undefined ? undefined : retryAfterMs(answer.headers, now());
+      if (asked !== undefined) wait = Math.max(wait, asked);
+      if (now() - started + wait > retry.maxElapsedMs) return giveUp();
+      await options.sleep(wait, request.signal);
+    }
+  };
+  return { send };
+};
+
+export type Transport = ReturnType<typeof createTransport>;

@@ -1,0 +1,325 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { StoreError } from '../../../src/shared/errors.js';
+import { inventoryFixture, purchaseOrderFixture } from '../../../test/helpers/fixtures.js';
+import {
+  createClient,
+  type InventoryHistoryLogEntry,
+  LarderApiError,
+  LarderTimeoutError,
+  LarderTransportError,
+  type Sleep,
+} from '../src/index.js';
+import { type Credentials, type Larder, startLarder } from './larder.js';
+
+const T = Date.UTC(2025, 5, 2, 8);
+const logins = (entries: { operation?: string }[]) =>
+  entries.filter((entry) => entry.operation === 'authenticationLoginPost').length;
+
+describe('the client against a real Larder', () => {
+  let larder: Larder;
+  let reader: Credentials;
+  const big = Array.from({ length: 2500 }, (_, n) => inventoryFixture(n + 1, { modifiedAt: T + n * 1000 }));
+  const orders = Array.from({ length: 40 }, (_, n) =>
+    purchaseOrderFixture(n + 1, { modifiedAt: T + n * 60_000, archived: n % 10 === 0 }),
+  );
+  before(async () => {
+    larder = await startLarder({ tokenTtlSeconds: 3600 });
+    await larder.load('loc-big', 'inventoryHistory', big);
+    for (const location of ['loc-a', 'loc-b', 'loc-c']) {
+      await larder.load(location, 'purchaseOrders', orders);
+      await larder.load(location, 'inventoryHistory', big.slice(0, 120));
+    }
+    reader = await larder.createReader('all');
+  });
+  after(() => larder.stop());
+
+  const client = (options: { sleep?: Sleep; now?: () => number } = {}) =>
+    createClient({ baseUrl: larder.url, ...reader, ...options });
+
+  test('search walks thousands of records across pages, in order, each once; pages() shows the tokens', async () => {
+    const api = client();
+    const seen: string[] = [];
+    for await (const entry of api.inventoryHistory.search({}, { location: 'loc-big', pageSize: 100 }))
+      seen.push(entry.inventoryHistoryLogId);
+    assert.deepEqual(
+      seen,
+      big.map((entry) => entry.inventoryHistoryLogId),
+    );
+    const pages = [];
+    for await (const page of api.inventoryHistory.search({}, { location: 'loc-big', pageSize: 500 }).pages())
+      pages.push(page);
+    assert.equal(pages.length, 5);
+    assert.equal(pages[0]?.currentPageToken, '');
+    assert.equal(pages[1]?.currentPageToken, pages[0]?.nextPageToken);
+    assert.equal(pages.at(-1)?.nextPageToken, '');
+    // A walk can resume from any page's token.
+    const rest = [];
+    for await (const entry of api.inventoryHistory.search(
+      {},
+      { location: 'loc-big', pageSize: 500, pageToken: pages[3]!.nextPageToken },
+    ))
+      rest.push(entry);
+    assert.equal(rest.length, 500);
+  });
+
+  test('filters are typed and sent as given; get by id returns the record', async () => {
+    const api = client();
+    const received = [];
+    for await (const order of api.purchaseOrders.search(
+      { includeArchived: true, purchaseOrderStatuses: ['ORDERED'] },
+      { location: 'loc-a' },
+    ))
+      received.push(order.id);
+    assert.equal(received.length, 40);
+    const archivedLeftOut = [];
+    for await (const order of api.purchaseOrders.search({}, { location: 'loc-a' }))
+      archivedLeftOut.push(order);
+    assert.equal(archivedLeftOut.length, 36);
+    const one = await api.purchaseOrders.get(orders[3]!.id.toUpperCase(), { location: 'loc-a' });
+    assert.deepEqual(one, orders[3]);
+  });
+
+  test('errors carry the ErrorMessage, status and request id; other 4xx are never retried', async () => {
+    const api = client();
+    await larder.admin('DELETE', '/requests');
+    const missing = await api.inventoryHistory
+      .get('00000000-0000-4000-8000-000000000001', { location: 'loc-a' })
+      .catch((error: unknown) => error);
+    assert.ok(missing instanceof LarderApiError);
+    assert.equal(missing.status, 404);
+    assert.equal(missing.code, 40401);
+    assert.match(missing.requestId ?? '', /\S/);
+    const bad = await api.purchaseOrders
+      .search({ purchaseOrderStatuses: ['LOST' as 'DRAFT'] }, { location: 'loc-a' })
+      .pages()
+      [Symbol.asyncIterator]()
+      .next()
+      .catch((error: unknown) => error);
+    assert.ok(bad instanceof LarderApiError);
+    assert.equal(bad.code, 40001);
+    assert.equal(bad.fieldName, 'purchaseOrderStatuses[0]');
+    assert.equal(bad.canRetry, false);
+    const journal = await larder.journal();
+    assert.deepEqual(
+      journal.map((entry) => entry.status),
+      [200, 404, 400],
+      'one login, then each failing request once',
+    );
+  });
+
+  test('one login serves a whole multi-location sync, even when every call starts at once', async () => {
+    await larder.admin('DELETE', '/requests');
+    const api = client();
+    const runs = ['loc-a', 'loc-b', 'loc-c'].flatMap((location) => [
+      api.purchaseOrders.sync({ location }),
+      api.inventoryHistory.sync({ location }),
+    ]);
+    const counts = await Promise.all(
+      runs.map(async (run) => {
+        let count = 0;
+        for await (const _ of run) count++;
+        return count;
+      }),
+    );
+    assert.deepEqual(counts, [40, 120, 40, 120, 40, 120]);
+    const journal = await larder.journal();
+    assert.equal(logins(journal), 1);
+    assert.equal(new Set(journal.map((entry) => entry.tokenFingerprint)).size, 1);
+    assert.deepEqual(await larder.report(reader.clientId), []);
+  });
+
+  test('a token that expires mid-walk brings one new login and the walk goes on', async () => {
+    await larder.admin('DELETE', '/requests');
+    const api = client();
+    const seen: InventoryHistoryLogEntry[] = [];
+    for await (const entry of api.inventoryHistory.search({}, { location: 'loc-big', pageSize: 250 })) {
+      seen.push(entry);
+      // Past the token's hour, on the server's clock.
+      if (seen.length === 300) await larder.advance(2 * 3600);
+    }
+    assert.equal(seen.length, big.length);
+    const journal = await larder.journal();
+    assert.equal(logins(journal), 2);
+    const refused = journal.filter((entry) => entry.status === 401);
+    assert.equal(refused.length, 1);
+    assert.equal(refused[0]?.code, 40101);
+    assert.deepEqual(await larder.report(reader.clientId), []);
+  });
+
+  test('the token is renewed only in its final minute', async () => {
+    let now = Date.parse((await larder.admin<{ now: string }>('GET', '/clock')).now);
+    const setClock = (ms: number) =>
+      larder.admin('PUT', '/clock', { now: new Date(ms).toISOString(), frozen: true });
+    await setClock(now);
+    await larder.admin('DELETE', '/requests');
+    // A client of its own: the server hands an existing client its current token with what is left of it.
+    const fresh = await larder.createReader(['loc-a']);
+    const api = createClient({ baseUrl: larder.url, ...fresh, now: () => now });
+    const start = now;
+    const read = () => api.purchaseOrders.get(orders[0]!.id, { location: 'loc-a' });
+    await read();
+    for (const at of [start + 1000, start + 3539_000]) {
+      now = at;
+      await setClock(at);
+      await read();
+    }
+    assert.equal(logins(await larder.journal()), 1, 'still more than a minute left');
+    now = start + 3541_000;
+    await setClock(now);
+    await read();
+    const journal = await larder.journal();
+    assert.equal(logins(journal), 2);
+    const fingerprints = journal.filter((e) => e.operation !== 'authenticationLoginPost');
+    assert.notEqual(fingerprints[0]?.tokenFingerprint, fingerprints.at(-1)?.tokenFingerprint);
+    await larder.admin('DELETE', '/clock');
+  });
+
+  test('aborting stops a walk between pages and a pending call; nothing more is sent', async () => {
+    await larder.admin('DELETE', '/requests');
+    const api = client();
+    const controller = new AbortController();
+    let count = 0;
+    const walk = (async () => {
+      for await (const _ of api.inventoryHistory.search(
+        {},
+        { location: 'loc-big', pageSize: 100, signal: controller.signal },
+      )) {
+        count++;
+        if (count === 150) controller.abort();
+      }
+    })();
+    await assert.rejects(walk, { name: 'AbortError' });
+    assert.equal(count, 200, 'the page in hand is finished, no further page is asked for');
+    const searches = (await larder.journal()).filter((e) => e.operation === 'searchInventoryHistory');
+    assert.equal(searches.length, 2);
+    const already = AbortSignal.abort();
+    await assert.rejects(api.purchaseOrders.get(orders[0]!.id, { location: 'loc-a', signal: already }), {
+      name: 'AbortError',
+    });
+  });
+});
+
+describe('retries and failures', () => {
+  test('a 503 from the server is retried with growing, jittered backoff of at least a second', async () => {
+    let failures = 3;
+    const flakyLarder = await startLarder({
+      wrapStore: (store) => ({
+        ...store,
+        records: {
+          ...store.records,
+          search: (kind, query) => {
+            if (failures-- > 0) return Promise.reject(new StoreError('STORE_UNAVAILABLE', 'database down'));
+            return store.records.search(kind, query);
+          },
+        },
+      }),
+    });
+    try {
+      await flakyLarder.load('loc-1', 'purchaseOrders', [purchaseOrderFixture(1, { modifiedAt: T })]);
+      const reader = await flakyLarder.createReader(['loc-1']);
+      const waits: number[] = [];
+      const api = createClient({
+        baseUrl: flakyLarder.url,
+        ...reader,
+        // Waiting moves the server's virtual clock: no real time passes, and the report judges the pacing.
+        sleep: async (ms) => {
+          waits.push(ms);
+          await flakyLarder.advance(Math.ceil(ms / 1000));
+        },
+      });
+      const found = [];
+      for await (const order of api.purchaseOrders.search({}, { location: 'loc-1' })) found.push(order);
+      assert.equal(found.length, 1);
+      assert.equal(waits.length, 3);
+      waits.forEach((wait, i) => {
+        assert.ok(wait >= 1000 * 2 ** i && wait <= 2000 * 2 ** i, `wait ${i}: ${wait}`);
+      });
+      const statuses = (await flakyLarder.journal()).map((entry) => entry.status);
+      assert.deepEqual(statuses, [200, 503, 503, 503, 200]);
+      assert.deepEqual(await flakyLarder.report(reader.clientId), []);
+      failures = 100;
+      const giveUp = await createClient({
+        baseUrl: flakyLarder.url,
+        ...reader,
+        retry: { maxAttempts: 2 },
+        sleep: async () => {},
+      })
+        .purchaseOrders.search({}, { location: 'loc-1' })
+        [Symbol.asyncIterator]()
+        .next()
+        .catch((error: unknown) => error);
+      assert.ok(giveUp instanceof LarderApiError);
+      assert.equal(giveUp.status, 503);
+      assert.equal(giveUp.code, 50301);
+    } finally {
+      await flakyLarder.stop();
+    }
+  });
+
+  test('a refused connection is a LarderTransportError after the bounded attempts', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as { port: number };
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    let slept = 0;
+    const api = createClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      clientId: 'x',
+      clientSecret: 'y',
+      retry: { maxAttempts: 3 },
+      sleep: async () => {
+        slept++;
+      },
+    });
+    const error = await api.purchaseOrders.get('x', { location: 'l' }).catch((e: unknown) => e);
+    assert.ok(error instanceof LarderTransportError);
+    assert.match(error.message, /ECONNREFUSED/);
+    assert.equal(slept, 2);
+  });
+
+  test('a server that never answers is a LarderTimeoutError after timeoutMs', async () => {
+    const silent: Server = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    try {
+      const api = createClient({
+        baseUrl: `http://127.0.0.1:${port}`,
+        clientId: 'x',
+        clientSecret: 'y',
+        timeoutMs: 50,
+        retry: false,
+      });
+      const error = await api.purchaseOrders.get('x', { location: 'l' }).catch((e: unknown) => e);
+      assert.ok(error instanceof LarderTimeoutError);
+      assert.ok(error instanceof LarderTransportError);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
+  test('an abort during a backoff wait ends it at once', async () => {
+    const silent: Server = createServer((_request, response) => {
+      response.writeHead(503, { 'content-type': 'application/json' });
+      response.end('{"status":"503","code":50301,"message":"down","requestId":"r"}');
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    try {
+      const controller = new AbortController();
+      const api = createClient({
+        baseUrl: `http://127.0.0.1:${port}`,
+        clientId: 'x',
+        clientSecret: 'y',
+        retry: { baseDelayMs: 3_600_000, maxElapsedMs: 86_400_000 },
+      });
+      const pending = api.purchaseOrders.get('x', { location: 'l', signal: controller.signal });
+      setImmediate(() => setTimeout(() => controller.abort(), 20));
+      await assert.rejects(pending, { name: 'AbortError' });
+    } finally {
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+});

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { runNode } from '../../../test/helpers/cli.js';
+import { inventoryFixture } from '../../../test/helpers/fixtures.js';
+import { type Larder, startLarder } from './larder.js';
+
+/** The example integration, run as a user runs it (a process importing the built package), against Larder. */
+
+const EXAMPLE = join(import.meta.dirname, '..', 'examples', 'sync-inventory.ts');
+let larder: Larder;
+let dir: string;
+let env: Record<string, string>;
+before(async () => {
+  larder = await startLarder();
+  dir = await mkdtemp(join(tmpdir(), 'larder-example-'));
+  const now = await larder.clockNow();
+  await larder.load(
+    'kitchen',
+    'inventoryHistory',
+    Array.from({ length: 250 }, (_, n) => inventoryFixture(n + 1, { modifiedAt: now - 86_400_000 + n })),
+  );
+  const reader = await larder.createReader(['kitchen']);
+  env = {
+    LARDER_URL: larder.url,
+    LARDER_CLIENT_ID: reader.clientId,
+    LARDER_CLIENT_SECRET: reader.clientSecret,
+    LARDER_LOCATION: 'kitchen',
+  };
+});
+after(async () => {
+  await larder.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+test('examples/sync-inventory.ts copies a location, then fetches only what changed', async () => {
+  const file = join(dir, 'copy.json');
+  const run = () => runNode(['--import', 'tsx', EXAMPLE, file], { env });
+  const first = await run();
+  assert.equal(first.code, 0, first.stderr);
+  assert.match(first.stdout, /^250 changed, 250 kept, next sync from \d{4}-\d{2}-\d{2}\n$/);
+  const now = await larder.clockNow();
+  await larder.load('kitchen', 'inventoryHistory', [inventoryFixture(7, { modifiedAt: now })]);
+  const second = await run();
+  assert.match(second.stdout, /^1 changed, 250 kept/);
+  const copy = JSON.parse(await readFile(file, 'utf8')) as {
+    entries: Record<string, { modifiedDate: string }>;
+  };
+  assert.equal(
+    Object.values(copy.entries).filter((e) => e.modifiedDate === new Date(now).toISOString()).length,
+    1,
+  );
+  const refused = await runNode(['--import', 'tsx', EXAMPLE, file], {
+    env: { ...env, LARDER_CLIENT_SECRET: 'wrong' },
+  });
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /Larder said 401 \(code 40102/);
+});

@@ -1,0 +1,170 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { PLATFORM_RATE_LIMITS } from '../../../src/middleware/rate-limit/rate-windows.js';
+import { inventoryFixture, purchaseOrderFixture } from '../../../test/helpers/fixtures.js';
+import { createClient } from '../src/index.js';
+import { type Credentials, type Larder, startLarder } from './larder.js';
+
+/**
+ * The client against Larder's rate limits and injected faults. Waiting runs on the server's frozen virtual
+ * clock (see virtualTime), so nothing here waits in real time, and the integration report judges the client's
+ * pacing exactly as the server saw it: it must find nothing.
+ */
+
+const T = Date.now() - 86_400_000;
+const orders = Array.from({ length: 60 }, (_, n) => purchaseOrderFixture(n + 1, { modifiedAt: T + n }));
+const entries = Array.from({ length: 900 }, (_, n) => inventoryFixture(n + 1, { modifiedAt: T + n }));
+
+const clientOn = async (larder: Larder, reader: Credentials) => {
+  const time = await larder.virtualTime();
+  return {
+    time,
+    client: createClient({ baseUrl: larder.url, ...reader, now: time.now, sleep: time.sleep }),
+  };
+};
+
+describe('with --rate-limit platform', () => {
+  let larder: Larder;
+  let reader: Credentials;
+  before(async () => {
+    larder = await startLarder({ server: { rateLimit: PLATFORM_RATE_LIMITS } });
+    await larder.load('loc-1', 'purchaseOrders', orders);
+    reader = await larder.createReader(['loc-1']);
+  });
+  after(() => larder.stop());
+
+  test('a burst past 20/s gets 429s, waits for Retry-After, and ends with every answer and an empty report', async () => {
+    await larder.admin('DELETE', '/requests');
+    const { client, time } = await clientOn(larder, reader);
+    const got = await Promise.all(
+      orders.map((order) => client.purchaseOrders.get(order.id, { location: 'loc-1' })),
+    );
+    assert.deepEqual(got, orders);
+    const journal = await larder.journal();
+    const refused = journal.filter((entry) => entry.status === 429);
+    assert.ok(refused.length > 0, 'the burst went past the limit');
+    assert.ok(time.waited() >= 1000, 'the client waited');
+    assert.deepEqual(await larder.report(reader.clientId), []);
+  });
+
+  test('a sequential walk keeps under the limit from the rate-limit headers alone: no 429 at all', async () => {
+    await larder.admin('DELETE', '/requests');
+    const { client } = await clientOn(larder, reader);
+    let count = 0;
+    for await (const _ of client.purchaseOrders.search({}, { location: 'loc-1', pageSize: 1 })) count++;
+    assert.equal(count, 60);
+    const journal = await larder.journal();
+    assert.equal(journal.filter((entry) => entry.status === 429).length, 0);
+    assert.equal(journal.length, 61, 'one login and 60 pages');
+    assert.deepEqual(await larder.report(reader.clientId), []);
+  });
+});
+
+describe('with injected faults', () => {
+  let larder: Larder;
+  let reader: Credentials;
+  before(async () => {
+    larder = await startLarder();
+    await larder.load('loc-1', 'inventoryHistory', entries);
+    reader = await larder.createReader(['loc-1']);
+  });
+  after(() => larder.stop());
+
+  const faults = (rules: unknown[]) => larder.admin('PUT', '/faults', { rules });
+
+  test('503s, 502s, 504s, resets and cut bodies mid-walk are retried with backoff; the walk is complete', async () => {
+    await larder.admin('DELETE', '/requests');
+    await faults([
+      {
+        id: 'every-5th-503',
+        match: { operation: 'searchInventoryHistory' },
+        when: { every: 5 },
+        effect: { type: 'status', status: 503 },
+      },
+      {
+        id: 'reset',
+        match: { operation: 'searchInventoryHistory' },
+        when: { every: 7 },
+        effect: { type: 'reset' },
+      },
+      {
+        id: 'cut',
+        match: { operation: 'searchInventoryHistory' },
+        when: { every: 11 },
+        effect: { type: 'cutBody' },
+      },
+      {
+        id: 'gateway',
+        match: { operation: 'searchInventoryHistory' },
+        when: { every: 13 },
+        effect: { type: 'status', status: 504 },
+      },
+      {
+        id: 'bad-gateway',
+        match: { operation: 'authenticationLoginPost' },
+        when: { next: 1 },
+        effect: { type: 'status', status: 502 },
+      },
+    ]);
+    const { client, time } = await clientOn(larder, reader);
+    const seen: string[] = [];
+    for await (const entry of client.inventoryHistory.search({}, { location: 'loc-1', pageSize: 50 }))
+      seen.push(entry.inventoryHistoryLogId);
+    assert.deepEqual(
+      seen,
+      entries.map((entry) => entry.inventoryHistoryLogId),
+    );
+    const journal = await larder.journal();
+    const faulted = journal.filter((entry) => entry.fault !== undefined);
+    const kinds = new Set(faulted.map((entry) => entry.fault?.split(' ')[0]));
+    assert.deepEqual([...kinds].sort(), ['bad-gateway', 'cut', 'every-5th-503', 'gateway', 'reset']);
+    assert.ok(time.waited() >= faulted.length * 1000, 'at least a second before each retry');
+    assert.deepEqual(await larder.report(reader.clientId), []);
+    await larder.admin('DELETE', '/faults');
+  });
+
+  test('an injected 429 with Retry-After is waited out; an injected invalid_token brings a re-login', async () => {
+    await larder.admin('DELETE', '/requests');
+    await faults([
+      {
+        id: 'slow-down',
+        match: { operation: 'searchInventoryHistory' },
+        when: { every: 4 },
+        effect: { type: 'status', status: 429, retryAfterSeconds: 3 },
+      },
+      {
+        id: 'token',
+        match: { operation: 'searchInventoryHistory' },
+        when: { next: 1 },
+        effect: { type: 'invalidToken' },
+      },
+    ]);
+    const { client, time } = await clientOn(larder, reader);
+    let count = 0;
+    for await (const _ of client.inventoryHistory.search({}, { location: 'loc-1', pageSize: 100 })) count++;
+    assert.equal(count, entries.length);
+    const journal = await larder.journal();
+    assert.equal(journal.filter((e) => e.operation === 'authenticationLoginPost').length, 2);
+    const limited = journal.filter((e) => e.status === 429).length;
+    assert.ok(limited >= 2);
+    assert.ok(time.waited() >= limited * 3000);
+    assert.deepEqual(await larder.report(reader.clientId), []);
+    await larder.admin('DELETE', '/faults');
+  });
+
+  test('a 4xx fault such as a bad page token is not retried', async () => {
+    await larder.admin('DELETE', '/requests');
+    await faults([
+      { match: { operation: 'searchInventoryHistory' }, when: { next: 1 }, effect: { type: 'badPageToken' } },
+    ]);
+    const { client } = await clientOn(larder, reader);
+    const pages = client.inventoryHistory
+      .search({}, { location: 'loc-1', pageSize: 100 })
+      .pages()
+      [Symbol.asyncIterator]();
+    await pages.next();
+    await assert.rejects(pages.next(), { name: 'LarderApiError', code: 40005 });
+    assert.equal((await larder.journal()).filter((e) => e.status === 400).length, 1);
+    await larder.admin('DELETE', '/faults');
+  });
+});

@@ -1,0 +1,36 @@
+import { type Larder, startLarder } from '../../packages/client/test/larder.js';
+import { RECORD_KINDS } from '../../src/records/kinds.js';
+import type { Store } from '../../src/storage/store.js';
+import { inventoryFixture, purchaseOrderFixture } from './fixtures.js';
+
+/** The location `larder pull` tests copy: 30 purchase orders (some archived) and 1,200 entries, days ago. */
+export const SOURCE_LOCATION = 'src-loc';
+
+/** A real Larder in process holding the source location, and a client that may read it. */
+export const startPullSource = async (options: Parameters<typeof startLarder>[0] = {}) => {
+  const source: Larder = await startLarder(options);
+  const base = Date.now() - 3 * 86_400_000;
+  await source.load(
+    SOURCE_LOCATION,
+    'inventoryHistory',
+    Array.from({ length: 1200 }, (_, n) => inventoryFixture(n + 1, { modifiedAt: base + n * 60_000 })),
+  );
+  await source.load(
+    SOURCE_LOCATION,
+    'purchaseOrders',
+    Array.from({ length: 30 }, (_, n) =>
+      purchaseOrderFixture(n + 1, { modifiedAt: base + n * 3_600_000, archived: n % 7 === 0 }),
+    ),
+  );
+  return { source, reader: await source.createReader([SOURCE_LOCATION]), base };
+};
+
+/** Every stored record of a location, per kind, in keyset order. */
+export const storedTexts = (store: Store, location: string): Promise<string[][]> =>
+  Promise.all(
+    RECORD_KINDS.map(async (kind) => {
+      const all: string[] = [];
+      for await (const batch of store.records.scan(kind, location)) all.push(...batch);
+      return all;
+    }),
+  );

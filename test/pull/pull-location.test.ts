@@ -1,0 +1,174 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Credentials, Larder } from '../../packages/client/test/larder.js';
+import { pullLocation } from '../../src/pull/pull-location.js';
+import { inventoryFixture, purchaseOrderFixture } from '../helpers/fixtures.js';
+import { startPullSource, storedTexts } from '../helpers/pull-source.js';
+import { type BackendInstance, backends, describeBackend } from '../storage/backends.js';
+
+/** `larder pull` in process: a real source Larder over HTTP, into each backend. */
+
+for (const backend of await backends()) {
+  describeBackend(`larder pull (${backend.name})`, backend, () => {
+    let db: BackendInstance;
+    let source: Larder;
+    let reader: Credentials;
+    let base: number;
+    before(async () => {
+      db = await backend.create();
+      ({ source, reader, base } = await startPullSource());
+    });
+    after(async () => {
+      await source.stop();
+      await db.destroy();
+    });
+    const pull = (intoLocation: string, extra: Partial<Parameters<typeof pullLocation>[1]> = {}) =>
+      pullLocation(db.store, {
+        from: source.url,
+        ...reader,
+        location: 'src-loc',
+        intoLocation,
+        ...extra,
+      });
+
+    test('the first pull copies the location byte for byte; the next only what changed, from the watermark', async () => {
+      await source.admin('DELETE', '/requests');
+      const first = await pull('mine');
+      assert.deepEqual(first.counts, { purchaseOrders: 30, inventoryEntries: 1200 });
+      assert.deepEqual(first.started, { purchaseOrders: 'all', inventoryHistory: 'all' });
+      assert.deepEqual(await storedTexts(db.store, 'mine'), await storedTexts(source.store, 'src-loc'));
+      const stored = await db.store.settings.pullState('mine').get();
+      assert.equal(stored?.from, source.url);
+      assert.equal(
+        stored?.watermarks.inventoryHistory?.day,
+        new Date(base + 1199 * 60_000).toISOString().slice(0, 10),
+      );
+
+      const now = await source.clockNow();
+      await source.load(
+        'src-loc',
+        'purchaseOrders',
+        [1, 2, 3].map((n) => purchaseOrderFixture(n, { modifiedAt: now + n, status: 'RECEIVED' })),
+      );
+      await source.load(
+        'src-loc',
+        'inventoryHistory',
+        [1201, 1202].map((n) => inventoryFixture(n, { modifiedAt: now + n })),
+      );
+      await source.admin('DELETE', '/requests');
+      const second = await pull('mine');
+      assert.deepEqual(second.counts, { purchaseOrders: 3, inventoryEntries: 2 });
+      assert.deepEqual(await storedTexts(db.store, 'mine'), await storedTexts(source.store, 'src-loc'));
+      const journal = await source.journal();
+      assert.equal(journal.filter((e) => e.operation === 'authenticationLoginPost').length, 1);
+      const searches = journal.filter((e) => e.operation?.startsWith('search'));
+      assert.ok(searches.length >= 2);
+      for (const search of searches)
+        assert.ok(
+          (search as { body?: { updatedDateRange?: unknown } }).body?.updatedDateRange,
+          'incremental',
+        );
+      assert.deepEqual(await source.report(reader.clientId), []);
+    });
+
+    test('a run that fails stores nothing and keeps the last watermark; the next run resumes', async () => {
+      const before = await db.store.settings.pullState('mine').get();
+      const now = await source.clockNow();
+      await source.load(
+        'src-loc',
+        'inventoryHistory',
+        Array.from({ length: 700 }, (_, n) => inventoryFixture(2000 + n, { modifiedAt: now + n })),
+      );
+      const controller = new AbortController();
+      await assert.rejects(
+        pull('mine', {
+          signal: controller.signal,
+          pageSize: 100,
+          onProgress: (count) => {
+            if (count === 300) controller.abort();
+          },
+        }),
+        { name: 'AbortError' },
+      );
+      assert.deepEqual(await db.store.settings.pullState('mine').get(), before);
+      const [, entries] = await storedTexts(db.store, 'mine');
+      assert.equal(entries?.length, 1202, 'nothing of the failed run');
+      const fresh = await pull('fresh', {
+        signal: AbortSignal.abort(),
+      }).catch((error: unknown) => error);
+      assert.equal((fresh as Error).name, 'AbortError');
+      assert.equal(await db.store.settings.pullState('fresh').get(), undefined);
+      const resumed = await pull('mine');
+      assert.deepEqual(resumed.counts, { purchaseOrders: 0, inventoryEntries: 700 });
+      assert.deepEqual(await storedTexts(db.store, 'mine'), await storedTexts(source.store, 'src-loc'));
+    });
+
+    test('from a source with rate limits and faults on, the copy is still exact and the report empty', async () => {
+      const faulty = await startPullSource({
+        server: {
+          rateLimit: [{ limit: 5, windowMs: 1000 }],
+          faults: [
+            {
+              id: 'limited',
+              match: { operation: 'searchInventoryHistory' },
+              when: { next: 1 },
+              effect: { type: 'status', status: 429, retryAfterSeconds: 2 },
+            },
+            {
+              id: 'unavailable',
+              match: { operation: 'searchInventoryHistory' },
+              when: { every: 3 },
+              effect: { type: 'status', status: 503 },
+            },
+            {
+              id: 'reset',
+              match: { operation: 'searchPurchaseOrders' },
+              when: { next: 1 },
+              effect: { type: 'reset' },
+            },
+            {
+              id: 'cut',
+              match: { operation: 'searchInventoryHistory' },
+              when: { every: 5 },
+              effect: { type: 'cutBody' },
+            },
+          ],
+        },
+      });
+      try {
+        const time = await faulty.source.virtualTime();
+        const result = await pullLocation(db.store, {
+          from: faulty.source.url,
+          ...faulty.reader,
+          location: 'src-loc',
+          intoLocation: 'from-faulty',
+          pageSize: 100,
+          client: { now: time.now, sleep: time.sleep },
+        });
+        assert.deepEqual(result.counts, { purchaseOrders: 30, inventoryEntries: 1200 });
+        assert.deepEqual(
+          await storedTexts(db.store, 'from-faulty'),
+          await storedTexts(faulty.source.store, 'src-loc'),
+        );
+        const journal = await faulty.source.journal();
+        // Paced by the rate-limit headers to 5 requests a second: the only 429 is the injected one.
+        assert.equal(journal.filter((e) => e.status === 429).length, 1);
+        const answered = journal.filter((e) => e.status === 200).length;
+        assert.ok(time.waited() >= (answered / 5 - 1) * 1000, `${time.waited()} ms for ${answered} requests`);
+        assert.ok(journal.some((e) => e.status === 503) && journal.some((e) => e.status === 0));
+        assert.deepEqual(await faulty.source.report(faulty.reader.clientId), []);
+      } finally {
+        await faulty.source.stop();
+      }
+    });
+
+    test('--since starts from that day instead of the watermark; another location starts over', async () => {
+      const since = await pull('mine', { since: '2000-01-01' });
+      assert.deepEqual(since.started, { purchaseOrders: '2000-01-01', inventoryHistory: '2000-01-01' });
+      assert.deepEqual(since.counts, { purchaseOrders: 30, inventoryEntries: 1902 });
+      const other = await pull('other');
+      assert.deepEqual(other.started, { purchaseOrders: 'all', inventoryHistory: 'all' });
+      assert.deepEqual(await storedTexts(db.store, 'other'), await storedTexts(source.store, 'src-loc'));
+    });
+  });
+}
