@@ -8,6 +8,7 @@ import { importCommand } from './commands/import-command.js';
 import { keysCommand } from './commands/keys-command.js';
 import { locationsCommand } from './commands/locations-command.js';
 import { migrateCommand } from './commands/migrate-command.js';
+import { openapiCommand } from './commands/openapi-command.js';
 import { reportCommand } from './commands/report-command.js';
 import { requestsCommand } from './commands/requests-command.js';
 import { seedCommand } from './commands/seed-command.js';
@@ -25,6 +26,7 @@ const COMMANDS: readonly Command[] = [
   clockCommand,
   requestsCommand,
   reportCommand,
+  openapiCommand,
 ];
 
 const overview = () =>

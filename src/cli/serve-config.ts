@@ -28,9 +28,11 @@ export interface ServeConfig {
   loginThrottle: ThrottleLimit | 'off';
   /** Demo locations keep trading as the clock passes midnight UTC. */
   live: boolean;
+  /** `--cors`: origins allowed to call the retail and auth routes from a browser (`*`: any). */
+  cors?: readonly string[];
 }
 
-const parsePublicUrl = (raw: string | undefined): string | undefined => {
+export const parsePublicUrl = (raw: string | undefined): string | undefined => {
   if (raw === undefined) return undefined;
   let url: URL;
   try {
@@ -43,10 +45,31 @@ const parsePublicUrl = (raw: string | undefined): string | undefined => {
   return raw.replace(/\/+$/, '');
 };
 
+/** `--cors https://a.example,http://localhost:3000`: origins exactly (scheme, host, port), or `*`. */
+export const parseCorsOrigins = (raw: string | undefined): string[] | undefined => {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const origins = raw.split(',').map((origin) => origin.trim());
+  for (const origin of origins) {
+    if (origin === '*') continue;
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === undefined || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin)
+      throw new UsageError(
+        `--cors takes origins like https://app.example.com or http://localhost:3000 (no path or trailing slash), or *; not ${origin || '(empty)'}.`,
+      );
+  }
+  return origins;
+};
+
 export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
   const publicUrl = parsePublicUrl(args.strings['public-url']);
   const databaseUrl = args.strings['database-url'];
   const adminToken = args.strings['admin-token'];
+  const cors = parseCorsOrigins(args.strings['cors']);
   const throttle = parseThrottleLimit(args.strings['login-throttle']!);
   if (throttle === undefined)
     throw new UsageError(
@@ -73,5 +96,6 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
     journalSize: intOption(args, 'journal-size', 1, MAX_JOURNAL_SIZE),
     loginThrottle: throttle,
     live: args.flags['no-live'] !== true,
+    ...(cors === undefined ? {} : { cors }),
   };
 };

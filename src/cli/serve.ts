@@ -76,6 +76,7 @@ export const serve = async (
         loginThrottle: config.loginThrottle,
         live: config.live,
         clusterWorker: cluster.isWorker,
+        ...(config.cors === undefined ? {} : { cors: config.cors }),
       },
     });
   } catch (error) {

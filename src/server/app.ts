@@ -7,6 +7,7 @@ import type { RetailGuard } from '../auth/retail-guard.js';
 import { sourceAddress } from '../auth/source-address.js';
 import { createErrorEdge } from '../http/error-edge.js';
 import { adminAuth } from '../middleware/admin-auth/admin-auth.js';
+import { corsFor } from '../middleware/cors/cors.js';
 import { journalRequests } from '../middleware/journal/journal.js';
 import { loginThrottle } from '../middleware/login-throttle/login-throttle.js';
 import { requestId } from '../middleware/request-id/request-id.js';
@@ -25,7 +26,8 @@ import { LarderError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { createVirtualClock } from '../shared/virtual-clock.js';
 import type { Store } from '../storage/store.js';
-import { openApiDocument } from './openapi.js';
+import { createDocsRoutes } from './docs-routes.js';
+import { OPENAPI_PATH, openApiDocument } from './openapi.js';
 
 export interface AppConfig {
   /** Issuer and public base URL (no trailing slash). */
@@ -43,6 +45,8 @@ export interface AppConfig {
   live?: boolean;
   /** A worker of `--workers N`: the admin API's journal covers every worker, through the primary. */
   clusterWorker?: boolean;
+  /** `--cors`: origins whose browser scripts may call the retail and auth routes (`*`: any). */
+  cors?: readonly string[];
 }
 
 export interface AppDeps {
@@ -127,6 +131,11 @@ export const createApp = async ({
   const locations = createLocationDirectory(store, clock);
 
   app.use(requestId());
+  // Before the journal, so preflights are not journaled; never on the admin API.
+  if (config.cors !== undefined && config.cors.length > 0) {
+    const allowed = corsFor(config.cors);
+    for (const path of ['/v1/*', LOGIN_PATH, TOKEN_ENDPOINT_PATH, '/.well-known/*']) app.use(path, allowed);
+  }
   if (journal !== undefined)
     app.use(journalRequests({ journal, clock, operationOf, skipPrefix: ADMIN_PREFIX }));
   const errorEdge = createErrorEdge(logger);
@@ -139,8 +148,17 @@ export const createApp = async ({
     return c.json({ status: 'ready', storage: store.describe() });
   });
   const document = JSON.stringify(openApiDocument(config.publicUrl));
-  app.get('/openapi.json', (c) =>
-    c.body(document, 200, { 'content-type': 'application/json; charset=utf-8' }),
+  app.get(OPENAPI_PATH, (c) => c.body(document, 200, { 'content-type': 'application/json; charset=utf-8' }));
+  app.route(
+    '/',
+    createDocsRoutes({
+      publicUrl: config.publicUrl,
+      demoClient: async () => {
+        const demo = await store.settings.demoClient.get();
+        const client = demo === undefined ? undefined : await store.auth.getClient(demo.clientId);
+        return client === undefined || client.revokedAt !== null ? undefined : demo;
+      },
+    }),
   );
 
   const throttled = loginThrottle({

@@ -30,6 +30,7 @@ import {
 import { OPERATIONS } from '../sandbox/journal-entry.js';
 import { ERROR_CATALOG } from '../shared/errors.js';
 import { DEFAULT_PAGE_SIZE, LOCATION_HEADER, MAX_BODY_BYTES, MAX_PAGE_SIZE } from '../shared/limits.js';
+import { DOCS_ASSETS, DOCS_ASSETS_PATH, DOCS_PATH, OPENAPI_PATH } from './docs-paths.js';
 import { ApiIndexSchema, HealthSchema, ReadinessSchema } from './meta-schemas.js';
 import { demoExamples } from './openapi-examples.js';
 
@@ -41,8 +42,7 @@ import { demoExamples } from './openapi-examples.js';
  * it and hold every response of the HTTP tests to it.
  */
 
-export const DOCS_PATH = '/docs';
-export const OPENAPI_PATH = '/openapi.json';
+export { DOCS_PATH, OPENAPI_PATH } from './docs-paths.js';
 
 const SCHEMA_PREFIX = '#/components/schemas/';
 const ERROR_MESSAGE = 'ErrorMessage';
@@ -306,7 +306,13 @@ export const openApiDocument = (publicUrl: string) => {
           content: {
             'application/json': {
               schema: use(kind.searchSchema),
-              example: { updatedDateRange: { startDate: '2025-06-01', endDate: '2025-06-30' } },
+              examples: {
+                everything: { summary: 'No filter: everything, oldest change first', value: {} },
+                changedInJune: {
+                  summary: 'Changed in June 2025 (whole UTC days)',
+                  value: { updatedDateRange: { startDate: '2025-06-01', endDate: '2025-06-30' } },
+                },
+              },
             },
           },
         },
@@ -489,6 +495,56 @@ export const openApiDocument = (publicUrl: string) => {
               headers: headerRefs(['X-Request-Id']),
               content: { 'text/html': { schema: { type: 'string' } } },
             },
+          },
+        },
+      ),
+    },
+    [`${DOCS_PATH}/init.js`]: {
+      get: operation(
+        'server',
+        'getDocsScript',
+        'The reference page’s script',
+        'Starts the renderer; on a demo database it prefills the demo client in the Authorize dialog.',
+        {
+          security: [],
+          responses: {
+            '200': {
+              description: 'The script.',
+              headers: headerRefs(['X-Request-Id']),
+              content: { 'text/javascript': { schema: { type: 'string' } } },
+            },
+          },
+        },
+      ),
+    },
+    [`${DOCS_ASSETS_PATH}/{name}`]: {
+      get: operation(
+        'server',
+        'getDocsAsset',
+        'The reference page’s assets',
+        'The renderer’s script, style sheet and icon, served by Larder (no CDN).',
+        {
+          security: [],
+          parameters: [
+            {
+              name: 'name',
+              in: 'path',
+              required: true,
+              schema: { type: 'string', enum: Object.keys(DOCS_ASSETS) },
+              description: 'The file.',
+            },
+          ],
+          responses: {
+            '200': {
+              description: 'The file.',
+              headers: headerRefs(['X-Request-Id']),
+              content: {
+                'text/javascript': { schema: { type: 'string' } },
+                'text/css': { schema: { type: 'string' } },
+                'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
+              },
+            },
+            '404': error(404, 'No such file.'),
           },
         },
       ),

@@ -21,6 +21,7 @@ export interface ServerConfig {
   loginThrottle?: ThrottleLimit | 'off';
   live?: boolean;
   clusterWorker?: boolean;
+  cors?: readonly string[];
 }
 
 /** A server started in process: where it answers, and how to stop it. */
@@ -98,6 +99,7 @@ export const startServer = async (deps: {
         ...(config.loginThrottle === undefined ? {} : { loginThrottle: config.loginThrottle }),
         ...(config.live === undefined ? {} : { live: config.live }),
         ...(config.clusterWorker === undefined ? {} : { clusterWorker: config.clusterWorker }),
+        ...(config.cors === undefined ? {} : { cors: config.cors }),
       },
     });
     stopPolling = larder.start();

@@ -42,7 +42,7 @@ export interface BrowserSession {
   requests: readonly string[];
   /** The requests whose origin was not the server's (they were aborted); a test asserts this is empty. */
   offOrigin(): string[];
-  /** Saves a full-page screenshot as `<name>.png` in SCREENSHOT_DIR; answers the file path. */
+  /** Saves what the page shows (the viewport) as `<name>.png` in SCREENSHOT_DIR; answers the file path. */
   screenshot(name: string, page?: Page): Promise<string>;
   close(): Promise<void>;
 }
@@ -102,7 +102,7 @@ export const openBrowser = async (
     screenshot: async (name, shot = page) => {
       await mkdir(SCREENSHOT_DIR, { recursive: true });
       const file = join(SCREENSHOT_DIR, `${name}.png`);
-      await shot.screenshot({ path: file, fullPage: true });
+      await shot.screenshot({ path: file });
       return file;
     },
     close: async () => {
