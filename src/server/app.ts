@@ -7,6 +7,7 @@ import type { RetailGuard } from '../auth/retail-guard.js';
 import { sourceAddress } from '../auth/source-address.js';
 import { createErrorEdge } from '../http/error-edge.js';
 import { adminAuth } from '../middleware/admin-auth/admin-auth.js';
+import { responseContract } from '../middleware/contract/contract.js';
 import { corsFor } from '../middleware/cors/cors.js';
 import { journalRequests } from '../middleware/journal/journal.js';
 import { loginThrottle } from '../middleware/login-throttle/login-throttle.js';
@@ -130,6 +131,9 @@ export const createApp = async ({
   const app = new Hono();
   const locations = createLocationDirectory(store, clock);
 
+  const apiDocument = openApiDocument(config.publicUrl);
+  // The test suite's contract check (scripts/run-tests.mjs sets it): every answer is held to the document.
+  if (process.env['LARDER_CONTRACT'] === 'enforce') app.use(responseContract(apiDocument));
   app.use(requestId());
   // Before the journal, so preflights are not journaled; never on the admin API.
   if (config.cors !== undefined && config.cors.length > 0) {
@@ -147,7 +151,7 @@ export const createApp = async ({
     await store.ping();
     return c.json({ status: 'ready', storage: store.describe() });
   });
-  const document = JSON.stringify(openApiDocument(config.publicUrl));
+  const document = JSON.stringify(apiDocument);
   app.get(OPENAPI_PATH, (c) => c.body(document, 200, { 'content-type': 'application/json; charset=utf-8' }));
   app.route(
     '/',

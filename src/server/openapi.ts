@@ -585,6 +585,10 @@ export const openApiDocument = (publicUrl: string) => {
   const adminErrors = {
     '400': error(400, 'A field or query parameter is not valid (fieldName names it).'),
     '401': error(401, 'The admin token is missing or wrong.', ['WWW-Authenticate']),
+    '404': error(
+      404,
+      'The server has no admin API (no --admin-token, not a demo database), or no such record.',
+    ),
   };
   const admin = (
     operationId: string,
@@ -697,7 +701,7 @@ export const openApiDocument = (publicUrl: string) => {
         DeletedLocationSchema,
         {
           parameters: [pathLocation],
-          errors: { '404': error(404, 'The location is unknown.') },
+          errors: { '404': error(404, 'The location is unknown, or the server has no admin API.') },
         },
       ),
     },
