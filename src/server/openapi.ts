@@ -95,7 +95,8 @@ export const ERROR_CODE_TABLE = [
   '| HTTP | code | name | meaning |',
   '|---|---|---|---|',
   ...Object.entries(ERROR_CATALOG).map(
-    ([name, entry]) => `| ${entry.status} | ${entry.numericCode} | \`${name}\` | ${entry.message} |`,
+    ([name, entry]) =>
+      `| ${entry.status} | ${entry.numericCode} | \`${name}\` | ${entry.message.replaceAll('<', '&lt;').replaceAll('>', '&gt;')} |`,
   ),
 ].join('\n');
 
