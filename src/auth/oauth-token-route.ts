@@ -5,23 +5,19 @@ import { isLarderError } from '../shared/errors.js';
 import { MAX_BODY_BYTES } from '../shared/limits.js';
 import type { AuthEndpointDeps } from './endpoint-deps.js';
 import { REALM } from './retail-guard.js';
+import type { OAuthErrorCode } from './schemas.js';
 import { splitScope } from './scopes.js';
 
 export const TOKEN_ENDPOINT_PATH = '/authentication/v1/authentication/customer/oauth/token';
 
-type OAuthErrorCode =
-  | 'invalid_request'
-  | 'invalid_client'
-  | 'unsupported_grant_type'
-  | 'invalid_scope'
-  | 'temporarily_unavailable';
+export type { OAuthErrorCode } from './schemas.js';
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
 
 /** RFC 6749 §5.2 error, answered here rather than through LarderError: OAuth clients parse this shape. */
-const oauthError = (
+export const oauthError = (
   c: Context,
-  status: 400 | 401 | 413 | 429,
+  status: 400 | 401 | 413 | 429 | 500 | 502 | 503 | 504,
   error: OAuthErrorCode,
   description: string,
   headers: Record<string, string> = {},

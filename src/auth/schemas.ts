@@ -64,18 +64,21 @@ export const OAuthTokenResponseSchema = Type.Object(
   { title: 'OAuthTokenResponse', ...Closed },
 );
 
+/** The RFC 6749 §5.2 error codes the token endpoint answers. */
+export const OAUTH_ERROR_CODES = [
+  'invalid_request',
+  'invalid_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+  'temporarily_unavailable',
+  'server_error',
+] as const;
+export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
+
 /** RFC 6749 §5.2: the token endpoint's errors (OAuth clients parse this shape, not ErrorMessage). */
 export const OAuthErrorSchema = Type.Object(
   {
-    error: Type.Union(
-      [
-        'invalid_request',
-        'invalid_client',
-        'unsupported_grant_type',
-        'invalid_scope',
-        'temporarily_unavailable',
-      ].map((code) => Type.Literal(code)),
-    ),
+    error: Type.Union(OAUTH_ERROR_CODES.map((code) => Type.Literal(code))),
     error_description: Type.String(),
   },
   { title: 'OAuthError', ...Closed },

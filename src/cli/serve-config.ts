@@ -1,6 +1,9 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { parseThrottleLimit, type ThrottleLimit } from '../auth/failure-throttle.js';
+import { parseRateLimit, type RatePolicy } from '../middleware/rate-limit/rate-windows.js';
+import type { FaultRule } from '../sandbox/fault-schemas.js';
+import { loadFaultsFile } from '../sandbox/faults.js';
 import { MAX_TOKEN_TTL_SECONDS, MIN_TOKEN_TTL_SECONDS } from '../shared/limits.js';
 import type { StoreLocation } from '../storage/open-store.js';
 import { intOption, type ParsedArgs, UsageError } from './command.js';
@@ -30,6 +33,12 @@ export interface ServeConfig {
   live: boolean;
   /** `--cors`: origins allowed to call the retail and auth routes from a browser (`*`: any). */
   cors?: readonly string[];
+  /** --rate-limit: the platform's limits, others, or off. */
+  rateLimit: readonly RatePolicy[] | 'off';
+  /** --faults FILE: rules injected from the start (with or without the admin API: the operator asked). */
+  faults?: readonly FaultRule[];
+  /** --allow-fault-header: honour Larder-Fault on requests. */
+  allowFaultHeader: boolean;
 }
 
 export const parsePublicUrl = (raw: string | undefined): string | undefined => {
@@ -75,6 +84,18 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
     throw new UsageError(
       `--login-throttle must be a count per window (10/min, 5/30s, 100/h) or off, not ${args.strings['login-throttle']}.`,
     );
+  const rateLimit = parseRateLimit(args.strings['rate-limit'] ?? 'off');
+  if (rateLimit === undefined)
+    throw new UsageError(
+      `--rate-limit must be platform, off, or limits such as 5/s,100/15m (up to four), not ${args.strings['rate-limit']}.`,
+    );
+  const faultsFile = args.strings['faults'];
+  let faults: readonly FaultRule[] | undefined;
+  try {
+    faults = faultsFile === undefined ? undefined : loadFaultsFile(faultsFile);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
   if (adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN_LENGTH)
     throw new UsageError(`--admin-token must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters.`);
   return {
@@ -97,5 +118,8 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
     loginThrottle: throttle,
     live: args.flags['no-live'] !== true,
     ...(cors === undefined ? {} : { cors }),
+    rateLimit,
+    ...(faults === undefined ? {} : { faults }),
+    allowFaultHeader: args.flags['allow-fault-header'] === true,
   };
 };

@@ -17,6 +17,8 @@ import {
   NewClientRequestSchema,
 } from './admin-schemas.js';
 import { type LiveDemo, resetDemo } from './demo.js';
+import type { FaultControl } from './fault-control.js';
+import { validFaultRules } from './faults.js';
 import type { JournalFilter } from './journal.js';
 import type { JournalView } from './journal-view.js';
 import { judgeClient, RULES } from './report.js';
@@ -31,6 +33,8 @@ export interface AdminDeps {
   live: LiveDemo | undefined;
   /** Tells the retail routes a location is gone. */
   forgetLocation: (locationId: string) => void;
+  /** The fault rules (in the primary under --workers). */
+  faults: FaultControl;
 }
 
 /** Fixture uploads may be large (a whole location), but not unbounded. */
@@ -116,7 +120,14 @@ export const journalFilter = (c: Context): JournalFilter => {
 };
 
 /** The sandbox controls under /_larder/: the caller is already the admin (admin-auth middleware). */
-export const createAdminRoutes = ({ store, clock, journal, live, forgetLocation }: AdminDeps): Hono => {
+export const createAdminRoutes = ({
+  store,
+  clock,
+  journal,
+  live,
+  forgetLocation,
+  faults,
+}: AdminDeps): Hono => {
   const routes = new Hono();
 
   /** The clock moved: the live demo locations get the days it passed before the answer goes out. */
@@ -203,6 +214,10 @@ export const createAdminRoutes = ({ store, clock, journal, live, forgetLocation 
       rules: RULES,
     });
   });
+
+  routes.get('/faults', async (c) => c.json(await faults.list()));
+  routes.put('/faults', async (c) => c.json(await faults.replace(validFaultRules(await readJsonObject(c)))));
+  routes.delete('/faults', async (c) => c.json(await faults.replace([])));
 
   routes.post('/clients', async (c) => {
     const request = newClient(await readJsonObject(c));

@@ -78,7 +78,12 @@ export const JournalEntrySchema = Type.Object(
       Type.String({ description: 'The Platform-Restaurant-External-ID header, as sent.' }),
     ),
     requestId: Type.String(),
-    fault: Type.Optional(Type.String({ description: 'The injected fault, if any.' })),
+    fault: Type.Optional(
+      Type.String({
+        description:
+          'The injected fault, if any: the rule id (or header) and the effect (rule-1 status=503).',
+      }),
+    ),
     body: Type.Optional(Type.Unknown({ description: 'Search requests: the JSON body as sent.' })),
     pageToken: Type.Optional(Type.String()),
     pageSize: Type.Optional(Type.Integer()),

@@ -27,6 +27,7 @@ import {
   NewClientRequestSchema,
   ResetSchema,
 } from '../sandbox/admin-schemas.js';
+import { FaultRulesSchema, FaultRulesStateSchema } from '../sandbox/fault-schemas.js';
 import { OPERATIONS } from '../sandbox/journal-entry.js';
 import { ERROR_CATALOG } from '../shared/errors.js';
 import { DEFAULT_PAGE_SIZE, LOCATION_HEADER, MAX_BODY_BYTES, MAX_PAGE_SIZE } from '../shared/limits.js';
@@ -188,9 +189,20 @@ const SHARED_RESPONSES = {
     description: 'Internal server error (logged with the request id).',
     headers: ['X-Request-Id'],
   },
+  BadGateway: {
+    status: 502,
+    description: 'Injected by a sandbox fault rule (behind a proxy: the proxy lost the server).',
+    headers: ['X-Request-Id'],
+  },
   Unavailable: {
     status: 503,
-    description: 'The database is unavailable, or the server is starting; retry shortly.',
+    description:
+      'The database is unavailable, or the server is starting (or a sandbox fault rule); retry shortly.',
+    headers: ['X-Request-Id'],
+  },
+  GatewayTimeout: {
+    status: 504,
+    description: 'Injected by a sandbox fault rule (behind a proxy: the server answered too slowly).',
     headers: ['X-Request-Id'],
   },
 } as const satisfies Record<string, { status: number; description: string; headers: readonly HeaderName[] }>;
@@ -238,14 +250,14 @@ const operation = (
   summary: string,
   description: string,
   rest: Json & { responses: Json },
-): OperationObject => ({
-  tags: [tag],
-  operationId,
-  summary,
-  description,
-  ...rest,
-  responses: { ...rest.responses, ...sharedResponseRefs },
-});
+): OperationObject => {
+  const responses: Json = { ...rest.responses };
+  // Sandbox fault rules may answer 429 on any route but the admin API and the health checks.
+  if (tag !== 'sandbox' && responses['429'] === undefined)
+    responses['429'] = error(429, 'Injected by a sandbox fault rule; see Retry-After.', ['Retry-After']);
+  for (const [status, response] of Object.entries(sharedResponseRefs)) responses[status] ??= response;
+  return { tags: [tag], operationId, summary, description, ...rest, responses };
+};
 
 /** Everything Larder serves, described; `publicUrl` is the server's issuer and base URL. */
 export const openApiDocument = (publicUrl: string) => {
@@ -437,6 +449,24 @@ export const openApiDocument = (publicUrl: string) => {
               'Retry-After',
               ...RATE_LIMIT_HEADERS,
             ]),
+            ...Object.fromEntries(
+              Object.values(SHARED_RESPONSES)
+                .filter((shared) => shared.status >= 500)
+                .map((shared) => [
+                  String(shared.status),
+                  {
+                    description: `${shared.description} An OAuthError (server_error, temporarily_unavailable) when a sandbox fault rule injected it, else an ErrorMessage.`,
+                    headers: headerRefs(['X-Request-Id']),
+                    content: {
+                      'application/json': {
+                        schema: {
+                          anyOf: [use(OAuthErrorSchema), { $ref: `${SCHEMA_PREFIX}${ERROR_MESSAGE}` }],
+                        },
+                      },
+                    },
+                  },
+                ]),
+            ),
           },
         },
       ),
@@ -674,6 +704,27 @@ export const openApiDocument = (publicUrl: string) => {
         'Judges one client’s recorded traffic against the platform’s guidance for integrators.',
         IntegrationReportSchema,
         { parameters: [{ ...query('clientId', 'The client to judge.'), required: true }] },
+      ),
+    },
+    '/_larder/faults': {
+      get: admin(
+        'getFaults',
+        'The fault rules',
+        'The fault rules in force, with their counters.',
+        FaultRulesStateSchema,
+      ),
+      put: admin(
+        'setFaults',
+        'Replace the fault rules',
+        'Injects errors, latency, expired tokens and bad page tokens into matching requests; counters start again.',
+        FaultRulesStateSchema,
+        { request: jsonBody(FaultRulesSchema) },
+      ),
+      delete: admin(
+        'clearFaults',
+        'Remove every fault rule',
+        'No fault is injected any more.',
+        FaultRulesStateSchema,
       ),
     },
     '/_larder/clients': {

@@ -2,6 +2,8 @@ import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import type { ThrottleLimit } from '../auth/failure-throttle.js';
 import { answerClientError, errorResponse } from '../http/error-edge.js';
+import type { RatePolicy } from '../middleware/rate-limit/rate-windows.js';
+import type { FaultRule } from '../sandbox/fault-schemas.js';
 import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
@@ -22,6 +24,9 @@ export interface ServerConfig {
   live?: boolean;
   clusterWorker?: boolean;
   cors?: readonly string[];
+  rateLimit?: readonly RatePolicy[] | 'off';
+  faults?: readonly FaultRule[];
+  allowFaultHeader?: boolean;
 }
 
 /** A server started in process: where it answers, and how to stop it. */
@@ -100,6 +105,9 @@ export const startServer = async (deps: {
         ...(config.live === undefined ? {} : { live: config.live }),
         ...(config.clusterWorker === undefined ? {} : { clusterWorker: config.clusterWorker }),
         ...(config.cors === undefined ? {} : { cors: config.cors }),
+        ...(config.rateLimit === undefined ? {} : { rateLimit: config.rateLimit }),
+        ...(config.faults === undefined ? {} : { faults: config.faults }),
+        ...(config.allowFaultHeader === undefined ? {} : { allowFaultHeader: config.allowFaultHeader }),
       },
     });
     stopPolling = larder.start();

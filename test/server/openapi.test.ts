@@ -110,3 +110,10 @@ test('the examples come from the demo generator', () => {
   const response = get.responses['200'] as { content: Record<string, { example: { id: string } }> };
   assert.match(response.content['application/json']!.example.id, /^[0-9a-f-]{36}$/);
 });
+
+test('the fault rules are served by GET, PUT and DELETE /_larder/faults, their shape from the one schema', () => {
+  const faults = document.paths['/_larder/faults']!;
+  assert.deepEqual(Object.keys(faults).sort(), ['delete', 'get', 'put']);
+  const body = faults['put']!.requestBody as { content: Record<string, { schema: { $ref: string } }> };
+  assert.equal(body.content['application/json']!.schema.$ref, '#/components/schemas/FaultRules');
+});
