@@ -123,7 +123,7 @@ const TAGS = [
   {
     name: 'sandbox',
     description:
-      'Sandbox controls under /_larder/: present only when the server has an admin token (--admin-token, or a demo database). Authorize with Authorization: Bearer <admin token>. Never reachable cross-origin.',
+      'Sandbox controls under /_larder/: present only when the server has an admin token (--admin-token, or a demo database). Authorize with `Authorization: Bearer <admin token>`. Never reachable cross-origin.',
   },
   { name: 'server', description: 'Health, readiness, this document and the reference page.' },
 ];

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createContractChecker } from '../../src/middleware/contract/contract.js';
 import { openApiDocument } from '../../src/server/openapi.js';
+import { runNode } from '../helpers/cli.js';
 
 const document = openApiDocument('http://larder.test');
 const check = createContractChecker(document);
@@ -51,4 +52,22 @@ test('drift is named: body, status, headers, content type, undocumented paths', 
 
 test('the test suite runs with the contract enforced', () => {
   assert.equal(process.env['LARDER_CONTRACT'], 'enforce');
+});
+
+test('a violation nobody looks at still fails the test process at exit', async () => {
+  const contract = new URL('../../src/middleware/contract/contract.ts', import.meta.url).href;
+  const script = `
+    import { Hono } from 'hono';
+    import { responseContract } from ${JSON.stringify(contract)};
+    const document = { paths: { '/x': { get: { operationId: 'x', responses: { '204': {} } } } }, components: { schemas: {} } };
+    const app = new Hono();
+    app.use(responseContract(document));
+    app.get('/x', (c) => c.text('surprise'));
+    await app.request('/x');
+  `;
+  const run = await runNode(['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: new URL('../..', import.meta.url).pathname,
+  });
+  assert.equal(run.code, 1, run.stderr);
+  assert.match(run.stderr, /OpenAPI contract violations:\n {2}GET \/x \(x\): status 200 is not documented/);
 });

@@ -162,9 +162,13 @@ let exitHooked = false;
  * stderr, replaces the answer with a 500 naming it (so the test that made the request fails with the reason), and
  * fails the process at exit (so no test that ignores the answer hides it).
  */
-export const responseContract = (document: Document): MiddlewareHandler => {
+export const responseContract = (
+  document: Document,
+  /** Where violations go; by default stderr, and the process fails at exit. */
+  report?: (problems: readonly string[]) => void,
+): MiddlewareHandler => {
   const check = createContractChecker(document);
-  if (!exitHooked) {
+  if (report === undefined && !exitHooked) {
     exitHooked = true;
     process.on('exit', () => {
       if (violations.length === 0) return;
@@ -183,8 +187,11 @@ export const responseContract = (document: Document): MiddlewareHandler => {
       return value === undefined ? undefined : String(value);
     });
     if (problems.length === 0) return;
-    violations.push(...problems);
-    process.stderr.write(`OpenAPI contract: ${problems.join('; ')}\n`);
+    if (report !== undefined) report(problems);
+    else {
+      violations.push(...problems);
+      process.stderr.write(`OpenAPI contract: ${problems.join('; ')}\n`);
+    }
     c.res = new Response(JSON.stringify({ contractViolations: problems }), {
       status: 500,
       headers: { 'content-type': 'application/json' },
