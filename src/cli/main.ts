@@ -4,6 +4,7 @@ import { type Command, type CommandIo, parseCommandArgs, renderHelp, UsageError 
 import { checkCommand } from './commands/check-command.js';
 import { clientsCommand } from './commands/clients-command.js';
 import { clockCommand } from './commands/clock-command.js';
+import { faultsCommand } from './commands/faults-command.js';
 import { importCommand } from './commands/import-command.js';
 import { keysCommand } from './commands/keys-command.js';
 import { locationsCommand } from './commands/locations-command.js';
@@ -26,6 +27,7 @@ const COMMANDS: readonly Command[] = [
   clockCommand,
   requestsCommand,
   reportCommand,
+  faultsCommand,
   openapiCommand,
 ];
 

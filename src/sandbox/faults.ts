@@ -136,24 +136,25 @@ export const validFaultRules = (body: unknown): FaultRule[] => {
   return rules;
 };
 
-/** `--faults FILE`: the rules, or an Error naming the file and the field, so the start stops. */
-export const loadFaultsFile = (path: string): FaultRule[] => {
+/** `--faults FILE` (or `larder faults set FILE`): the rules, or an Error naming the file and the field. */
+export const loadFaultsFile = (path: string, label = '--faults'): FaultRule[] => {
+  const fail = (problem: string) => new Error(`${label} ${path}: ${problem}`);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new Error(`--faults ${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? error}).`);
+    throw fail(`cannot read it (${(error as NodeJS.ErrnoException).code ?? error}).`);
   }
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch (error) {
-    throw new Error(`--faults ${path}: not JSON (${(error as Error).message}).`);
+    throw fail(`not JSON (${(error as Error).message}).`);
   }
   try {
     return validFaultRules(body);
   } catch (error) {
-    throw new Error(`--faults ${path}: ${(error as Error).message}.`);
+    throw fail(`${(error as Error).message}.`);
   }
 };
 

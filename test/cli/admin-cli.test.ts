@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -113,4 +113,32 @@ test('report judges a client: findings with exit code 3, none with 0', async () 
   assert.equal(clean.code, 0);
   assert.deepEqual((JSON.parse(clean.out) as { findings: unknown[] }).findings, []);
   assert.equal((await larder('report')).code, 2);
+});
+
+test('faults set, show and clear drive the server; a bad file names the file and the field', async () => {
+  const file = join(dir, 'faults.json');
+  await writeFile(
+    file,
+    JSON.stringify({
+      rules: [{ id: 'tenth', when: { every: 10 }, effect: { type: 'status', status: 503 } }],
+    }),
+  );
+  const set = await larder('faults', 'set', file);
+  assert.equal(set.code, 0, set.err);
+  assert.match(
+    set.out,
+    /^tenth: \{"type":"status","status":503\} when \{"every":10\} match \{\}: matched 0, applied 0/,
+  );
+  const shown = JSON.parse((await larder('faults', 'show', '--json')).out) as { rules: { id: string }[] };
+  assert.deepEqual(
+    shown.rules.map((rule) => rule.id),
+    ['tenth'],
+  );
+  assert.equal((await larder('faults', 'clear')).out, 'No fault rules.\n');
+  const bad = join(dir, 'bad.json');
+  await writeFile(bad, JSON.stringify({ rules: [{ effect: { type: 'latency' } }] }));
+  const refused = await larder('faults', 'set', bad);
+  assert.equal(refused.code, 2);
+  assert.match(refused.err, /faults set .*bad\.json: rules\[0\]\.effect\.ms is required/);
+  assert.equal((await larder('faults', 'set')).code, 2);
 });

@@ -131,6 +131,19 @@ for (const backend of await backends()) {
       assert.equal(refusedToken.status, 429);
       assert.equal(refusedToken.headers.get('retry-after'), '60');
       assert.equal(((await refusedToken.json()) as { error: string }).error, 'temporarily_unavailable');
+      // Refused before the handler: the journal still names the client of Basic credentials.
+      const basic = Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64');
+      const refusedBasic = await larder.app.request(TOKEN, {
+        method: 'POST',
+        headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials',
+      });
+      assert.equal(refusedBasic.status, 429);
+      const [last] = larder.journal?.list({ limit: 1 }) ?? [];
+      assert.deepEqual(
+        [last?.status, last?.code, last?.clientId],
+        [429, 'temporarily_unavailable', credentials.clientId],
+      );
     });
 
     test('off (the default): no limit and no rate-limit fields', async () => {

@@ -1,5 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { oauthError } from '../../auth/oauth-token-route.js';
+import { claimedClientId, collectingFacts, noteFacts } from '../../http/request-facts.js';
+import { requestHeader } from '../../http/request-header.js';
 import type { Clock } from '../../shared/clock.js';
 import { LarderError } from '../../shared/errors.js';
 import type { RateLimiter, RatePolicy, RateVerdict } from './rate-windows.js';
@@ -62,6 +64,11 @@ export const rateLimit = ({
     const taken = limiter.take(scopeOf(c), keyOf(c), nowMs);
     const verdict = taken instanceof Promise ? await taken : taken;
     if (!verdict.allowed) {
+      // Refused before any handler names the client: the journal (and the report) learn it from the credentials.
+      if (collectingFacts(c) && c.req.path === tokenPath) {
+        const clientId = claimedClientId(requestHeader(c, 'authorization'));
+        if (clientId !== undefined) noteFacts(c, { clientId });
+      }
       const headers: Record<string, string> = { 'Retry-After': String(verdict.retryAfterSeconds) };
       setHeaders(verdict, nowMs, (name, value) => {
         headers[name] = value;
