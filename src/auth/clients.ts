@@ -4,25 +4,12 @@ import { systemClock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
 import type { ClientRecord, ClientUpdate, Store } from '../storage/store.js';
 import { generateClientSecret, loadSecretHasher } from './client-secret.js';
+import type { ClientCredentials, ClientSummary } from './schemas.js';
 import { DEFAULT_SCOPES, KNOWN_SCOPES, normalizeScopes, unknownScopes } from './scopes.js';
 
 /** Operator-facing client management; the CLI (`larder clients …`) is a thin shell over these. */
 
-/** A client as shown to operators: everything but the secret hash. */
-export interface ClientSummary {
-  clientId: string;
-  name: string;
-  scopes: string[];
-  allLocations: boolean;
-  locations: string[];
-  createdAt: string;
-  revokedAt: string | null;
-}
-
-/** Returned once, at creation: the secret is never retrievable again. */
-export interface ClientCredentials extends ClientSummary {
-  clientSecret: string;
-}
+export type { ClientCredentials, ClientSummary } from './schemas.js';
 
 export interface LocationGrant {
   /** Specific location ids; mutually exclusive with `allLocations: true`. */

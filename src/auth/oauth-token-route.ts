@@ -6,17 +6,12 @@ import { MAX_BODY_BYTES } from '../shared/limits.js';
 import { MAX_CLIENT_ID_LENGTH } from './client-authenticator.js';
 import type { AuthEndpointDeps } from './endpoint-deps.js';
 import { REALM } from './retail-guard.js';
+import type { OAuthErrorCode } from './schemas.js';
 import { splitScope } from './scopes.js';
 
 export const TOKEN_ENDPOINT_PATH = '/authentication/v1/authentication/customer/oauth/token';
 
-export type OAuthErrorCode =
-  | 'invalid_request'
-  | 'invalid_client'
-  | 'unsupported_grant_type'
-  | 'invalid_scope'
-  | 'temporarily_unavailable'
-  | 'server_error';
+export type { OAuthErrorCode } from './schemas.js';
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
 

@@ -44,3 +44,104 @@ export const AuthenticationResponseSchema = Type.Object(
   { title: 'AuthenticationResponse', ...Closed },
 );
 export type AuthenticationResponse = Static<typeof AuthenticationResponseSchema>;
+
+/** RFC 6749 §4.4.2: the client-credentials token request, a form (the client may authenticate by HTTP Basic). */
+export const OAuthTokenRequestSchema = Type.Object(
+  {
+    grant_type: Type.Literal('client_credentials', { description: 'The only grant Larder issues.' }),
+    scope: Type.Optional(
+      Type.String({ description: 'Space-separated scopes to narrow the token to (default: all granted).' }),
+    ),
+    client_id: Type.Optional(Type.String({ description: 'client_secret_post: the client id.' })),
+    client_secret: Type.Optional(Type.String({ description: 'client_secret_post: the client secret.' })),
+  },
+  { title: 'OAuthTokenRequest' },
+);
+
+/** RFC 6749 §5.1. */
+export const OAuthTokenResponseSchema = Type.Object(
+  {
+    access_token: Type.String({ description: 'JSON Web Token (RFC 9068) to present as a bearer token.' }),
+    token_type: Type.Literal('Bearer'),
+    expires_in: Type.Integer({ description: 'Seconds the token is valid.' }),
+    scope: Type.String({ description: 'The scopes the token carries, space-separated.' }),
+  },
+  { title: 'OAuthTokenResponse', ...Closed },
+);
+
+/** The RFC 6749 §5.2 error codes the token endpoint answers. */
+export const OAUTH_ERROR_CODES = [
+  'invalid_request',
+  'invalid_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+  'temporarily_unavailable',
+  'server_error',
+] as const;
+export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
+
+/** RFC 6749 §5.2: the token endpoint's errors (OAuth clients parse this shape, not ErrorMessage). */
+export const OAuthErrorSchema = Type.Object(
+  {
+    error: Type.Union(OAUTH_ERROR_CODES.map((code) => Type.Literal(code))),
+    error_description: Type.String(),
+  },
+  { title: 'OAuthError', ...Closed },
+);
+
+/** RFC 8414 authorization server metadata. */
+export const AuthorizationServerMetadataSchema = Type.Object(
+  {
+    issuer: Type.String({ format: 'uri' }),
+    token_endpoint: Type.String({ format: 'uri' }),
+    jwks_uri: Type.String({ format: 'uri' }),
+    grant_types_supported: Type.Array(Type.String()),
+    token_endpoint_auth_methods_supported: Type.Array(Type.String()),
+    scopes_supported: Type.Array(Type.String()),
+    response_types_supported: Type.Array(Type.String()),
+  },
+  { title: 'AuthorizationServerMetadata', ...Closed },
+);
+
+/** RFC 7517: the public signing keys (ES256) that verify access tokens. */
+export const JsonWebKeySetSchema = Type.Object(
+  {
+    keys: Type.Array(
+      Type.Object(
+        {
+          kty: Type.String(),
+          crv: Type.String(),
+          x: Type.String(),
+          y: Type.String(),
+          kid: Type.String(),
+          alg: Type.String(),
+          use: Type.Literal('sig'),
+        },
+        { title: 'JsonWebKey', ...Closed },
+      ),
+    ),
+  },
+  { title: 'JsonWebKeySet', ...Closed },
+);
+
+/** A client as operators see it (never its secret hash). */
+export const ClientSummarySchema = Type.Object(
+  {
+    clientId: Type.String(),
+    name: Type.String(),
+    scopes: Type.Array(Type.String()),
+    allLocations: Type.Boolean(),
+    locations: Type.Array(Type.String()),
+    createdAt: Type.String({ format: 'date-time' }),
+    revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  { title: 'ClientSummary', ...Closed },
+);
+export type ClientSummary = Static<typeof ClientSummarySchema>;
+
+/** Answered once, at creation: the secret is never retrievable again. */
+export const ClientCredentialsSchema = Type.Composite(
+  [ClientSummarySchema, Type.Object({ clientSecret: Type.String({ description: 'Shown only once.' }) })],
+  { title: 'ClientCredentials', ...Closed },
+);
+export type ClientCredentials = Static<typeof ClientCredentialsSchema>;

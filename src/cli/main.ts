@@ -11,6 +11,7 @@ import { importCommand } from './commands/import-command.js';
 import { keysCommand } from './commands/keys-command.js';
 import { locationsCommand } from './commands/locations-command.js';
 import { migrateCommand } from './commands/migrate-command.js';
+import { openapiCommand } from './commands/openapi-command.js';
 import { pullCommand } from './commands/pull-command.js';
 import { reportCommand } from './commands/report-command.js';
 import { requestsCommand } from './commands/requests-command.js';
@@ -32,6 +33,7 @@ const COMMANDS: readonly Command[] = [
   requestsCommand,
   reportCommand,
   faultsCommand,
+  openapiCommand,
 ];
 
 const overview = () =>

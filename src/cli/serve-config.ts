@@ -47,6 +47,8 @@ export interface ServeConfig {
   metricsPort?: number;
   /** HTTPS from PEM files, or a development certificate made at start. */
   tls?: { certFile: string; keyFile: string } | 'self-signed';
+  /** `--cors`: origins allowed to call the retail and auth routes from a browser (`*`: any). */
+  cors?: readonly string[];
   /** --rate-limit: the platform's limits, others, or off. */
   rateLimit: readonly RatePolicy[] | 'off';
   /** --faults FILE: rules injected from the start (with or without the admin API: the operator asked). */
@@ -79,7 +81,7 @@ const parseTls = (args: ParsedArgs): ServeConfig['tls'] => {
   return { certFile, keyFile };
 };
 
-const parsePublicUrl = (raw: string | undefined): string | undefined => {
+export const parsePublicUrl = (raw: string | undefined): string | undefined => {
   if (raw === undefined) return undefined;
   let url: URL;
   try {
@@ -92,11 +94,32 @@ const parsePublicUrl = (raw: string | undefined): string | undefined => {
   return raw.replace(/\/+$/, '');
 };
 
+/** `--cors https://a.example,http://localhost:3000`: origins exactly (scheme, host, port), or `*`. */
+export const parseCorsOrigins = (raw: string | undefined): string[] | undefined => {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const origins = raw.split(',').map((origin) => origin.trim());
+  for (const origin of origins) {
+    if (origin === '*') continue;
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === undefined || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin)
+      throw new UsageError(
+        `--cors takes origins like https://app.example.com or http://localhost:3000 (no path or trailing slash), or *; not ${origin || '(empty)'}.`,
+      );
+  }
+  return origins;
+};
+
 export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
   const publicUrl = parsePublicUrl(args.strings['public-url']);
   const databaseUrl = args.strings['database-url'];
   const adminToken = args.strings['admin-token'];
   const keyEncryptionKey = keyEncryptionKeyFrom(args);
+  const cors = parseCorsOrigins(args.strings['cors']);
   const throttle = parseThrottleLimit(args.strings['login-throttle']!);
   if (throttle === undefined)
     throw new UsageError(
@@ -150,6 +173,7 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
     logFormat: oneOf('log-format', LOG_FORMATS, args.strings['log-format']),
     ...(metricsPort === undefined ? {} : { metricsPort }),
     ...(tls === undefined ? {} : { tls }),
+    ...(cors === undefined ? {} : { cors }),
     rateLimit,
     ...(faults === undefined ? {} : { faults }),
     allowFaultHeader: args.flags['allow-fault-header'] === true,

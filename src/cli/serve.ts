@@ -109,6 +109,7 @@ export const serve = async (
         clusterWorker: cluster.isWorker,
         ...(tls === undefined ? {} : { tls: tls.material }),
         ...(metrics === undefined ? {} : { metrics }),
+        ...(config.cors === undefined ? {} : { cors: config.cors }),
         rateLimit: config.rateLimit,
         ...(config.faults === undefined ? {} : { faults: config.faults }),
         allowFaultHeader: config.allowFaultHeader,

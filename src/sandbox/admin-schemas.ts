@@ -48,3 +48,102 @@ export const NewClientRequestSchema = Type.Object(
   { title: 'NewClientRequest', ...Closed },
 );
 export type NewClientRequest = Static<typeof NewClientRequestSchema>;
+
+/**
+ * One answered request as the request journal keeps it and the integration report judges it. Secrets, tokens
+ * and the Authorization value are never kept: a token appears only as its fingerprint.
+ */
+export const JournalEntrySchema = Type.Object(
+  {
+    seq: Type.Integer({ description: 'Order of answering within this journal.' }),
+    time: Type.String({
+      format: 'date-time',
+      description: 'When the request arrived, on the virtual clock.',
+    }),
+    timeMs: Type.Number({ description: 'The same, in epoch milliseconds.' }),
+    method: Type.String(),
+    path: Type.String(),
+    operation: Type.Optional(
+      Type.String({ description: 'The OpenAPI operation id, when the route has one.' }),
+    ),
+    status: Type.Integer(),
+    code: Type.Optional(
+      Type.Union([Type.Integer(), Type.String()], {
+        description: 'The ErrorMessage code, or the RFC 6749 error of the token endpoint.',
+      }),
+    ),
+    durationMs: Type.Number(),
+    clientId: Type.Optional(Type.String({ description: 'The client the request was made by or for.' })),
+    location: Type.Optional(
+      Type.String({ description: 'The Platform-Restaurant-External-ID header, as sent.' }),
+    ),
+    requestId: Type.String(),
+    fault: Type.Optional(
+      Type.String({
+        description:
+          'The injected fault, if any: the rule id (or header) and the effect (rule-1 status=503).',
+      }),
+    ),
+    body: Type.Optional(Type.Unknown({ description: 'Search requests: the JSON body as sent.' })),
+    pageToken: Type.Optional(Type.String()),
+    pageSize: Type.Optional(Type.Integer()),
+    hasNextPage: Type.Optional(Type.Boolean({ description: 'Search answers: whether a next page exists.' })),
+    tokenFingerprint: Type.Optional(
+      Type.String({ description: 'A short fingerprint of the bearer token used, or of the token issued.' }),
+    ),
+    tokenExpiresAtMs: Type.Optional(
+      Type.Number({ description: 'Token requests: when the issued token expires (virtual epoch ms).' }),
+    ),
+    retryAfterSeconds: Type.Optional(
+      Type.Integer({ description: '429 answers: the Retry-After they gave.' }),
+    ),
+  },
+  { title: 'JournalEntry', ...Closed },
+);
+
+export const JournalListSchema = Type.Object(
+  { requests: Type.Array(JournalEntrySchema, { description: 'Oldest first.' }) },
+  { title: 'JournalList', ...Closed },
+);
+
+const SeveritySchema = Type.Union([Type.Literal('error'), Type.Literal('warning'), Type.Literal('info')]);
+
+export const ReportRuleSchema = Type.Object(
+  { id: Type.String(), severity: SeveritySchema, title: Type.String(), description: Type.String() },
+  { title: 'ReportRule', ...Closed },
+);
+
+export const FindingSchema = Type.Object(
+  {
+    rule: Type.String({ description: 'The id of the rule broken.' }),
+    severity: SeveritySchema,
+    message: Type.String({ description: 'What happened and what to change, in plain words.' }),
+    count: Type.Integer({ description: 'How many times the rule was broken.' }),
+    exampleRequestIds: Type.Array(Type.String(), { description: 'A few request ids, oldest first.' }),
+  },
+  { title: 'Finding', ...Closed },
+);
+
+export const IntegrationReportSchema = Type.Object(
+  {
+    clientId: Type.String(),
+    requestsJudged: Type.Integer(),
+    findings: Type.Array(FindingSchema),
+    rules: Type.Array(ReportRuleSchema),
+  },
+  { title: 'IntegrationReport', ...Closed },
+);
+
+export const ImportedSchema = Type.Object(
+  { imported: Type.Integer({ description: 'Records loaded.' }) },
+  { title: 'Imported', ...Closed },
+);
+export const DeletedLocationSchema = Type.Object(
+  { deleted: Type.String({ description: 'The location removed.' }) },
+  { title: 'DeletedLocation', ...Closed },
+);
+export const ResetSchema = Type.Object(
+  { reset: Type.Literal(true), clock: ClockViewSchema },
+  { title: 'SandboxReset', ...Closed },
+);
+export const ClearedSchema = Type.Object({ cleared: Type.Literal(true) }, { title: 'Cleared', ...Closed });

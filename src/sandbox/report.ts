@@ -1,3 +1,5 @@
+import type { Static } from '@sinclair/typebox';
+import type { FindingSchema } from './admin-schemas.js';
 import { type JournalEntry, SEARCH_OPERATIONS, TOKEN_OPERATIONS } from './journal-entry.js';
 
 /**
@@ -84,16 +86,11 @@ export const RULES = [
 export type RuleId = (typeof RULES)[number]['id'];
 export type Severity = 'error' | 'warning' | 'info';
 
-export interface Finding {
+/** A broken rule (FindingSchema documents each field), named by the rule's id. */
+export type Finding = Omit<Static<typeof FindingSchema>, 'rule' | 'severity'> & {
   rule: RuleId;
   severity: Severity;
-  /** What happened and what to change, in plain words. */
-  message: string;
-  /** How many times the rule was broken (what is counted is said in the message). */
-  count: number;
-  /** At most MAX_EXAMPLES request ids, oldest first. */
-  exampleRequestIds: string[];
-}
+};
 
 export const MAX_EXAMPLES = 5;
 

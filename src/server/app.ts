@@ -8,6 +8,8 @@ import { createSourceAddress, type TrustProxy } from '../auth/source-address.js'
 import { createErrorEdge } from '../http/error-edge.js';
 import { accessLog } from '../middleware/access-log/access-log.js';
 import { adminAuth } from '../middleware/admin-auth/admin-auth.js';
+import { responseContract } from '../middleware/contract/contract.js';
+import { corsFor } from '../middleware/cors/cors.js';
 import { injectFaults } from '../middleware/faults/faults.js';
 import { journalRequests } from '../middleware/journal/journal.js';
 import { loginThrottle } from '../middleware/login-throttle/login-throttle.js';
@@ -41,7 +43,8 @@ import { DEFAULT_REQUEST_TIMEOUT_SECONDS } from '../shared/server-limits.js';
 import { createVirtualClock } from '../shared/virtual-clock.js';
 import { instrumentStore } from '../storage/instrumented-store.js';
 import type { Store } from '../storage/store.js';
-import { openApiDocument } from './openapi.js';
+import { createDocsRoutes } from './docs-routes.js';
+import { OPENAPI_PATH, openApiDocument } from './openapi.js';
 
 export interface AppConfig {
   /** Issuer and public base URL (no trailing slash). */
@@ -59,6 +62,8 @@ export interface AppConfig {
   live?: boolean;
   /** A worker of `--workers N`: the admin API's journal covers every worker, through the primary. */
   clusterWorker?: boolean;
+  /** `--cors`: origins whose browser scripts may call the retail and auth routes (`*`: any). */
+  cors?: readonly string[];
   /** The platform's rate limits (`--rate-limit`); off when absent. */
   rateLimit?: readonly RatePolicy[] | 'off';
   /** Fault rules from `--faults FILE`: injected even without the admin API (the operator asked for them). */
@@ -157,10 +162,18 @@ export const createApp = async ({
   const app = new Hono();
   const locations = createLocationDirectory(store, clock);
 
+  const apiDocument = openApiDocument(config.publicUrl);
+  // The test suite's contract check (scripts/run-tests.mjs sets it): every answer is held to the document.
+  if (process.env['LARDER_CONTRACT'] === 'enforce') app.use(responseContract(apiDocument));
   app.use(requestId());
   app.use(accessLog({ logger }));
   if (metrics !== undefined)
     app.use(measureRequests({ metrics, operationOf, tokenOperations: new Set(TOKEN_OPERATIONS) }));
+  // Before the journal, so preflights are not journaled; never on the admin API.
+  if (config.cors !== undefined && config.cors.length > 0) {
+    const allowed = corsFor(config.cors);
+    for (const path of ['/v1/*', LOGIN_PATH, TOKEN_ENDPOINT_PATH, '/.well-known/*']) app.use(path, allowed);
+  }
   if (journal !== undefined)
     app.use(journalRequests({ journal, clock, operationOf, skipPrefix: ADMIN_PREFIX }));
   // Fault rules exist with the admin API or a faults file; under --workers the primary holds them.
@@ -198,9 +211,18 @@ export const createApp = async ({
     });
     return c.json({ status: 'ready', storage: store.describe() });
   });
-  const document = JSON.stringify(openApiDocument(config.publicUrl));
-  app.get('/openapi.json', (c) =>
-    c.body(document, 200, { 'content-type': 'application/json; charset=utf-8' }),
+  const document = JSON.stringify(apiDocument);
+  app.get(OPENAPI_PATH, (c) => c.body(document, 200, { 'content-type': 'application/json; charset=utf-8' }));
+  app.route(
+    '/',
+    createDocsRoutes({
+      publicUrl: config.publicUrl,
+      demoClient: async () => {
+        const demo = await store.settings.demoClient.get();
+        const client = demo === undefined ? undefined : await store.auth.getClient(demo.clientId);
+        return client === undefined || client.revokedAt !== null ? undefined : demo;
+      },
+    }),
   );
 
   const addressOf = createSourceAddress(config.trustProxy);

@@ -1,265 +1,842 @@
-import { type TSchema, Type } from '@sinclair/typebox';
+import type { TSchema } from '@sinclair/typebox';
 import { LOGIN_PATH } from '../auth/auth-service.js';
+import { JWKS_PATH, METADATA_PATH, pathSuffixedMetadataPath } from '../auth/metadata.js';
 import { TOKEN_ENDPOINT_PATH } from '../auth/oauth-token-route.js';
-import { AuthenticationRequestSchema, AuthenticationResponseSchema } from '../auth/schemas.js';
-import { ErrorMessageSchema } from '../http/error-message.js';
-import { RECORD_KINDS } from '../records/kinds.js';
 import {
+  AuthenticationRequestSchema,
+  AuthenticationResponseSchema,
+  AuthorizationServerMetadataSchema,
+  ClientCredentialsSchema,
+  JsonWebKeySetSchema,
+  OAuthErrorSchema,
+  OAuthTokenRequestSchema,
+  OAuthTokenResponseSchema,
+} from '../auth/schemas.js';
+import { RETAIL_INVENTORY_READ, RETAIL_READ } from '../auth/scopes.js';
+import { ErrorMessageSchema } from '../http/error-message.js';
+import { RECORD_KINDS, type RecordKind } from '../records/kinds.js';
+import {
+  ClearedSchema,
   ClockAdvanceRequestSchema,
   ClockSetRequestSchema,
   ClockViewSchema,
+  DeletedLocationSchema,
+  ImportedSchema,
+  IntegrationReportSchema,
+  JournalListSchema,
   NewClientRequestSchema,
+  ResetSchema,
 } from '../sandbox/admin-schemas.js';
 import { FaultRulesSchema, FaultRulesStateSchema } from '../sandbox/fault-schemas.js';
+import { OPERATIONS } from '../sandbox/journal-entry.js';
+import { ERROR_CATALOG } from '../shared/errors.js';
 import { DEFAULT_PAGE_SIZE, LOCATION_HEADER, MAX_BODY_BYTES, MAX_PAGE_SIZE } from '../shared/limits.js';
+import { DOCS_ASSETS, DOCS_ASSETS_PATH, DOCS_PATH, OPENAPI_PATH } from './docs-paths.js';
+import { ApiIndexSchema, HealthSchema, ReadinessSchema } from './meta-schemas.js';
+import { demoExamples } from './openapi-examples.js';
 
 /**
- * The OpenAPI 3.1 document, derived from the same TypeBox schemas that validate requests and imports
- * (OpenAPI 3.1 schemas are JSON Schema, so they are used as they are).
+ * The OpenAPI 3.1 document, derived from the same TypeBox schemas that validate requests and imports (OpenAPI
+ * 3.1 schemas are JSON Schema, so they are used as they are). Every titled object schema becomes a named
+ * component (`#/components/schemas/<title>`), so generators (openapi-typescript) name the types; the paths are
+ * looped from RECORD_KINDS; the error table is ERROR_CATALOG. test/server/openapi-*.test.ts validate it, lint
+ * it and hold every response of the HTTP tests to it.
  */
-const json = (schema: TSchema | { $ref: string }) => ({ 'application/json': { schema } });
 
-// Type.Recursive names the schema with a generated $id ("T0") and refers to itself by that id, which OpenAPI
-// tools (Prism among them) try to open as a file: the document keeps it in components, self-referenced by pointer.
-const ERROR_MESSAGE_REF = '#/components/schemas/ErrorMessage';
-const { $id, ...errorMessageSchema } = JSON.parse(
-  JSON.stringify(ErrorMessageSchema).replaceAll(
-    `"$ref":${JSON.stringify(ErrorMessageSchema.$id)}`,
-    `"$ref":${JSON.stringify(ERROR_MESSAGE_REF)}`,
+export { DOCS_PATH, OPENAPI_PATH } from './docs-paths.js';
+
+const SCHEMA_PREFIX = '#/components/schemas/';
+const ERROR_MESSAGE = 'ErrorMessage';
+
+type Json = Record<string, unknown>;
+
+/** An operation as the document holds it (the tools reading it need no more than this). */
+export interface OperationObject {
+  tags: string[];
+  operationId: string;
+  summary: string;
+  description: string;
+  security?: unknown[];
+  parameters?: unknown[];
+  requestBody?: unknown;
+  responses: Record<string, unknown>;
+}
+export type PathItem = Record<string, OperationObject>;
+
+/** Collects the named schemas met while the paths are built; `use` answers a reference to one. */
+const createComponents = () => {
+  const schemas: Record<string, unknown> = {};
+  // Type.Recursive names ErrorMessage with a generated $id ("T0") and refers to itself by it, which OpenAPI
+  // tools try to open as a file: the component refers to itself by pointer instead.
+  const recursiveId = ErrorMessageSchema.$id;
+  const lift = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(lift);
+    if (node === null || typeof node !== 'object') return node;
+    const object = node as Json;
+    if (object['$ref'] === recursiveId) return { $ref: `${SCHEMA_PREFIX}${ERROR_MESSAGE}` };
+    const lifted: Json = {};
+    for (const [key, value] of Object.entries(object))
+      if (key !== '$id') lifted[key] = key === 'examples' || key === 'default' ? value : lift(value);
+    const title = object['title'];
+    if (typeof title !== 'string' || object['type'] !== 'object') return lifted;
+    const known = schemas[title];
+    if (known === undefined) schemas[title] = lifted;
+    else if (JSON.stringify(known) !== JSON.stringify(lifted))
+      throw new Error(`Two different schemas are titled ${title}`);
+    return { $ref: `${SCHEMA_PREFIX}${title}` };
+  };
+  return {
+    schemas,
+    use: (schema: TSchema | Json): Json => lift(JSON.parse(JSON.stringify(schema))) as Json,
+  };
+};
+
+/** The ErrorMessage codes, as a Markdown table (the document's description and docs/api.md). */
+export const ERROR_CODE_TABLE = [
+  '| HTTP | code | name | meaning |',
+  '|---|---|---|---|',
+  ...Object.entries(ERROR_CATALOG).map(
+    ([name, entry]) =>
+      `| ${entry.status} | ${entry.numericCode} | \`${name}\` | ${entry.message.replaceAll('<', '&lt;').replaceAll('>', '&gt;')} |`,
   ),
-) as TSchema;
-const error = (description: string) => ({ description, content: json({ $ref: ERROR_MESSAGE_REF }) });
+].join('\n');
 
-const retailParameters = [
+const DESCRIPTION = `Larder serves an **authentication API** that issues bearer access tokens (JWT) and a read-only
+**retail API** with purchase orders and inventory history, one location at a time, plus (in sandbox mode) the
+sandbox controls under \`/_larder/\`.
+
+**Authorize:** obtain a token with client credentials, either \`POST ${LOGIN_PATH}\` (JSON) or the OAuth 2.0
+token endpoint \`POST ${TOKEN_ENDPOINT_PATH}\` (form), then send \`Authorization: Bearer <token>\` and the
+location in \`${LOCATION_HEADER}\`.
+
+**Errors:** every error answer is an \`ErrorMessage\` with a stable numeric \`code\` and the \`requestId\` (also in the
+\`X-Request-Id\` header), except the OAuth token endpoint's, which follow RFC 6749 (\`OAuthError\`).
+
+${ERROR_CODE_TABLE}`;
+
+const TAGS = [
+  { name: 'authentication', description: 'Client credentials in, bearer access tokens (JWT) out.' },
   {
+    name: 'retail',
+    description: `Purchase orders and inventory history of one location (the ${LOCATION_HEADER} header).`,
+  },
+  {
+    name: 'sandbox',
+    description:
+      'Sandbox controls under /_larder/: present only when the server has an admin token (--admin-token, or a demo database). Authorize with `Authorization: Bearer <admin token>`. Never reachable cross-origin.',
+  },
+  { name: 'server', description: 'Health, readiness, this document and the reference page.' },
+];
+
+/** Reusable response headers. The rate-limit ones are sent only with `--rate-limit` (retail and token routes). */
+const HEADERS = {
+  'X-Request-Id': {
+    description:
+      'The id of this request: the caller’s own X-Request-Id when it is sane, else a new UUID. Also in every error body.',
+    required: true,
+    schema: { type: 'string' },
+  },
+  'Retry-After': {
+    description: 'Whole seconds to wait before asking again.',
+    required: true,
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  'WWW-Authenticate': {
+    description: 'The authentication challenge (RFC 6750 Bearer, or Basic on the token endpoint).',
+    schema: { type: 'string' },
+  },
+  Allow: { description: 'The methods this path takes.', required: true, schema: { type: 'string' } },
+  RateLimit: {
+    description: 'IETF RateLimit fields: the closest limit’s remaining requests and seconds to reset.',
+    schema: { type: 'string' },
+  },
+  'RateLimit-Policy': {
+    description: 'IETF RateLimit policies: every limit in force.',
+    schema: { type: 'string' },
+  },
+  'X-RateLimit-Limit': { description: 'Requests allowed in the closest window.', schema: { type: 'string' } },
+  'X-RateLimit-Remaining': {
+    description: 'Requests left in the closest window.',
+    schema: { type: 'string' },
+  },
+  'X-RateLimit-Reset': {
+    description: 'When the closest window resets (Unix seconds).',
+    schema: { type: 'string' },
+  },
+} as const;
+type HeaderName = keyof typeof HEADERS;
+const headerRefs = (names: readonly HeaderName[]) =>
+  Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+const RATE_LIMIT_HEADERS: readonly HeaderName[] = [
+  'RateLimit',
+  'RateLimit-Policy',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+];
+
+const codesOf = (status: number) =>
+  Object.values(ERROR_CATALOG)
+    .filter((entry) => entry.status === status)
+    .map((entry) => entry.numericCode);
+
+/** Answers that any route may give: the HTTP server's own (408, 431) and the storage's (503), and 500. */
+const SHARED_RESPONSES = {
+  RequestTimeout: { status: 408, description: 'The request took too long to arrive (30 s).', headers: [] },
+  HeadersTooLarge: { status: 431, description: 'The request headers or URL are too large.', headers: [] },
+  Internal: {
+    status: 500,
+    description: 'Internal server error (logged with the request id).',
+    headers: ['X-Request-Id'],
+  },
+  BadGateway: {
+    status: 502,
+    description: 'Injected by a sandbox fault rule (behind a proxy: the proxy lost the server).',
+    headers: ['X-Request-Id'],
+  },
+  Unavailable: {
+    status: 503,
+    description:
+      'The database is unavailable, or the server is starting (or a sandbox fault rule); retry shortly.',
+    headers: ['X-Request-Id'],
+  },
+  GatewayTimeout: {
+    status: 504,
+    description: 'Injected by a sandbox fault rule (behind a proxy: the server answered too slowly).',
+    headers: ['X-Request-Id'],
+  },
+} as const satisfies Record<string, { status: number; description: string; headers: readonly HeaderName[] }>;
+const sharedResponseRefs = Object.fromEntries(
+  Object.entries(SHARED_RESPONSES).map(([name, response]) => [
+    String(response.status),
+    { $ref: `#/components/responses/${name}` },
+  ]),
+);
+
+const exampleError = (status: number, code: number, message: string, fieldName?: string) => ({
+  status: String(status),
+  code,
+  message,
+  ...(fieldName === undefined ? {} : { fieldName }),
+  requestId: '5f0c6d5e-8f4e-4c0e-9d55-2b8f3f1f7a10',
+  canRetry: status === 429 || status >= 500 ? 'true' : 'false',
+});
+
+/** An ErrorMessage answer, with the codes it may carry. */
+const error = (status: number, description: string, headers: readonly HeaderName[] = []) => {
+  const codes = codesOf(status);
+  const entry = Object.values(ERROR_CATALOG).find((e) => e.status === status);
+  return {
+    description: `${description}${codes.length === 0 ? '' : ` ErrorMessage code ${codes.join(' or ')}.`}`,
+    headers: headerRefs(['X-Request-Id', ...headers]),
+    content: {
+      'application/json': {
+        schema: { $ref: `${SCHEMA_PREFIX}${ERROR_MESSAGE}` },
+        ...(entry === undefined ? {} : { example: exampleError(status, entry.numericCode, entry.message) }),
+      },
+    },
+  };
+};
+
+const ok = (description: string, schema: Json, example?: unknown, headers: readonly HeaderName[] = []) => ({
+  description,
+  headers: headerRefs(['X-Request-Id', ...headers]),
+  content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } },
+});
+
+const operation = (
+  tag: string,
+  operationId: string,
+  summary: string,
+  description: string,
+  rest: Json & { responses: Json },
+): OperationObject => {
+  const responses: Json = { ...rest.responses };
+  // Sandbox fault rules may answer 429 on any route but the admin API and the health checks.
+  if (tag !== 'sandbox' && responses['429'] === undefined)
+    responses['429'] = error(429, 'Injected by a sandbox fault rule; see Retry-After.', ['Retry-After']);
+  for (const [status, response] of Object.entries(sharedResponseRefs)) responses[status] ??= response;
+  return { tags: [tag], operationId, summary, description, ...rest, responses };
+};
+
+/** Everything Larder serves, described; `publicUrl` is the server's issuer and base URL. */
+export const openApiDocument = (publicUrl: string) => {
+  const components = createComponents();
+  const { use } = components;
+  const example = demoExamples();
+  // First, so the error shape leads the components.
+  use(ErrorMessageSchema);
+
+  const locationParameter = {
     name: LOCATION_HEADER,
     in: 'header',
     required: true,
-    schema: { type: 'string' },
+    schema: { type: 'string', minLength: 1 },
     description: 'Identifier of the location whose retail information is queried.',
-  },
-];
-const pagingParameters = [
-  {
-    name: 'pageToken',
-    in: 'query',
-    required: false,
-    schema: { type: 'string' },
-    description: 'Token of the page to return.',
-  },
-  {
-    name: 'pageSize',
-    in: 'query',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
-    description: 'Larder extension: records per page.',
-  },
-];
-const retailErrors = {
-  '400': error('Invalid header, identifier, body, or page token.'),
-  '401': error('No valid access token.'),
-  '403': error('Token lacks the scope, or the location is not granted.'),
-  '500': error('Internal server error.'),
-};
-const security = [{ oauth2: ['retail.inventory:read'] }, { bearer: [] }];
-
-const search = (operationId: string, request: TSchema, response: TSchema) => ({
-  post: {
-    operationId,
-    security,
-    parameters: [...retailParameters, ...pagingParameters],
-    requestBody: { required: true, content: json(request) },
-    responses: {
-      '200': { description: 'A page of results.', content: json(response) },
-      ...retailErrors,
-      '413': error(`Body over ${MAX_BODY_BYTES / 1024} KiB.`),
-      '415': error('Body not sent as application/json.'),
-    },
-  },
-});
-
-const getById = (operationId: string, param: string, record: TSchema) => ({
-  get: {
-    operationId,
-    security,
-    parameters: [
-      ...retailParameters,
-      { name: param, in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
-    ],
-    responses: {
-      '200': { description: 'The record.', content: json(record) },
-      ...retailErrors,
-      '404': error('No such record at this location.'),
-    },
-  },
-});
-
-const SANDBOX_TAG = 'sandbox';
-const adminSecurity = [{ admin: [] }];
-const adminErrors = {
-  '400': error('A field of the request is not valid (fieldName names it).'),
-  '401': error('The admin token is missing or wrong.'),
-};
-const anyJson = (description: string) => ({
-  description,
-  content: json({ type: 'object' } as unknown as TSchema),
-});
-const admin = (
-  operationId: string,
-  summary: string,
-  options: { request?: TSchema; answer?: TSchema; answerDescription?: string; parameters?: unknown[] } = {},
-) => ({
-  operationId,
-  summary,
-  tags: [SANDBOX_TAG],
-  security: adminSecurity,
-  ...(options.parameters === undefined ? {} : { parameters: options.parameters }),
-  ...(options.request === undefined
-    ? {}
-    : { requestBody: { required: true, content: json(options.request) } }),
-  responses: {
-    '200':
-      options.answer === undefined
-        ? anyJson(options.answerDescription ?? 'Done.')
-        : { description: options.answerDescription ?? 'Done.', content: json(options.answer) },
-    ...adminErrors,
-  },
-});
-const locationParameter = { name: 'locationId', in: 'path', required: true, schema: { type: 'string' } };
-const queryParameter = (name: string, description: string) => ({
-  name,
-  in: 'query',
-  required: false,
-  schema: { type: 'string' },
-  description,
-});
-
-/** The sandbox controls (src/sandbox/admin-routes.ts), under their own tag. */
-const adminPaths = () => ({
-  '/_larder/clock': {
-    get: admin('getClock', 'The virtual clock', { answer: ClockViewSchema }),
-    put: admin('setClock', 'Jump to a time, optionally frozen', {
-      request: ClockSetRequestSchema,
-      answer: ClockViewSchema,
-    }),
-    delete: admin('resetClock', 'Back to real time', { answer: ClockViewSchema }),
-  },
-  '/_larder/clock/advance': {
-    post: admin('advanceClock', 'Move the clock forward (the live demo catches up first)', {
-      request: ClockAdvanceRequestSchema,
-      answer: ClockViewSchema,
-    }),
-  },
-  '/_larder/requests': {
-    get: admin('listRequests', 'The request journal, oldest first', {
-      answerDescription: '{"requests": [...]}',
-      parameters: [
-        queryParameter('clientId', 'Only this client.'),
-        queryParameter('location', 'Only this location.'),
-        queryParameter('operation', 'Only this operation id.'),
-        queryParameter('status', 'A status (429) or class (4xx).'),
-        queryParameter('since', 'Entries at or after this ISO date-time (virtual).'),
-        queryParameter('limit', 'At most this many, the newest.'),
-      ],
-    }),
-    delete: admin('clearRequests', 'Clear the request journal'),
-  },
-  '/_larder/report': {
-    get: admin('getReport', "Judge a client's recorded traffic", {
-      answerDescription: '{"clientId", "requestsJudged", "findings": [...], "rules": [...]}',
-      parameters: [{ ...queryParameter('clientId', 'The client to judge.'), required: true }],
-    }),
-  },
-  '/_larder/faults': {
-    get: admin('getFaults', 'The fault rules in force, with their counters', {
-      answer: FaultRulesStateSchema,
-    }),
-    put: admin('setFaults', 'Replace the fault rules (counters start again)', {
-      request: FaultRulesSchema,
-      answer: FaultRulesStateSchema,
-    }),
-    delete: admin('clearFaults', 'Remove every fault rule', { answer: FaultRulesStateSchema }),
-  },
-  '/_larder/clients': {
-    post: admin('createClient', 'Create a client; its secret is answered once', {
-      request: NewClientRequestSchema,
-      answerDescription: 'The client, with clientSecret.',
-    }),
-  },
-  '/_larder/reset': {
-    post: admin('resetSandbox', 'Back to the first-start demo state (409 unless a demo database)'),
-  },
-  '/_larder/locations/{locationId}': {
-    delete: admin('deleteLocation', 'Remove a location and its records', { parameters: [locationParameter] }),
-  },
-  ...Object.fromEntries(
-    RECORD_KINDS.map((kind) => [
-      `/_larder/locations/{locationId}/${kind.name}`,
-      {
-        post: admin(
-          `load${kind.name[0]!.toUpperCase()}${kind.name.slice(1)}`,
-          `Load ${kind.countLabel}, all or nothing`,
-          {
-            request: Type.Array(kind.schema),
-            answerDescription: '{"imported": N}',
-            parameters: [locationParameter],
-          },
-        ),
-      },
-    ]),
-  ),
-});
-
-export const openApiDocument = (publicUrl: string) => ({
-  openapi: '3.1.0',
-  info: { title: 'Larder retail and authentication API', version: '1.0.0' },
-  servers: [{ url: publicUrl }],
-  paths: {
-    [LOGIN_PATH]: {
-      post: {
-        operationId: 'authenticationLoginPost',
-        security: [],
-        requestBody: { required: true, content: json(AuthenticationRequestSchema) },
-        responses: {
-          '200': { description: 'Authenticated.', content: json(AuthenticationResponseSchema) },
-          '400': error('Invalid body (userAccessType must be PLATFORM_MACHINE_CLIENT).'),
-          '401': error('Client credentials not valid.'),
-          '429': error('Too many failed logins; see Retry-After.'),
-        },
-      },
-    },
-    ...(Object.fromEntries(
-      RECORD_KINDS.flatMap((kind) => [
-        [`/v1/${kind.name}/search`, search(kind.operations.search, kind.searchSchema, kind.pageSchema)],
-        [`/v1/${kind.name}/{${kind.idParam}}`, getById(kind.operations.get, kind.idParam, kind.schema)],
-      ]),
-    ) as Record<string, Record<string, { operationId: string }>>),
-    ...adminPaths(),
-  },
-  tags: [
+    example: example.location,
+  };
+  const pagingParameters = [
     {
-      name: SANDBOX_TAG,
+      name: 'pageToken',
+      in: 'query',
+      required: false,
+      schema: { type: 'string' },
       description:
-        'Sandbox controls under /_larder/: present only when the server has an admin token (--admin-token, or a demo database). Authorize with Authorization: Bearer <admin token>.',
+        'The previous answer’s nextPageToken, for the next page of the same search (same body and pageSize).',
     },
-  ],
-  components: {
-    schemas: { ErrorMessage: errorMessageSchema },
-    securitySchemes: {
-      oauth2: {
-        type: 'oauth2',
-        flows: {
-          clientCredentials: {
-            tokenUrl: TOKEN_ENDPOINT_PATH,
-            scopes: {
-              'retail:read': 'Read access to retail information for integration partners.',
-              'retail.inventory:read': 'Read purchase orders and inventory history.',
+    {
+      name: 'pageSize',
+      in: 'query',
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
+      description: 'Larder extension: records per page.',
+    },
+  ];
+  const retailSecurity = [{ oauth2: [RETAIL_INVENTORY_READ] }, { bearer: [] }];
+  const retailErrors = {
+    '400': error(400, 'A header, identifier, body or page token is not valid (fieldName names it).'),
+    '401': error(401, 'No valid access token.', ['WWW-Authenticate']),
+    '403': error(403, 'The token lacks the scope, or the location is not granted to the client.', [
+      'WWW-Authenticate',
+    ]),
+    '429': error(429, 'Over a rate limit (--rate-limit); see Retry-After.', [
+      'Retry-After',
+      ...RATE_LIMIT_HEADERS,
+    ]),
+  };
+
+  const search = (kind: RecordKind) => ({
+    post: operation(
+      'retail',
+      kind.operations.search,
+      `Search ${kind.countLabel}`,
+      `A page of the location’s ${kind.countLabel}, oldest change first (modifiedDate, then ${kind.idField}). Send {} for no filter; follow nextPageToken until it is "". Bodies are at most ${MAX_BODY_BYTES / 1024} KiB.`,
+      {
+        security: retailSecurity,
+        parameters: [locationParameter, ...pagingParameters],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: use(kind.searchSchema),
+              examples: {
+                everything: { summary: 'No filter: everything, oldest change first', value: {} },
+                changedInJune: {
+                  summary: 'Changed in June 2025 (whole UTC days)',
+                  value: { updatedDateRange: { startDate: '2025-06-01', endDate: '2025-06-30' } },
+                },
+              },
             },
           },
         },
+        responses: {
+          '200': ok('A page of results.', use(kind.pageSchema), undefined, RATE_LIMIT_HEADERS),
+          ...retailErrors,
+          '404': error(404, 'The location is unknown.'),
+          '405': error(405, 'A method other than POST.', ['Allow']),
+          '413': error(413, `The body is over ${MAX_BODY_BYTES / 1024} KiB.`),
+          '415': error(415, 'The body was not sent as application/json.'),
+        },
       },
-      bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-      admin: { type: 'http', scheme: 'bearer', description: 'The admin token (sandbox controls only).' },
+    ),
+  });
+
+  const getById = (kind: RecordKind) => {
+    const record = kind === RECORD_KINDS[0] ? example.order : example.entry;
+    return {
+      get: operation(
+        'retail',
+        kind.operations.get,
+        `Get one ${kind.label}`,
+        `The ${kind.label} whose ${kind.idField} is given (a UUID, any letter case), at this location.`,
+        {
+          security: retailSecurity,
+          parameters: [
+            locationParameter,
+            {
+              name: kind.idParam,
+              in: 'path',
+              required: true,
+              schema: { type: 'string', format: 'uuid' },
+              description: `The ${kind.idField} of the ${kind.label}.`,
+            },
+          ],
+          responses: {
+            '200': ok(`The ${kind.label}.`, use(kind.schema), record, RATE_LIMIT_HEADERS),
+            ...retailErrors,
+            '404': error(404, `No such ${kind.label} at this location, or the location is unknown.`),
+            '405': error(405, `The search path takes POST only (GET /v1/${kind.name}/search).`, ['Allow']),
+          },
+        },
+      ),
+    };
+  };
+
+  const oauthError = (description: string, headers: readonly HeaderName[] = []) => ({
+    description,
+    headers: headerRefs(['X-Request-Id', ...headers]),
+    content: { 'application/json': { schema: use(OAuthErrorSchema) } },
+  });
+
+  const metadata = {
+    get: operation(
+      'authentication',
+      'getAuthorizationServerMetadata',
+      'Authorization server metadata',
+      'RFC 8414 metadata: the issuer, token endpoint, JWKS and what they support.',
+      {
+        security: [],
+        responses: { '200': ok('The metadata.', use(AuthorizationServerMetadataSchema)) },
+      },
+    ),
+  };
+  const suffixed = pathSuffixedMetadataPath(publicUrl);
+
+  const authPaths = {
+    [LOGIN_PATH]: {
+      post: operation(
+        'authentication',
+        OPERATIONS.login,
+        'Log in with client credentials',
+        'Exchanges client credentials for a bearer access token (JWT). One token serves every location the client is granted; a login while the current token has more than a minute left returns that same token. Failed logins are throttled per client id and address.',
+        {
+          security: [],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: use(AuthenticationRequestSchema),
+                example: {
+                  clientId: 'demo-client-id',
+                  clientSecret: 'demo-client-secret',
+                  userAccessType: 'PLATFORM_MACHINE_CLIENT',
+                },
+              },
+            },
+          },
+          responses: {
+            '200': ok('Authenticated.', use(AuthenticationResponseSchema)),
+            '400': error(400, 'The body is not valid (userAccessType must be PLATFORM_MACHINE_CLIENT).'),
+            '401': error(401, 'The client credentials are not valid.'),
+            '413': error(413, `The body is over ${MAX_BODY_BYTES / 1024} KiB.`),
+            '415': error(415, 'The body was not sent as application/json.'),
+            '429': error(429, 'Too many failed logins, or over a rate limit; see Retry-After.', [
+              'Retry-After',
+              ...RATE_LIMIT_HEADERS,
+            ]),
+          },
+        },
+      ),
     },
-  },
-});
+    [TOKEN_ENDPOINT_PATH]: {
+      post: operation(
+        'authentication',
+        OPERATIONS.oauthToken,
+        'OAuth 2.0 token (client credentials)',
+        'RFC 6749 §4.4: grant_type=client_credentials, the client authenticated by HTTP Basic (client_secret_basic) or by client_id and client_secret form fields (client_secret_post). Every grant issues a fresh token. Errors are RFC 6749 §5.2 bodies, not ErrorMessage.',
+        {
+          security: [{ clientBasic: [] }, {}],
+          requestBody: {
+            required: true,
+            content: { 'application/x-www-form-urlencoded': { schema: use(OAuthTokenRequestSchema) } },
+          },
+          responses: {
+            '200': ok('The access token.', use(OAuthTokenResponseSchema), undefined, RATE_LIMIT_HEADERS),
+            '400': oauthError('invalid_request, unsupported_grant_type or invalid_scope (RFC 6749 §5.2).'),
+            '401': oauthError('invalid_client: client authentication failed.', ['WWW-Authenticate']),
+            '413': oauthError(`invalid_request: the body is over ${MAX_BODY_BYTES / 1024} KiB.`),
+            '429': oauthError('temporarily_unavailable: too many failed attempts, or over a rate limit.', [
+              'Retry-After',
+              ...RATE_LIMIT_HEADERS,
+            ]),
+            ...Object.fromEntries(
+              Object.values(SHARED_RESPONSES)
+                .filter((shared) => shared.status >= 500)
+                .map((shared) => [
+                  String(shared.status),
+                  {
+                    description: `${shared.description} An OAuthError (server_error, temporarily_unavailable) when a sandbox fault rule injected it, else an ErrorMessage.`,
+                    headers: headerRefs(['X-Request-Id']),
+                    content: {
+                      'application/json': {
+                        schema: {
+                          anyOf: [use(OAuthErrorSchema), { $ref: `${SCHEMA_PREFIX}${ERROR_MESSAGE}` }],
+                        },
+                      },
+                    },
+                  },
+                ]),
+            ),
+          },
+        },
+      ),
+    },
+    [METADATA_PATH]: metadata,
+    ...(suffixed === undefined
+      ? {}
+      : {
+          [suffixed]: {
+            get: { ...metadata.get, operationId: 'getAuthorizationServerMetadataForIssuerPath' },
+          },
+        }),
+    [JWKS_PATH]: {
+      get: operation(
+        'authentication',
+        'getJwks',
+        'Token verification keys (JWKS)',
+        'The public ES256 keys that verify access tokens, by kid. Cache for a minute.',
+        { security: [], responses: { '200': ok('The key set.', use(JsonWebKeySetSchema)) } },
+      ),
+    },
+  };
+
+  const serverPaths = {
+    '/': {
+      get: operation(
+        'server',
+        'getIndex',
+        'Where everything is',
+        'A browser (Accept: text/html) is sent to the reference page; an API client gets links as JSON.',
+        {
+          security: [],
+          responses: {
+            '200': ok('Links to the reference, the document and the endpoints.', use(ApiIndexSchema)),
+            '302': {
+              description: 'To the reference page, for a browser.',
+              headers: {
+                ...headerRefs(['X-Request-Id']),
+                Location: { required: true, schema: { type: 'string' } },
+              },
+            },
+          },
+        },
+      ),
+    },
+    [DOCS_PATH]: {
+      get: operation(
+        'server',
+        'getDocs',
+        'The API reference page',
+        'This document, rendered, with try-it against this server (no request leaves it).',
+        {
+          security: [],
+          responses: {
+            '200': {
+              description: 'The page.',
+              headers: headerRefs(['X-Request-Id']),
+              content: { 'text/html': { schema: { type: 'string' } } },
+            },
+          },
+        },
+      ),
+    },
+    [`${DOCS_PATH}/init.js`]: {
+      get: operation(
+        'server',
+        'getDocsScript',
+        'The reference page’s script',
+        'Starts the renderer; on a demo database it prefills the demo client in the Authorize dialog.',
+        {
+          security: [],
+          responses: {
+            '200': {
+              description: 'The script.',
+              headers: headerRefs(['X-Request-Id']),
+              content: { 'text/javascript': { schema: { type: 'string' } } },
+            },
+          },
+        },
+      ),
+    },
+    [`${DOCS_ASSETS_PATH}/{name}`]: {
+      get: operation(
+        'server',
+        'getDocsAsset',
+        'The reference page’s assets',
+        'The renderer’s script, style sheet and icon, served by Larder (no CDN).',
+        {
+          security: [],
+          parameters: [
+            {
+              name: 'name',
+              in: 'path',
+              required: true,
+              schema: { type: 'string', enum: Object.keys(DOCS_ASSETS) },
+              description: 'The file.',
+            },
+          ],
+          responses: {
+            '200': {
+              description: 'The file.',
+              headers: headerRefs(['X-Request-Id']),
+              content: {
+                'text/javascript': { schema: { type: 'string' } },
+                'text/css': { schema: { type: 'string' } },
+                'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
+              },
+            },
+            '404': error(404, 'No such file.'),
+          },
+        },
+      ),
+    },
+    [OPENAPI_PATH]: {
+      get: operation('server', 'getOpenApi', 'This document', 'The OpenAPI 3.1 document of this server.', {
+        security: [],
+        responses: { '200': ok('The document.', { type: 'object' }) },
+      }),
+    },
+    '/healthz': {
+      get: operation('server', 'getHealth', 'Liveness', 'Answers while the process serves.', {
+        security: [],
+        responses: { '200': ok('Alive.', use(HealthSchema)) },
+      }),
+    },
+    '/readyz': {
+      get: operation(
+        'server',
+        'getReadiness',
+        'Readiness',
+        'Answers 200 when the storage answers, else 503.',
+        {
+          security: [],
+          responses: { '200': ok('Ready.', use(ReadinessSchema)) },
+        },
+      ),
+    },
+  };
+
+  const recordPaths = Object.fromEntries(
+    RECORD_KINDS.flatMap((kind) => [
+      [`/v1/${kind.name}/search`, search(kind)],
+      [`/v1/${kind.name}/{${kind.idParam}}`, getById(kind)],
+    ]),
+  );
+
+  const adminErrors = {
+    '400': error(400, 'A field or query parameter is not valid (fieldName names it).'),
+    '401': error(401, 'The admin token is missing or wrong.', ['WWW-Authenticate']),
+    '404': error(
+      404,
+      'The server has no admin API (no --admin-token, not a demo database), or no such record.',
+    ),
+  };
+  const admin = (
+    operationId: string,
+    summary: string,
+    description: string,
+    answer: TSchema,
+    options: { request?: Json; parameters?: unknown[]; status?: string; errors?: Json } = {},
+  ) =>
+    operation('sandbox', operationId, summary, description, {
+      security: [{ admin: [] }],
+      ...(options.parameters === undefined ? {} : { parameters: options.parameters }),
+      ...(options.request === undefined ? {} : { requestBody: { required: true, content: options.request } }),
+      responses: { [options.status ?? '200']: ok('Done.', use(answer)), ...adminErrors, ...options.errors },
+    });
+  const jsonBody = (schema: TSchema) => ({ 'application/json': { schema: use(schema) } });
+  const pathLocation = {
+    name: 'locationId',
+    in: 'path',
+    required: true,
+    schema: { type: 'string', pattern: '^[\\w.:@-]{1,200}$' },
+    description: 'The location id.',
+    example: example.location,
+  };
+  const query = (name: string, description: string, schema: Json = { type: 'string' }) => ({
+    name,
+    in: 'query',
+    required: false,
+    schema,
+    description,
+  });
+
+  const adminPaths = {
+    '/_larder/clock': {
+      get: admin(
+        'getClock',
+        'The virtual clock',
+        'The time every route, token and journal entry uses.',
+        ClockViewSchema,
+      ),
+      put: admin('setClock', 'Jump to a time', 'Backwards too; optionally frozen there.', ClockViewSchema, {
+        request: jsonBody(ClockSetRequestSchema),
+      }),
+      delete: admin(
+        'resetClock',
+        'Back to real time',
+        'Removes the offset and unfreezes the clock.',
+        ClockViewSchema,
+      ),
+    },
+    '/_larder/clock/advance': {
+      post: admin(
+        'advanceClock',
+        'Move the clock forward',
+        'Tokens expire and windows pass as if the time had passed; the live demo locations trade the days passed before the answer.',
+        ClockViewSchema,
+        { request: jsonBody(ClockAdvanceRequestSchema) },
+      ),
+    },
+    '/_larder/requests': {
+      get: admin(
+        'listRequests',
+        'The request journal',
+        'Answered requests, oldest first, without secrets or tokens (fingerprints only).',
+        JournalListSchema,
+        {
+          parameters: [
+            query('clientId', 'Only this client.'),
+            query('location', 'Only this location.'),
+            query('operation', 'Only this operation id.'),
+            query('status', 'A status (429) or class (4xx).'),
+            query('since', 'Entries at or after this ISO date-time (virtual).'),
+            query('limit', 'At most this many, the newest.'),
+          ],
+        },
+      ),
+      delete: admin('clearRequests', 'Clear the request journal', 'Forgets every entry.', ClearedSchema),
+    },
+    '/_larder/report': {
+      get: admin(
+        'getReport',
+        'Integration report',
+        'Judges one client’s recorded traffic against the platform’s guidance for integrators.',
+        IntegrationReportSchema,
+        { parameters: [{ ...query('clientId', 'The client to judge.'), required: true }] },
+      ),
+    },
+    '/_larder/faults': {
+      get: admin(
+        'getFaults',
+        'The fault rules',
+        'The fault rules in force, with their counters.',
+        FaultRulesStateSchema,
+      ),
+      put: admin(
+        'setFaults',
+        'Replace the fault rules',
+        'Injects errors, latency, expired tokens and bad page tokens into matching requests; counters start again.',
+        FaultRulesStateSchema,
+        { request: jsonBody(FaultRulesSchema) },
+      ),
+      delete: admin(
+        'clearFaults',
+        'Remove every fault rule',
+        'No fault is injected any more.',
+        FaultRulesStateSchema,
+      ),
+    },
+    '/_larder/clients': {
+      post: admin(
+        'createClient',
+        'Create a client',
+        'A new API client; its secret is answered once, never again.',
+        ClientCredentialsSchema,
+        { request: jsonBody(NewClientRequestSchema), status: '201' },
+      ),
+    },
+    '/_larder/reset': {
+      post: admin(
+        'resetSandbox',
+        'Reset the sandbox',
+        'Back to the first-start demo state: demo data, clock and journal (409 unless a demo database).',
+        ResetSchema,
+        { errors: { '409': error(409, 'Not a demo database.') } },
+      ),
+    },
+    '/_larder/locations/{locationId}': {
+      delete: admin(
+        'deleteLocation',
+        'Remove a location',
+        'The location and all its records.',
+        DeletedLocationSchema,
+        {
+          parameters: [pathLocation],
+          errors: { '404': error(404, 'The location is unknown, or the server has no admin API.') },
+        },
+      ),
+    },
+    ...Object.fromEntries(
+      RECORD_KINDS.map((kind) => [
+        `/_larder/locations/{locationId}/${kind.name}`,
+        {
+          post: admin(
+            `load${kind.name[0]!.toUpperCase()}${kind.name.slice(1)}`,
+            `Load ${kind.countLabel}`,
+            `Fixture upload: a JSON array or NDJSON of ${kind.countLabel}, all or nothing (a 400 names each bad record and field). Creates the location if needed.`,
+            ImportedSchema,
+            {
+              parameters: [pathLocation],
+              request: {
+                'application/json': { schema: { type: 'array', items: use(kind.schema) } },
+                'application/x-ndjson': { schema: { type: 'string' } },
+              },
+              errors: {
+                '413': error(413, 'The upload is over 64 MiB.'),
+                '415': error(415, 'Not JSON or NDJSON.'),
+              },
+            },
+          ),
+        },
+      ]),
+    ),
+  };
+
+  const paths: Record<string, PathItem> = { ...serverPaths, ...authPaths, ...recordPaths, ...adminPaths };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Larder retail and authentication API',
+      version: '1.0.0',
+      description: DESCRIPTION,
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: publicUrl }],
+    tags: TAGS,
+    paths,
+    components: {
+      schemas: components.schemas,
+      responses: Object.fromEntries(
+        Object.entries(SHARED_RESPONSES).map(([name, response]) => [
+          name,
+          error(
+            response.status,
+            response.description,
+            response.headers.filter((h) => h !== 'X-Request-Id'),
+          ),
+        ]),
+      ),
+      headers: HEADERS,
+      securitySchemes: {
+        oauth2: {
+          type: 'oauth2',
+          description: 'OAuth 2.0 client credentials at the token endpoint.',
+          flows: {
+            clientCredentials: {
+              tokenUrl: `${publicUrl}${TOKEN_ENDPOINT_PATH}`,
+              scopes: {
+                [RETAIL_INVENTORY_READ]: 'Read purchase orders and inventory history.',
+                [RETAIL_READ]: 'Read access to retail information for integration partners.',
+              },
+            },
+          },
+        },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: `An access token from ${LOGIN_PATH} or the token endpoint.`,
+        },
+        clientBasic: {
+          type: 'http',
+          scheme: 'basic',
+          description: 'client_secret_basic: client id and secret.',
+        },
+        admin: { type: 'http', scheme: 'bearer', description: 'The admin token (sandbox controls only).' },
+      },
+    },
+  };
+};
+
+export type OpenApiDocument = ReturnType<typeof openApiDocument>;

@@ -38,6 +38,7 @@ export interface ServerConfig {
   tls?: TlsMaterial;
   /** Measure into these (served by the metrics listener, src/server/metrics-server.ts). */
   metrics?: Metrics;
+  cors?: readonly string[];
   rateLimit?: readonly RatePolicy[] | 'off';
   faults?: readonly FaultRule[];
   allowFaultHeader?: boolean;
@@ -155,6 +156,7 @@ export const startServer = async (deps: {
         ...(config.loginThrottle === undefined ? {} : { loginThrottle: config.loginThrottle }),
         ...(config.live === undefined ? {} : { live: config.live }),
         ...(config.clusterWorker === undefined ? {} : { clusterWorker: config.clusterWorker }),
+        ...(config.cors === undefined ? {} : { cors: config.cors }),
         ...(config.rateLimit === undefined ? {} : { rateLimit: config.rateLimit }),
         ...(config.faults === undefined ? {} : { faults: config.faults }),
         ...(config.allowFaultHeader === undefined ? {} : { allowFaultHeader: config.allowFaultHeader }),

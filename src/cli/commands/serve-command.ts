@@ -265,6 +265,13 @@ export const serveCommand: Command = {
       description:
         'Failed logins allowed per client id and address before 429 (10/min, 5/30s, 100/h), or off. Correct credentials from elsewhere are never refused.',
     },
+    cors: {
+      type: 'string',
+      env: 'LARDER_CORS',
+      placeholder: 'ORIGIN[,ORIGIN]',
+      description:
+        'Let browser scripts on these origins (or *) call the retail and auth endpoints; never the admin API. Off by default.',
+    },
     'rate-limit': {
       type: 'string',
       env: 'LARDER_RATE_LIMIT',

@@ -1,0 +1,147 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { type Context, Hono } from 'hono';
+import { LOGIN_PATH } from '../auth/auth-service.js';
+import { JWKS_PATH, METADATA_PATH } from '../auth/metadata.js';
+import { TOKEN_ENDPOINT_PATH } from '../auth/oauth-token-route.js';
+import { KNOWN_SCOPES } from '../auth/scopes.js';
+import { LarderError } from '../shared/errors.js';
+import { DOCS_ASSETS, DOCS_ASSETS_PATH, DOCS_PATH, OPENAPI_PATH } from './docs-paths.js';
+
+/**
+ * `/docs`: the OpenAPI document rendered by Swagger UI (swagger-ui-dist: a well-kept renderer whose try-it
+ * supports the OAuth 2.0 client-credentials flow), served from node_modules by Larder itself, so the page makes
+ * no request outside this server (its Content-Security-Policy says so to the browser too). And `GET /`: a
+ * browser goes to /docs, an API client gets a JSON index of links.
+ */
+
+export interface DocsDeps {
+  publicUrl: string;
+  /** The demo client of a demo database, prefilled in the page's Authorize dialog; undefined elsewhere. */
+  demoClient: () => Promise<{ clientId: string; clientSecret: string } | undefined>;
+}
+
+/** Read once (about 2 MB), at the first request, so later ones never touch the disk. */
+let assets: Map<string, Buffer> | undefined;
+const loadAssets = (): Map<string, Buffer> => {
+  if (assets !== undefined) return assets;
+  const root = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  assets = new Map(Object.keys(DOCS_ASSETS).map((name) => [name, readFileSync(join(root, name))]));
+  return assets;
+};
+
+/** Everything from this origin; Swagger UI styles some elements inline and shows data: images. */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'self'",
+].join('; ');
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Larder API reference</title>
+<link rel="icon" type="image/png" href="${DOCS_ASSETS_PATH}/favicon-32x32.png">
+<link rel="stylesheet" href="${DOCS_ASSETS_PATH}/swagger-ui.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="${DOCS_ASSETS_PATH}/swagger-ui-bundle.js"></script>
+<script src="${DOCS_PATH}/init.js"></script>
+</body>
+</html>
+`;
+
+/**
+ * The page's script. Requests go to the origin the page came from even when the document's server URL (the
+ * issuer, --public-url) names another host for the same server: the page must never call elsewhere.
+ */
+const initScript = (
+  publicUrl: string,
+  demo: { clientId: string; clientSecret: string } | undefined,
+) => `'use strict';
+(() => {
+  const publicUrl = ${JSON.stringify(publicUrl)};
+  const ui = SwaggerUIBundle({
+    url: ${JSON.stringify(OPENAPI_PATH)},
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    validatorUrl: null,
+    tryItOutEnabled: true,
+    displayRequestDuration: true,
+    displayOperationId: true,
+    docExpansion: 'list',
+    defaultModelsExpandDepth: 0,
+    requestInterceptor: (request) => {
+      if (request.url.startsWith(publicUrl + '/')) request.url = location.origin + request.url.slice(publicUrl.length);
+      return request;
+    },
+  });
+  ${
+    demo === undefined
+      ? ''
+      : `ui.initOAuth(${JSON.stringify({ clientId: demo.clientId, clientSecret: demo.clientSecret, scopes: [...KNOWN_SCOPES] })});`
+  }
+  window.ui = ui;
+})();
+`;
+
+const noCache = { 'Cache-Control': 'no-store' };
+
+/** Accept: text/html (a browser's navigation) before any JSON preference. */
+const wantsHtml = (c: Context): boolean => {
+  const accept = c.req.header('accept') ?? '';
+  return /\btext\/html\b/i.test(accept);
+};
+
+export const createDocsRoutes = ({ publicUrl, demoClient }: DocsDeps): Hono => {
+  const routes = new Hono();
+  const index = JSON.stringify({
+    name: 'Larder',
+    links: {
+      docs: `${publicUrl}${DOCS_PATH}`,
+      openapi: `${publicUrl}${OPENAPI_PATH}`,
+      login: `${publicUrl}${LOGIN_PATH}`,
+      token: `${publicUrl}${TOKEN_ENDPOINT_PATH}`,
+      metadata: `${publicUrl}${METADATA_PATH}`,
+      jwks: `${publicUrl}${JWKS_PATH}`,
+      health: `${publicUrl}/healthz`,
+      ready: `${publicUrl}/readyz`,
+    },
+  });
+
+  routes.get('/', (c) => {
+    c.header('Vary', 'Accept');
+    if (wantsHtml(c)) return c.redirect(DOCS_PATH, 302);
+    return c.body(index, 200, { 'content-type': 'application/json; charset=utf-8' });
+  });
+  routes.get(DOCS_PATH, (c) =>
+    c.html(PAGE, 200, { 'Content-Security-Policy': CONTENT_SECURITY_POLICY, ...noCache }),
+  );
+  routes.get(`${DOCS_PATH}/init.js`, async (c) =>
+    c.body(initScript(publicUrl, await demoClient()), 200, {
+      'content-type': 'text/javascript; charset=utf-8',
+      ...noCache,
+    }),
+  );
+  routes.get(`${DOCS_ASSETS_PATH}/:name`, (c) => {
+    const name = c.req.param('name');
+    const type = DOCS_ASSETS[name];
+    const body = type === undefined ? undefined : loadAssets().get(name);
+    if (type === undefined || body === undefined) throw new LarderError('ERR_ROUTE_NOT_FOUND');
+    return c.body(new Uint8Array(body), 200, {
+      'content-type': type,
+      'Cache-Control': 'public, max-age=86400',
+    });
+  });
+  return routes;
+};

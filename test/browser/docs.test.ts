@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { openApiDocument } from '../../src/server/openapi.js';
+import { type BrowserSession, openBrowser, PHONE } from '../helpers/browser.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+/** /docs in a real browser, against a demo database: every operation listed, try-it authorizes and searches. */
+
+let running: TestServer;
+let browser: BrowserSession;
+
+before(async () => {
+  running = await startTestServer({ demo: true });
+  browser = await openBrowser(running.server.url);
+});
+after(async () => {
+  await browser?.close();
+  await running?.stop();
+});
+
+test('GET / in a browser lands on /docs, which lists every operation of the document', async () => {
+  const { page } = browser;
+  await page.goto(`${running.server.url}/`);
+  assert.equal(new URL(page.url()).pathname, '/docs');
+  await page.locator('.opblock').first().waitFor();
+  const expected = Object.values(openApiDocument(running.server.publicUrl).paths)
+    .flatMap((item) => Object.values(item).map((operation) => operation.operationId))
+    .sort();
+  const shown = (await page.locator('.opblock .opblock-summary-operation-id').allTextContents())
+    .map((id) => id.trim())
+    .sort();
+  assert.deepEqual(shown, expected);
+  await page
+    .locator('#operations-tag-authentication')
+    .evaluate((tag) => tag.scrollIntoView({ block: 'start' }));
+  await browser.screenshot('docs');
+});
+
+test('try-it: authorize with the prefilled demo client through the token endpoint, then a search returns data', async () => {
+  const { page } = browser;
+  await page.locator('.auth-wrapper .btn.authorize').click();
+  const dialog = page.locator('.modal-ux');
+  const oauth = dialog.locator('.auth-container', { hasText: 'clientCredentials' });
+  assert.equal(await oauth.locator('input#client_id_clientCredentials').inputValue(), running.demo!.clientId);
+  await oauth.locator('button.authorize').click();
+  await oauth.locator('button', { hasText: 'Logout' }).waitFor();
+  await dialog.locator('button.close-modal').click();
+
+  const operation = page.locator('#operations-retail-searchPurchaseOrders');
+  await operation.locator('.opblock-summary').click();
+  const execute = operation.locator('button.execute');
+  await execute.waitFor();
+  await execute.click();
+  const response = operation.locator('.live-responses-table .response');
+  await response.first().waitFor();
+  assert.equal((await response.locator('.response-col_status').first().textContent())?.trim(), '200');
+  const body = await operation.locator('.live-responses-table .microlight').first().textContent();
+  const page1 = JSON.parse(body ?? '') as { data: { id: string }[]; nextPageToken: string };
+  assert.ok(page1.data.length > 0, 'the search returned records');
+  assert.notEqual(page1.nextPageToken, '');
+  await operation.locator('.live-responses-table').scrollIntoViewIfNeeded();
+  await browser.screenshot('docs-try-it');
+});
+
+test('the page reads on a phone width', async () => {
+  const phone = await browser.context.newPage();
+  await phone.setViewportSize(PHONE);
+  await phone.goto(`${running.server.url}/docs`);
+  await phone.locator('.opblock').first().waitFor();
+  await browser.screenshot('docs-phone', phone);
+  await phone.close();
+});
+
+test('no request left the server’s origin', () => {
+  assert.ok(browser.requests.some((url) => url.endsWith('/openapi.json')));
+  assert.ok(browser.requests.some((url) => url.includes('/oauth/token')));
+  assert.deepEqual(browser.offOrigin(), []);
+});

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createContractChecker } from '../../src/middleware/contract/contract.js';
+import { openApiDocument } from '../../src/server/openapi.js';
+import { runNode } from '../helpers/cli.js';
+
+const document = openApiDocument('http://larder.test');
+const check = createContractChecker(document);
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', 'x-request-id': 'r-1', ...headers },
+  });
+const errorBody = (status: number, code: number) => ({
+  status: String(status),
+  code,
+  message: 'm',
+  requestId: 'r-1',
+  canRetry: 'false',
+});
+
+test('a conforming answer has no problems', async () => {
+  assert.deepEqual(await check('GET', '/healthz', json(200, { status: 'ok' })), []);
+  assert.deepEqual(await check('GET', '/nowhere', json(404, errorBody(404, 40402))), []);
+  assert.deepEqual(
+    await check('GET', '/v1/purchaseOrders/search', json(405, errorBody(405, 40501), { allow: 'POST' })),
+    [],
+  );
+});
+
+test('drift is named: body, status, headers, content type, undocumented paths', async () => {
+  const [body] = await check('GET', '/healthz', json(200, { status: 'fine' }));
+  assert.match(body!, /GET \/healthz \(getHealth\): 200 body does not match/);
+  const [status] = await check('GET', '/healthz', json(418, {}));
+  assert.match(status!, /status 418 is not documented/);
+  const noId = new Response('{"status":"ok"}', { headers: { 'content-type': 'application/json' } });
+  assert.match((await check('GET', '/healthz', noId))[0]!, /lacks the header X-Request-Id/);
+  assert.deepEqual(
+    await check('GET', '/healthz', noId, (name) => (name === 'X-Request-Id' ? 'r-2' : undefined)),
+    [],
+    'a header set on the Node response counts',
+  );
+  const html = new Response('<p>', { headers: { 'content-type': 'text/html', 'x-request-id': 'r' } });
+  assert.match((await check('GET', '/healthz', html))[0]!, /content-type text\/html is not documented/);
+  assert.match((await check('GET', '/secret', json(200, {})))[0]!, /no documented path/);
+  const retry = json(429, errorBody(429, 42901), { 'retry-after': 'soon' });
+  assert.match(
+    (await check('POST', '/authentication/v1/authentication/login', retry)).join(),
+    /header Retry-After "soon"/,
+  );
+});
+
+test('the test suite runs with the contract enforced', () => {
+  assert.equal(process.env['LARDER_CONTRACT'], 'enforce');
+});
+
+test('a violation nobody looks at still fails the test process at exit', async () => {
+  const contract = new URL('../../src/middleware/contract/contract.ts', import.meta.url).href;
+  const script = `
+    import { Hono } from 'hono';
+    import { responseContract } from ${JSON.stringify(contract)};
+    const document = { paths: { '/x': { get: { operationId: 'x', responses: { '204': {} } } } }, components: { schemas: {} } };
+    const app = new Hono();
+    app.use(responseContract(document));
+    app.get('/x', (c) => c.text('surprise'));
+    await app.request('/x');
+  `;
+  const run = await runNode(['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: new URL('../..', import.meta.url).pathname,
+  });
+  assert.equal(run.code, 1, run.stderr);
+  assert.match(run.stderr, /OpenAPI contract violations:\n {2}GET \/x \(x\): status 200 is not documented/);
+});

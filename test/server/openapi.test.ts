@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import openapiTS, { astToString } from 'openapi-typescript';
+import { OPERATIONS } from '../../src/sandbox/journal-entry.js';
+import { openApiDocument } from '../../src/server/openapi.js';
+import { ERROR_CATALOG } from '../../src/shared/errors.js';
+
+const document = openApiDocument('http://larder.test');
+const plain = () => JSON.parse(JSON.stringify(document)) as Record<string, unknown>;
+const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+  Object.entries(item).map(([method, operation]) => ({ path, method, ...operation })),
+);
+
+test('every route Larder serves is an operation with a tag, a summary and a description', () => {
+  const ids = operations.map((operation) => operation.operationId);
+  for (const id of [
+    ...Object.values(OPERATIONS),
+    'getAuthorizationServerMetadata',
+    'getJwks',
+    'getHealth',
+    'getReadiness',
+    'getIndex',
+    'getDocs',
+    'getOpenApi',
+    'getClock',
+    'advanceClock',
+    'listRequests',
+    'getReport',
+    'createClient',
+    'resetSandbox',
+    'loadPurchaseOrders',
+    'loadInventoryHistory',
+  ])
+    assert.ok(ids.includes(id), id);
+  assert.equal(new Set(ids).size, ids.length, 'operation ids are unique');
+  for (const operation of operations) {
+    assert.equal(operation.tags.length, 1, operation.operationId);
+    assert.ok(operation.summary.length > 0 && operation.description.length > 0, operation.operationId);
+  }
+  assert.deepEqual(document.servers, [{ url: 'http://larder.test' }]);
+});
+
+test('the sandbox controls are under their own tag, secured by the admin token', () => {
+  const admin = operations.filter((operation) => operation.path.startsWith('/_larder/'));
+  assert.ok(admin.length >= 12);
+  for (const operation of admin) {
+    assert.deepEqual(operation.tags, ['sandbox']);
+    assert.deepEqual(operation.security, [{ admin: [] }]);
+  }
+});
+
+test('every error response is listed: 408, 431, 500 and 503 everywhere, 405 on the retail paths', () => {
+  for (const operation of operations)
+    for (const status of ['408', '431', '500', '503'])
+      assert.ok(operation.responses[status], `${operation.operationId} ${status}`);
+  for (const operation of operations.filter((o) => o.path.startsWith('/v1/')))
+    for (const status of ['400', '401', '403', '404', '405', '429'])
+      assert.ok(operation.responses[status], `${operation.operationId} ${status}`);
+  const description = document.info.description;
+  for (const [name, entry] of Object.entries(ERROR_CATALOG))
+    assert.match(description, new RegExp(`\\| ${entry.status} \\| ${entry.numericCode} \\| \`${name}\``));
+  for (const header of [
+    'X-Request-Id',
+    'Retry-After',
+    'WWW-Authenticate',
+    'RateLimit',
+    'X-RateLimit-Remaining',
+  ])
+    assert.ok(header in document.components.headers, header);
+});
+
+test('the document passes the OpenAPI 3.1 schema validator', async () => {
+  const result = await new Validator().validate(plain());
+  assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
+});
+
+test('Redocly’s recommended rules find nothing, and would find a missing summary', async () => {
+  const config = await createConfig({ extends: ['recommended'] });
+  const lint = async (source: Record<string, unknown>) =>
+    (await lintFromString({ source: JSON.stringify(source), absoluteRef: 'openapi.json', config })).map(
+      (problem) => `${problem.severity} ${problem.ruleId}: ${problem.message}`,
+    );
+  assert.deepEqual(await lint(plain()), []);
+  const broken = plain() as { paths: Record<string, Record<string, Record<string, unknown>>> };
+  delete broken.paths['/healthz']!['get']!['summary'];
+  assert.ok((await lint(broken)).some((problem) => problem.startsWith('error operation-summary')));
+});
+
+test('openapi-typescript names the types: PurchaseOrder, InventoryHistoryLogEntry, ErrorMessage, ...', async () => {
+  const source = astToString(await openapiTS(plain() as never));
+  for (const name of [
+    'PurchaseOrder',
+    'InventoryHistoryLogEntry',
+    'ErrorMessage',
+    'PurchaseOrdersResponse',
+    'InventoryHistoryResponse',
+    'AuthenticationResponse',
+    'OAuthTokenResponse',
+    'OAuthError',
+    'JournalEntry',
+    'ClockView',
+  ])
+    assert.match(source, new RegExp(`\\n {8}${name}: \\{`), name);
+});
+
+test('the examples come from the demo generator', () => {
+  const get = document.paths['/v1/purchaseOrders/{purchaseOrderId}']!['get']!;
+  const response = get.responses['200'] as { content: Record<string, { example: { id: string } }> };
+  assert.match(response.content['application/json']!.example.id, /^[0-9a-f-]{36}$/);
+});
+
+test('the fault rules are served by GET, PUT and DELETE /_larder/faults, their shape from the one schema', () => {
+  const faults = document.paths['/_larder/faults']!;
+  assert.deepEqual(Object.keys(faults).sort(), ['delete', 'get', 'put']);
+  const body = faults['put']!.requestBody as { content: Record<string, { schema: { $ref: string } }> };
+  assert.equal(body.content['application/json']!.schema.$ref, '#/components/schemas/FaultRules');
+});
