@@ -14,6 +14,7 @@ import { retailAuth } from '../middleware/retail-auth/retail-auth.js';
 import { RECORD_KINDS } from '../records/kinds.js';
 import { createLocationDirectory } from '../retail/location-directory.js';
 import { createPageTokens } from '../retail/page-token.js';
+import { createRecordReader } from '../retail/record-reader.js';
 import { createRetailRoutes } from '../retail/retail-routes.js';
 import { ADMIN_PREFIX, createAdminRoutes } from '../sandbox/admin-routes.js';
 import { createLiveDemo } from '../sandbox/demo.js';
@@ -150,13 +151,10 @@ export const createApp = async ({
   app.post(LOGIN_PATH, throttled, auth.login);
   app.post(TOKEN_ENDPOINT_PATH, throttled, auth.token);
   app.route('/', auth.discovery);
+  const records = createRecordReader(store, createPageTokens(secret));
   app.route(
     '/',
-    createRetailRoutes({
-      store,
-      authorize: retailAuth(guard ?? auth.guard, locations.exists),
-      pageTokens: createPageTokens(secret),
-    }),
+    createRetailRoutes({ authorize: retailAuth(guard ?? auth.guard, locations.exists), records }),
   );
   if (config.adminToken !== undefined && virtualClock !== undefined && journal !== undefined) {
     app.use(`${ADMIN_PREFIX}/*`, adminAuth(config.adminToken));
@@ -169,6 +167,7 @@ export const createApp = async ({
           config.clusterWorker === true ? clusterJournalView(journal, process) : localJournalView(journal),
         live,
         forgetLocation: locations.forget,
+        records,
       }),
     );
   }

@@ -8,8 +8,11 @@ import {
   ClockAdvanceRequestSchema,
   ClockSetRequestSchema,
   ClockViewSchema,
+  LocationChartsSchema,
+  LocationsOverviewSchema,
   NewClientRequestSchema,
 } from '../sandbox/admin-schemas.js';
+import { DEFAULT_CHART_DAYS, MAX_CHART_DAYS } from '../sandbox/console-data.js';
 import { DEFAULT_PAGE_SIZE, LOCATION_HEADER, MAX_BODY_BYTES, MAX_PAGE_SIZE } from '../shared/limits.js';
 
 /**
@@ -196,6 +199,71 @@ const adminPaths = () => ({
         ),
       },
     ]),
+  ),
+  ...consolePaths(),
+});
+
+/** The console's reads (src/sandbox/console-data.ts and the retail reads without a client token). */
+const consolePaths = () => ({
+  '/_larder/locations': {
+    get: admin('listLocationsOverview', 'Locations with record counts and modifiedDate spans', {
+      answer: LocationsOverviewSchema,
+    }),
+  },
+  '/_larder/locations/{locationId}/charts': {
+    get: admin('getLocationCharts', 'Stock of one item over time, and spend per supplier per week', {
+      answer: LocationChartsSchema,
+      parameters: [
+        locationParameter,
+        queryParameter(
+          'days',
+          `The window, in days back from the virtual now (1–${MAX_CHART_DAYS}, default ${DEFAULT_CHART_DAYS}).`,
+        ),
+        queryParameter('itemVersionId', 'The item to chart (default: the one with the most entries).'),
+      ],
+    }),
+  },
+  ...Object.fromEntries(
+    RECORD_KINDS.flatMap((kind): [string, Record<string, ReturnType<typeof admin>>][] => {
+      const Name = `${kind.name[0]!.toUpperCase()}${kind.name.slice(1)}`;
+      return [
+        [
+          `/_larder/locations/{locationId}/${kind.name}/search`,
+          {
+            post: admin(
+              `adminSearch${Name}`,
+              `Search ${kind.countLabel} of any location, as the retail API does`,
+              {
+                request: kind.searchSchema,
+                answer: kind.pageSchema,
+                parameters: [
+                  locationParameter,
+                  queryParameter('pageToken', 'The nextPageToken of the previous page.'),
+                  queryParameter('pageSize', 'Records per page (1–500, default 100).'),
+                ],
+              },
+            ),
+          },
+        ],
+        [
+          `/_larder/locations/{locationId}/${kind.name}/{${kind.idParam}}`,
+          {
+            get: admin(`adminGet${Name}`, `One ${kind.label} of any location`, {
+              answer: kind.schema,
+              parameters: [
+                locationParameter,
+                {
+                  name: kind.idParam,
+                  in: 'path',
+                  required: true,
+                  schema: { type: 'string', format: 'uuid' },
+                },
+              ],
+            }),
+          },
+        ],
+      ];
+    }),
   ),
 });
 
