@@ -9,19 +9,20 @@ import { splitScope } from './scopes.js';
 
 export const TOKEN_ENDPOINT_PATH = '/authentication/v1/authentication/customer/oauth/token';
 
-type OAuthErrorCode =
+export type OAuthErrorCode =
   | 'invalid_request'
   | 'invalid_client'
   | 'unsupported_grant_type'
   | 'invalid_scope'
-  | 'temporarily_unavailable';
+  | 'temporarily_unavailable'
+  | 'server_error';
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
 
 /** RFC 6749 §5.2 error, answered here rather than through LarderError: OAuth clients parse this shape. */
-const oauthError = (
+export const oauthError = (
   c: Context,
-  status: 400 | 401 | 413 | 429,
+  status: 400 | 401 | 413 | 429 | 500 | 502 | 503 | 504,
   error: OAuthErrorCode,
   description: string,
   headers: Record<string, string> = {},

@@ -30,7 +30,7 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 const unauthenticated = (): LarderError =>
   new LarderError('ERR_UNAUTHENTICATED', { headers: { 'WWW-Authenticate': `Bearer realm="${REALM}"` } });
 
-const invalidToken = (description: string): LarderError =>
+export const invalidToken = (description: string): LarderError =>
   new LarderError('ERR_UNAUTHENTICATED', {
     message: `${description}.`,
     headers: { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${description}"` },

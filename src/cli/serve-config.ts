@@ -1,6 +1,9 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { parseThrottleLimit, type ThrottleLimit } from '../auth/failure-throttle.js';
+import { parseRateLimit, type RatePolicy } from '../middleware/rate-limit/rate-windows.js';
+import type { FaultRule } from '../sandbox/fault-schemas.js';
+import { loadFaultsFile } from '../sandbox/faults.js';
 import { MAX_TOKEN_TTL_SECONDS, MIN_TOKEN_TTL_SECONDS } from '../shared/limits.js';
 import type { StoreLocation } from '../storage/open-store.js';
 import { intOption, type ParsedArgs, UsageError } from './command.js';
@@ -28,6 +31,12 @@ export interface ServeConfig {
   loginThrottle: ThrottleLimit | 'off';
   /** Demo locations keep trading as the clock passes midnight UTC. */
   live: boolean;
+  /** --rate-limit: the platform's limits, others, or off. */
+  rateLimit: readonly RatePolicy[] | 'off';
+  /** --faults FILE: rules injected from the start (with or without the admin API: the operator asked). */
+  faults?: readonly FaultRule[];
+  /** --allow-fault-header: honour Larder-Fault on requests. */
+  allowFaultHeader: boolean;
 }
 
 const parsePublicUrl = (raw: string | undefined): string | undefined => {
@@ -52,6 +61,18 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
     throw new UsageError(
       `--login-throttle must be a count per window (10/min, 5/30s, 100/h) or off, not ${args.strings['login-throttle']}.`,
     );
+  const rateLimit = parseRateLimit(args.strings['rate-limit'] ?? 'off');
+  if (rateLimit === undefined)
+    throw new UsageError(
+      `--rate-limit must be platform, off, or limits such as 5/s,100/15m (up to four), not ${args.strings['rate-limit']}.`,
+    );
+  const faultsFile = args.strings['faults'];
+  let faults: readonly FaultRule[] | undefined;
+  try {
+    faults = faultsFile === undefined ? undefined : loadFaultsFile(faultsFile);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
   if (adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN_LENGTH)
     throw new UsageError(`--admin-token must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters.`);
   return {
@@ -73,5 +94,8 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
     journalSize: intOption(args, 'journal-size', 1, MAX_JOURNAL_SIZE),
     loginThrottle: throttle,
     live: args.flags['no-live'] !== true,
+    rateLimit,
+    ...(faults === undefined ? {} : { faults }),
+    allowFaultHeader: args.flags['allow-fault-header'] === true,
   };
 };

@@ -76,6 +76,9 @@ export const serve = async (
         loginThrottle: config.loginThrottle,
         live: config.live,
         clusterWorker: cluster.isWorker,
+        rateLimit: config.rateLimit,
+        ...(config.faults === undefined ? {} : { faults: config.faults }),
+        allowFaultHeader: config.allowFaultHeader,
       },
     });
   } catch (error) {

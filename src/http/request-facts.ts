@@ -17,6 +17,8 @@ export interface RequestFacts {
   hasNextPage?: boolean;
   retryAfterSeconds?: number;
   fault?: string;
+  /** The status the client saw, when not the app's answer: 0 for a connection reset before any byte. */
+  status?: number;
 }
 
 declare module 'hono' {
@@ -36,6 +38,25 @@ export const collectingFacts = (c: Context): boolean => c.get('facts') !== undef
 /** Tells tokens apart in the journal without keeping them: the first 16 hex digits of their SHA-256. */
 export const tokenFingerprint = (token: string): string =>
   createHash('sha256').update(token).digest('hex').slice(0, 16);
+
+/**
+ * Whose request this claims to be, unverified, for the journal and fault matching only: a bearer token's
+ * `client_id` claim, or the id in HTTP Basic credentials (the OAuth token endpoint).
+ */
+export const claimedClientId = (authorization: string | undefined): string | undefined => {
+  if (authorization === undefined) return undefined;
+  const bearer = /^Bearer +(\S+)/i.exec(authorization)?.[1];
+  if (bearer !== undefined) return unverifiedClientId(bearer);
+  const basic = /^Basic +([A-Za-z0-9+/]+=*) *$/i.exec(authorization)?.[1];
+  if (basic === undefined) return undefined;
+  const decoded = Buffer.from(basic, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  try {
+    return colon < 0 ? undefined : decodeURIComponent(decoded.slice(0, colon).replaceAll('+', ' '));
+  } catch {
+    return undefined;
+  }
+};
 
 /**
  * The `client_id` claim of a bearer token, read WITHOUT verifying it: only to say in the journal whose refused

@@ -19,6 +19,8 @@ import {
 } from './admin-schemas.js';
 import { DEFAULT_CHART_DAYS, locationCharts, locationsOverview, MAX_CHART_DAYS } from './console-data.js';
 import { type LiveDemo, resetDemo } from './demo.js';
+import type { FaultControl } from './fault-control.js';
+import { validFaultRules } from './faults.js';
 import type { JournalFilter } from './journal.js';
 import type { JournalView } from './journal-view.js';
 import { judgeClient, RULES } from './report.js';
@@ -35,6 +37,8 @@ export interface AdminDeps {
   forgetLocation: (locationId: string) => void;
   /** The retail API's search and get by id, for the console to read any location without a client token. */
   records: RecordReader;
+  /** The fault rules (in the primary under --workers). */
+  faults: FaultControl;
 }
 
 /** Fixture uploads may be large (a whole location), but not unbounded. */
@@ -127,6 +131,7 @@ export const createAdminRoutes = ({
   live,
   forgetLocation,
   records,
+  faults,
 }: AdminDeps): Hono => {
   const routes = new Hono();
 
@@ -264,6 +269,10 @@ export const createAdminRoutes = ({
       rules: RULES,
     });
   });
+
+  routes.get('/faults', async (c) => c.json(await faults.list()));
+  routes.put('/faults', async (c) => c.json(await faults.replace(validFaultRules(await readJsonObject(c)))));
+  routes.delete('/faults', async (c) => c.json(await faults.replace([])));
 
   routes.post('/clients', async (c) => {
     const request = newClient(await readJsonObject(c));

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type Context, Hono } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import { every } from 'hono/combine';
 import { type AuthService, createAuthService, LOGIN_PATH } from '../auth/auth-service.js';
 import type { ThrottleLimit } from '../auth/failure-throttle.js';
 import { TOKEN_ENDPOINT_PATH } from '../auth/oauth-token-route.js';
@@ -7,8 +8,15 @@ import type { RetailGuard } from '../auth/retail-guard.js';
 import { sourceAddress } from '../auth/source-address.js';
 import { createErrorEdge } from '../http/error-edge.js';
 import { adminAuth } from '../middleware/admin-auth/admin-auth.js';
+import { injectFaults } from '../middleware/faults/faults.js';
 import { journalRequests } from '../middleware/journal/journal.js';
 import { loginThrottle } from '../middleware/login-throttle/login-throttle.js';
+import { rateLimit } from '../middleware/rate-limit/rate-limit.js';
+import {
+  clusterRateLimiter,
+  createRateLimiter,
+  type RatePolicy,
+} from '../middleware/rate-limit/rate-windows.js';
 import { requestId } from '../middleware/request-id/request-id.js';
 import { retailAuth } from '../middleware/retail-auth/retail-auth.js';
 import { RECORD_KINDS } from '../records/kinds.js';
@@ -18,6 +26,9 @@ import { createRecordReader } from '../retail/record-reader.js';
 import { createRetailRoutes } from '../retail/retail-routes.js';
 import { ADMIN_PREFIX, createAdminRoutes } from '../sandbox/admin-routes.js';
 import { createLiveDemo } from '../sandbox/demo.js';
+import { clusterFaultControl, localFaultControl } from '../sandbox/fault-control.js';
+import type { FaultRule } from '../sandbox/fault-schemas.js';
+import { createFaultEngine } from '../sandbox/faults.js';
 import { createJournal, type Journal } from '../sandbox/journal.js';
 import { OPERATIONS } from '../sandbox/journal-entry.js';
 import { clusterJournalView, localJournalView } from '../sandbox/journal-view.js';
@@ -44,6 +55,12 @@ export interface AppConfig {
   live?: boolean;
   /** A worker of `--workers N`: the admin API's journal covers every worker, through the primary. */
   clusterWorker?: boolean;
+  /** The platform's rate limits (`--rate-limit`); off when absent. */
+  rateLimit?: readonly RatePolicy[] | 'off';
+  /** Fault rules from `--faults FILE`: injected even without the admin API (the operator asked for them). */
+  faults?: readonly FaultRule[];
+  /** `--allow-fault-header`: honour the Larder-Fault request header. */
+  allowFaultHeader?: boolean;
 }
 
 export interface AppDeps {
@@ -130,6 +147,23 @@ export const createApp = async ({
   app.use(requestId());
   if (journal !== undefined)
     app.use(journalRequests({ journal, clock, operationOf, skipPrefix: ADMIN_PREFIX }));
+  // Fault rules exist with the admin API or a faults file; under --workers the primary holds them.
+  const faults =
+    sandbox || (config.faults?.length ?? 0) > 0
+      ? config.clusterWorker === true
+        ? clusterFaultControl(process)
+        : localFaultControl(createFaultEngine(config.faults))
+      : undefined;
+  if (faults !== undefined || config.allowFaultHeader === true)
+    app.use(
+      injectFaults({
+        control: faults,
+        allowHeader: config.allowFaultHeader === true,
+        operationOf,
+        skip: (path) => path.startsWith(ADMIN_PREFIX) || path === '/healthz' || path === '/readyz',
+        tokenPath: TOKEN_ENDPOINT_PATH,
+      }),
+    );
   const errorEdge = createErrorEdge(logger);
   app.onError(errorEdge);
   app.notFound((c) => errorEdge(new LarderError('ERR_ROUTE_NOT_FOUND'), c));
@@ -144,17 +178,35 @@ export const createApp = async ({
     c.body(document, 200, { 'content-type': 'application/json; charset=utf-8' }),
   );
 
-  const throttled = loginThrottle({
-    ...auth.credentials,
-    sourceAddress: (c: Context) => sourceAddress(c, config.trustProxy),
-  });
+  const addressOf = (c: Context) => sourceAddress(c, config.trustProxy);
+  const throttled = loginThrottle({ ...auth.credentials, sourceAddress: addressOf });
+  const policies = config.rateLimit === 'off' ? undefined : config.rateLimit;
+  // Under --workers the primary counts for every worker: per-worker counts would loosen the limit N times.
+  const limiter =
+    policies === undefined
+      ? undefined
+      : config.clusterWorker === true
+        ? clusterRateLimiter(process)
+        : createRateLimiter(policies);
+  const limited = (keyOf: (c: Context) => string): MiddlewareHandler | undefined =>
+    limiter === undefined || policies === undefined
+      ? undefined
+      : rateLimit({ limiter, policies, clock, keyOf, tokenPath: TOKEN_ENDPOINT_PATH });
+  // Token endpoints count per address; retail per client and location, once the token names the client.
+  const addressLimit = limited((c) => `\n${addressOf(c) ?? '-'}`);
+  const retailLimit = limited((c) => `${c.get('principal').clientId}\n${c.get('locationId')}`);
+  if (addressLimit !== undefined) app.on('POST', [LOGIN_PATH, TOKEN_ENDPOINT_PATH], addressLimit);
   app.post(LOGIN_PATH, throttled, auth.login);
   app.post(TOKEN_ENDPOINT_PATH, throttled, auth.token);
   app.route('/', auth.discovery);
   const records = createRecordReader(store, createPageTokens(secret));
+  const authorize = retailAuth(guard ?? auth.guard, locations.exists);
   app.route(
     '/',
-    createRetailRoutes({ authorize: retailAuth(guard ?? auth.guard, locations.exists), records }),
+    createRetailRoutes({
+      authorize: retailLimit === undefined ? authorize : every(authorize, retailLimit),
+      records,
+    }),
   );
   if (config.adminToken !== undefined && virtualClock !== undefined && journal !== undefined) {
     app.use(`${ADMIN_PREFIX}/*`, adminAuth(config.adminToken));
@@ -168,6 +220,7 @@ export const createApp = async ({
         live,
         forgetLocation: locations.forget,
         records,
+        faults: faults ?? localFaultControl(createFaultEngine()),
       }),
     );
   }

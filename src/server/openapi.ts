@@ -13,6 +13,7 @@ import {
   NewClientRequestSchema,
 } from '../sandbox/admin-schemas.js';
 import { DEFAULT_CHART_DAYS, MAX_CHART_DAYS } from '../sandbox/console-data.js';
+import { FaultRulesSchema, FaultRulesStateSchema } from '../sandbox/fault-schemas.js';
 import { DEFAULT_PAGE_SIZE, LOCATION_HEADER, MAX_BODY_BYTES, MAX_PAGE_SIZE } from '../shared/limits.js';
 
 /**
@@ -171,6 +172,16 @@ const adminPaths = () => ({
       answerDescription: '{"clientId", "requestsJudged", "findings": [...], "rules": [...]}',
       parameters: [{ ...queryParameter('clientId', 'The client to judge.'), required: true }],
     }),
+  },
+  '/_larder/faults': {
+    get: admin('getFaults', 'The fault rules in force, with their counters', {
+      answer: FaultRulesStateSchema,
+    }),
+    put: admin('setFaults', 'Replace the fault rules (counters start again)', {
+      request: FaultRulesSchema,
+      answer: FaultRulesStateSchema,
+    }),
+    delete: admin('clearFaults', 'Remove every fault rule', { answer: FaultRulesStateSchema }),
   },
   '/_larder/clients': {
     post: admin('createClient', 'Create a client; its secret is answered once', {

@@ -2,6 +2,8 @@ import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import type { ThrottleLimit } from '../auth/failure-throttle.js';
 import { answerClientError, errorResponse } from '../http/error-edge.js';
+import type { RatePolicy } from '../middleware/rate-limit/rate-windows.js';
+import type { FaultRule } from '../sandbox/fault-schemas.js';
 import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
@@ -21,6 +23,9 @@ export interface ServerConfig {
   loginThrottle?: ThrottleLimit | 'off';
   live?: boolean;
   clusterWorker?: boolean;
+  rateLimit?: readonly RatePolicy[] | 'off';
+  faults?: readonly FaultRule[];
+  allowFaultHeader?: boolean;
 }
 
 /** A server started in process: where it answers, and how to stop it. */
@@ -98,6 +103,9 @@ export const startServer = async (deps: {
         ...(config.loginThrottle === undefined ? {} : { loginThrottle: config.loginThrottle }),
         ...(config.live === undefined ? {} : { live: config.live }),
         ...(config.clusterWorker === undefined ? {} : { clusterWorker: config.clusterWorker }),
+        ...(config.rateLimit === undefined ? {} : { rateLimit: config.rateLimit }),
+        ...(config.faults === undefined ? {} : { faults: config.faults }),
+        ...(config.allowFaultHeader === undefined ? {} : { allowFaultHeader: config.allowFaultHeader }),
       },
     });
     stopPolling = larder.start();

@@ -64,7 +64,14 @@ export const ERROR_CATALOG = {
     message: 'The request headers or URL are too large.',
   },
   ERR_RATE_LIMITED: { status: 429, numericCode: 42901, message: 'Too many failed attempts; retry later.' },
+  ERR_RATE_LIMIT_EXCEEDED: {
+    status: 429,
+    numericCode: 42902,
+    message: 'Rate limit exceeded; retry after the Retry-After seconds.',
+  },
   ERR_INTERNAL: { status: 500, numericCode: 50001, message: 'Internal server error.' },
+  ERR_BAD_GATEWAY: { status: 502, numericCode: 50201, message: 'Bad gateway; retry shortly.' },
+  ERR_GATEWAY_TIMEOUT: { status: 504, numericCode: 50401, message: 'Gateway timeout; retry shortly.' },
   ERR_UNAVAILABLE: {
     status: 503,
     numericCode: 50301,

@@ -59,7 +59,12 @@ const formatHint = (format: string): string =>
 const simplify = (errors: readonly ErrorObject[]): FieldProblem[] => {
   const byField = new Map<string, FieldProblem>();
   for (const error of errors) {
-    if (error.keyword === 'anyOf' || (error.keyword === 'type' && error.params['type'] === 'null')) continue;
+    if (
+      error.keyword === 'anyOf' ||
+      error.keyword === 'if' ||
+      (error.keyword === 'type' && error.params['type'] === 'null')
+    )
+      continue;
     const problem = describe(error);
     const known = byField.get(problem.fieldName);
     if (known === undefined) byField.set(problem.fieldName, problem);
@@ -89,11 +94,14 @@ export const createValidator = <T>(schema: TSchema): Validator<T> => {
  */
 export const requireValid = <T>(validator: Validator<T>, body: unknown): T => {
   const problems = validator.problems(body);
-  const [first] = problems;
-  if (first === undefined) return body as T;
-  throw new LarderError('ERR_VALIDATION', {
+  if (problems.length === 0) return body as T;
+  throw invalidFields(problems);
+};
+
+/** The 400 for one or more bad fields: one in `fieldName`, several in the message and the nested errors. */
+export const invalidFields = (problems: readonly FieldProblem[]): LarderError =>
+  new LarderError('ERR_VALIDATION', {
     message: problems.map((p) => `${p.fieldName} ${p.message}`).join('; '),
-    ...(problems.length === 1 ? { fieldName: first.fieldName } : {}),
+    ...(problems.length === 1 && problems[0] !== undefined ? { fieldName: problems[0].fieldName } : {}),
     problems,
   });
-};

@@ -1,5 +1,8 @@
-import cluster from 'node:cluster';
+import cluster, { type Worker } from 'node:cluster';
+import { serveClusterRateLimiter } from '../../middleware/rate-limit/rate-windows.js';
 import { prepareDemo } from '../../sandbox/demo.js';
+import { serveClusterFaults } from '../../sandbox/fault-control.js';
+import { createFaultEngine } from '../../sandbox/faults.js';
 import { DEFAULT_JOURNAL_SIZE } from '../../sandbox/journal.js';
 import { serveClusterJournal } from '../../sandbox/journal-view.js';
 import { createSupervisor } from '../../server/cluster-supervisor.js';
@@ -71,6 +74,12 @@ const serveWithWorkers = async (
       ),
     (listener) => cluster.on('message', listener),
   );
+  // Rate-limit counts and fault rules are held here too, so every worker counts against one total.
+  const onWorkerMessage = (listener: (worker: Worker, message: unknown) => void) => {
+    cluster.on('message', listener);
+  };
+  if (config.rateLimit !== 'off') serveClusterRateLimiter(onWorkerMessage, config.rateLimit);
+  serveClusterFaults(onWorkerMessage, createFaultEngine(config.faults));
   supervisor.start();
   void untilSignal(async () => {
     await supervisor.stop();
@@ -159,6 +168,27 @@ export const serveCommand: Command = {
       placeholder: 'N/WINDOW',
       description:
         'Failed logins allowed per client id and address before 429 (10/min, 5/30s, 100/h), or off. Correct credentials from elsewhere are never refused.',
+    },
+    'rate-limit': {
+      type: 'string',
+      env: 'LARDER_RATE_LIMIT',
+      default: 'off',
+      placeholder: 'LIMITS',
+      description:
+        'Rate limits as the platform applies them: platform (20/s and 10000/15m), limits such as 5/s,100/15m, or off. Retail counts per client and location, login and token per address; 429 with Retry-After past them.',
+    },
+    faults: {
+      type: 'string',
+      env: 'LARDER_FAULTS',
+      placeholder: 'FILE',
+      description:
+        'Inject faults by the rules in this JSON file ({"rules": [...]}, as PUT /_larder/faults), also without an admin token.',
+    },
+    'allow-fault-header': {
+      type: 'boolean',
+      env: 'LARDER_ALLOW_FAULT_HEADER',
+      description:
+        'Honour the Larder-Fault request header (status=503, latency=800ms, reset, …) on each request.',
     },
     'no-live': {
       type: 'boolean',

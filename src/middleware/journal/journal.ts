@@ -40,7 +40,7 @@ export const journalRequests =
       entry.method = c.req.method;
       entry.path = path;
       if (operation !== undefined) entry.operation = operation;
-      entry.status = c.res.status;
+      if (facts.status === undefined) entry.status = c.res.status;
       entry.durationMs = Math.round((performance.now() - started) * 1000) / 1000;
       if (location !== undefined && location !== '') entry.location = location;
       entry.requestId = c.get('requestId');

@@ -1,0 +1,193 @@
+import type { HttpBindings } from '@hono/node-server';
+import type { Context, MiddlewareHandler, Next } from 'hono';
+import { type OAuthErrorCode, oauthError } from '../../auth/oauth-token-route.js';
+import { invalidToken } from '../../auth/retail-guard.js';
+import { claimedClientId, collectingFacts, noteFacts } from '../../http/request-facts.js';
+import { requestHeader } from '../../http/request-header.js';
+import type { FaultControl } from '../../sandbox/fault-control.js';
+import type { FaultEffect, FaultStatus } from '../../sandbox/fault-schemas.js';
+import {
+  type AppliedFault,
+  FAULT_HEADER,
+  type FaultRequest,
+  parseFaultHeader,
+} from '../../sandbox/faults.js';
+import { type ErrorCode, LarderError } from '../../shared/errors.js';
+import { LOCATION_HEADER } from '../../shared/limits.js';
+
+export interface FaultsDeps {
+  /** The rules (admin API, --faults FILE); undefined when only the header is allowed. */
+  control: FaultControl | undefined;
+  /** --allow-fault-header: the Larder-Fault header applies an effect to its one request. */
+  allowHeader: boolean;
+  operationOf: (method: string, path: string) => string | undefined;
+  /** Paths never faulted (the admin API, health checks). */
+  skip: (path: string) => boolean;
+  /** The OAuth token endpoint answers errors in RFC 6749's shape. */
+  tokenPath: string;
+  /** Added latency waits in real time: it is what a client's timeouts see. Tests may pass their own. */
+  delay?: (ms: number) => Promise<void>;
+}
+
+const realDelay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+const HEADER_KEY = FAULT_HEADER.toLowerCase();
+const LOCATION_KEY = LOCATION_HEADER.toLowerCase();
+/** The adapter writes nothing for a response carrying this header: the middleware wrote to the socket itself. */
+const ALREADY_SENT = { 'x-hono-already-sent': '1' };
+/** A slow body is written in ten slices a second. */
+const SLICES_PER_SECOND = 10;
+
+const STATUS_CODES: Record<FaultStatus, ErrorCode> = {
+  429: 'ERR_RATE_LIMIT_EXCEEDED',
+  500: 'ERR_INTERNAL',
+  502: 'ERR_BAD_GATEWAY',
+  503: 'ERR_UNAVAILABLE',
+  504: 'ERR_GATEWAY_TIMEOUT',
+};
+
+/** The request as rules see it; the client id is worked out only if a rule (or the cluster channel) reads it. */
+const faultRequest = (c: Context, path: string, operation: string | undefined): FaultRequest => {
+  const authorization = requestHeader(c, 'authorization');
+  let clientId: string | undefined | null = null;
+  return {
+    method: c.req.method,
+    path,
+    operation,
+    location: requestHeader(c, LOCATION_KEY)?.trim(),
+    get clientId() {
+      if (clientId === null) clientId = claimedClientId(authorization);
+      return clientId;
+    },
+    bearer: authorization !== undefined && /^Bearer +\S/i.test(authorization),
+    pageToken: (c.req.query('pageToken') ?? '') !== '',
+  };
+};
+
+const statusError = (c: Context, effect: FaultEffect, tokenPath: string): Response => {
+  const status = effect.status ?? 500;
+  const retryAfter = effect.retryAfterSeconds ?? (status === 429 ? 1 : undefined);
+  const headers: Record<string, string> =
+    retryAfter === undefined ? {} : { 'Retry-After': String(retryAfter) };
+  if (c.req.path === tokenPath) {
+    const error: OAuthErrorCode =
+      status === 429 || status === 503 ? 'temporarily_unavailable' : 'server_error';
+    return oauthError(c, status, error, 'The service is unavailable; retry later', headers);
+  }
+  throw new LarderError(STATUS_CODES[status], {
+    headers,
+    ...(status === 503 ? { message: 'The service is temporarily unavailable; retry shortly.' } : {}),
+  });
+};
+
+const socketOf = (c: Context): HttpBindings | undefined => {
+  const env = c.env as Partial<HttpBindings> | undefined;
+  return env?.incoming !== undefined && env.outgoing !== undefined ? (env as HttpBindings) : undefined;
+};
+
+const headersOf = (response: Response): Record<string, string> => {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  return headers;
+};
+
+/**
+ * The answer the handler made, written to the socket by hand: the full Content-Length, then half the body and a
+ * closed connection (cutBody), or the body a slice at a time (slowBody). Hono's adapter has no way to say either.
+ */
+const writeByHand = async (c: Context, next: Next, effect: FaultEffect): Promise<Response> => {
+  await next();
+  const answer = c.res;
+  const body = Buffer.from(await answer.arrayBuffer());
+  const socket = socketOf(c);
+  if (socket === undefined) {
+    // In process (app.request) there is no socket: the cut body is the first half, the slow body the whole.
+    const sent = effect.type === 'cutBody' ? body.subarray(0, Math.floor(body.length / 2)) : body;
+    return new Response(sent, { status: answer.status, headers: answer.headers });
+  }
+  const { outgoing } = socket;
+  outgoing.writeHead(answer.status, { ...headersOf(answer), 'content-length': String(body.length) });
+  if (effect.type === 'cutBody') {
+    outgoing.write(body.subarray(0, Math.floor(body.length / 2)), () => outgoing.destroy());
+  } else {
+    const slice = Math.max(1, Math.ceil((effect.bytesPerSecond ?? 1) / SLICES_PER_SECOND));
+    let offset = 0;
+    const step = () => {
+      if (outgoing.destroyed) return;
+      const end = Math.min(offset + slice, body.length);
+      outgoing.write(body.subarray(offset, end));
+      offset = end;
+      if (offset >= body.length) outgoing.end();
+      else setTimeout(step, 1000 / SLICES_PER_SECOND).unref();
+    };
+    step();
+  }
+  return new Response(null, { status: answer.status, headers: ALREADY_SENT });
+};
+
+const apply = async (
+  c: Context,
+  next: Next,
+  fault: AppliedFault,
+  deps: Pick<FaultsDeps, 'tokenPath' | 'delay'>,
+): Promise<Response | undefined> => {
+  const { effect } = fault;
+  switch (effect.type) {
+    case 'status':
+      return statusError(c, effect, deps.tokenPath);
+    case 'latency':
+      await (deps.delay ?? realDelay)(fault.delayMs ?? 0);
+      await next();
+      return undefined;
+    case 'invalidToken':
+      throw invalidToken('The access token is not valid (injected fault)');
+    case 'badPageToken':
+      throw new LarderError('ERR_PAGE_TOKEN', {
+        fieldName: 'pageToken',
+        message: 'pageToken is not valid for this search (injected fault).',
+      });
+    case 'reset': {
+      const socket = socketOf(c);
+      if (socket === undefined)
+        throw new LarderError('ERR_BAD_GATEWAY', { message: 'Connection reset (injected fault).' });
+      noteFacts(c, { status: 0 });
+      socket.incoming.socket.resetAndDestroy();
+      return new Response(null, { status: 500, headers: ALREADY_SENT });
+    }
+    case 'cutBody':
+    case 'slowBody':
+      return writeByHand(c, next, effect);
+  }
+};
+
+/**
+ * Fault injection: the Larder-Fault header (only with --allow-fault-header) or the first rule that fires applies
+ * one effect to the request, and the journal marks it. Installed only when rules or the header can exist, so a
+ * production-style start pays nothing.
+ */
+export const injectFaults = (deps: FaultsDeps): MiddlewareHandler => {
+  const { control, allowHeader, operationOf, skip } = deps;
+  return async (c, next) => {
+    const path = c.req.path;
+    if (skip(path)) return next();
+    let fault: AppliedFault | undefined;
+    const header = allowHeader ? requestHeader(c, HEADER_KEY) : undefined;
+    const request = faultRequest(c, path, operationOf(c.req.method, path));
+    if (header !== undefined) fault = parseFaultHeader(header);
+    else if (control !== undefined) {
+      const decided = control.decide(request);
+      fault = decided instanceof Promise ? await decided : decided;
+    }
+    if (fault === undefined) return next();
+    // The handler may never run: the journal (and the report judging a client) still learns whose it was.
+    if (collectingFacts(c)) {
+      const { clientId } = request;
+      noteFacts(c, { fault: fault.label, ...(clientId === undefined ? {} : { clientId }) });
+    }
+    const response = await apply(c, next, fault, deps);
+    if (response !== undefined) c.res = response;
+    return response;
+  };
+};

@@ -1,0 +1,131 @@
+import type { ThrottleLimit } from '../../auth/failure-throttle.js';
+import { parseThrottleLimit } from '../../auth/failure-throttle.js';
+import { type ProcessChannel, primaryCaller, servePrimary } from '../../shared/primary-rpc.js';
+
+/** One limit: `limit` requests per fixed window of `windowMs`, windows aligned to the epoch (and the clock). */
+export type RatePolicy = ThrottleLimit;
+
+/** The platform's: 20 a second and 10,000 per 15 minutes. */
+export const PLATFORM_RATE_LIMITS: readonly RatePolicy[] = [
+  { limit: 20, windowMs: 1000 },
+  { limit: 10_000, windowMs: 15 * 60_000 },
+];
+
+const MAX_POLICIES = 4;
+
+/** `--rate-limit`: `platform`, `off`, or up to four `N/WINDOW` limits separated by commas (`5/s,100/15m`). */
+export const parseRateLimit = (text: string): readonly RatePolicy[] | 'off' | undefined => {
+  if (text === 'off') return 'off';
+  if (text === 'platform') return PLATFORM_RATE_LIMITS;
+  const parts = text.split(',').map((part) => part.trim());
+  if (parts.length > MAX_POLICIES) return undefined;
+  const policies: RatePolicy[] = [];
+  for (const part of parts) {
+    const policy = parseThrottleLimit(part);
+    if (policy === undefined || policy === 'off') return undefined;
+    policies.push(policy);
+  }
+  return policies;
+};
+
+/** Where a key stands after a request was counted (or refused): the limit closest to refusing it. */
+export interface RateVerdict {
+  allowed: boolean;
+  /** Index into the policies of the closest limit (a refusing one when refused). */
+  policy: number;
+  remaining: number;
+  /** Epoch ms when that limit's window ends. */
+  resetMs: number;
+  /** Refused: whole seconds until every exhausted window has ended (at least 1); else 0. */
+  retryAfterSeconds: number;
+}
+
+export interface RateLimiter {
+  /** Counts one request of `key` at `nowMs` unless a limit refuses it. Local limiters reuse the answer object. */
+  take(key: string, nowMs: number): RateVerdict | Promise<RateVerdict>;
+}
+
+/** In one process the answer is there at once: nothing is awaited on the request path. */
+export interface LocalRateLimiter extends RateLimiter {
+  take(key: string, nowMs: number): RateVerdict;
+}
+
+interface KeyWindows {
+  starts: number[];
+  counts: number[];
+}
+
+/**
+ * Exact fixed-window counting per key. A refused request is not counted, so a client that waits for Retry-After
+ * is served. Keys are bounded: past `maxKeys` the longest-known key is forgotten (its windows restart).
+ */
+export const createRateLimiter = (
+  policies: readonly RatePolicy[],
+  { maxKeys = 100_000 }: { maxKeys?: number } = {},
+): LocalRateLimiter => {
+  const keys = new Map<string, KeyWindows>();
+  const verdict: RateVerdict = { allowed: true, policy: 0, remaining: 0, resetMs: 0, retryAfterSeconds: 0 };
+  const n = policies.length;
+  return {
+    take: (key, nowMs) => {
+      let windows = keys.get(key);
+      if (windows === undefined) {
+        windows = { starts: new Array<number>(n).fill(-1), counts: new Array<number>(n).fill(0) };
+        keys.set(key, windows);
+        if (keys.size > maxKeys) keys.delete(keys.keys().next().value as string);
+      }
+      let allowed = true;
+      let waitMs = 0;
+      for (let i = 0; i < n; i++) {
+        const { limit, windowMs } = policies[i]!;
+        const start = nowMs - (nowMs % windowMs);
+        if (windows.starts[i] !== start) {
+          windows.starts[i] = start;
+          windows.counts[i] = 0;
+        }
+        if (windows.counts[i]! >= limit) {
+          allowed = false;
+          waitMs = Math.max(waitMs, start + windowMs - nowMs);
+        }
+      }
+      let closest = 0;
+      let closestRemaining = Number.POSITIVE_INFINITY;
+      for (let i = 0; i < n; i++) {
+        if (allowed) windows.counts[i]!++;
+        const remaining = policies[i]!.limit - windows.counts[i]!;
+        if (remaining < closestRemaining) {
+          closest = i;
+          closestRemaining = remaining;
+        }
+      }
+      verdict.allowed = allowed;
+      verdict.policy = closest;
+      verdict.remaining = closestRemaining;
+      verdict.resetMs = windows.starts[closest]! + policies[closest]!.windowMs;
+      verdict.retryAfterSeconds = allowed ? 0 : Math.max(1, Math.ceil(waitMs / 1000));
+      return verdict;
+    },
+  };
+};
+
+const SERVICE = 'rate-limit';
+
+/** A worker's limiter under `--workers N`: the primary counts for every worker. */
+export const clusterRateLimiter = (channel: ProcessChannel): RateLimiter => {
+  const call = primaryCaller(channel, SERVICE, (error) => new Error(error.message));
+  return { take: async (key, nowMs) => (await call('take', [key, nowMs])) as RateVerdict };
+};
+
+/** The primary's side: the one limiter every worker asks. */
+export const serveClusterRateLimiter = (
+  onMessage: Parameters<typeof servePrimary>[0],
+  policies: readonly RatePolicy[],
+): void => {
+  const limiter = createRateLimiter(policies);
+  servePrimary(onMessage, SERVICE, {
+    take: (arg) => {
+      const [key, nowMs] = arg as [string, number];
+      return limiter.take(key, nowMs);
+    },
+  });
+};

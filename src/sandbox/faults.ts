@@ -1,0 +1,251 @@
+import { randomInt } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Random } from '../seed/random.js';
+import { type FieldProblem, LarderError } from '../shared/errors.js';
+import { createValidator, invalidFields, requireValid } from '../shared/validator.js';
+import {
+  type FaultEffect,
+  FaultEffectSchema,
+  type FaultRule,
+  type FaultRules,
+  FaultRulesSchema,
+  type FaultRulesState,
+  MAX_FAULT_LATENCY_MS,
+} from './fault-schemas.js';
+
+/** What a rule can be matched on. `clientId` may be a getter: it is worked out only when a rule asks. */
+export interface FaultRequest {
+  method: string;
+  path: string;
+  operation: string | undefined;
+  location: string | undefined;
+  readonly clientId: string | undefined;
+  /** The request carries a bearer token (invalidToken applies only then) … */
+  bearer: boolean;
+  /** … and a pageToken (badPageToken applies only then). */
+  pageToken: boolean;
+}
+
+/** The fault a request gets: its effect, the latency drawn for it, and how the journal names it. */
+export interface AppliedFault {
+  effect: FaultEffect;
+  /** type latency: the delay drawn for this request. */
+  delayMs?: number;
+  /** `rule-2 status=503`, or `header latency=800ms`. */
+  label: string;
+}
+
+/** The rules in force and their counters, in the primary under `--workers N` so counts are exact. */
+export interface FaultEngine {
+  list(): FaultRulesState;
+  replace(rules: readonly FaultRule[]): FaultRulesState;
+  decide(request: FaultRequest): AppliedFault | undefined;
+}
+
+interface RuleState {
+  rule: FaultRule;
+  id: string;
+  matched: number;
+  applied: number;
+  random: Random;
+}
+
+/** `status=503`, `latency=800ms`, … as the journal and the header spell an effect. */
+export const describeEffect = (effect: FaultEffect, delayMs?: number): string => {
+  switch (effect.type) {
+    case 'status':
+      return `status=${effect.status}${effect.retryAfterSeconds === undefined ? '' : `;retry-after=${effect.retryAfterSeconds}`}`;
+    case 'latency':
+      return `latency=${delayMs ?? effect.ms ?? 0}ms`;
+    case 'slowBody':
+      return `slow-body=${effect.bytesPerSecond}`;
+    case 'cutBody':
+      return 'cut-body';
+    case 'invalidToken':
+      return 'invalid-token';
+    case 'badPageToken':
+      return 'bad-page-token';
+    case 'reset':
+      return 'reset';
+  }
+};
+
+/** The drawn delay: log-normal by Box-Muller over the rule's own stream, so a seed fixes the sequence. */
+export const drawLatency = (effect: FaultEffect, random: Random): number => {
+  let ms: number;
+  if (effect.distribution === 'uniform') ms = random.between(effect.minMs ?? 0, (effect.maxMs ?? 0) + 1);
+  else if (effect.distribution === 'logNormal') {
+    const z = Math.sqrt(-2 * Math.log(1 - random.next())) * Math.cos(2 * Math.PI * random.next());
+    ms = (effect.medianMs ?? 0) * Math.exp((effect.sigma ?? 0) * z);
+  } else ms = effect.ms ?? 0;
+  return Math.min(Math.floor(ms), MAX_FAULT_LATENCY_MS);
+};
+
+const matches = (rule: FaultRule, request: FaultRequest): boolean => {
+  const { match, effect } = rule;
+  if (effect.type === 'invalidToken' && !request.bearer) return false;
+  if (effect.type === 'badPageToken' && !request.pageToken) return false;
+  if (match === undefined) return true;
+  if (match.method !== undefined && match.method.toUpperCase() !== request.method) return false;
+  if (match.pathPrefix !== undefined && !request.path.startsWith(match.pathPrefix)) return false;
+  if (match.operation !== undefined && match.operation !== request.operation) return false;
+  if (match.location !== undefined && match.location !== request.location) return false;
+  if (match.clientId !== undefined && match.clientId !== request.clientId) return false;
+  return true;
+};
+
+const fires = (state: RuleState): boolean => {
+  const { when } = state.rule;
+  if (when === undefined) return true;
+  if (when.probability !== undefined) return state.random.chance(when.probability);
+  if (when.next !== undefined) return state.matched <= when.next;
+  if (when.every !== undefined) return state.matched % when.every === 0;
+  return true;
+};
+
+/** What the schema cannot say: a uniform range the right way round, and ids unique. */
+const ruleProblems = (rules: readonly FaultRule[]): FieldProblem[] => {
+  const problems: FieldProblem[] = [];
+  const seen = new Set<string>();
+  rules.forEach((rule, index) => {
+    const { effect } = rule;
+    if (effect.distribution === 'uniform' && (effect.minMs ?? 0) > (effect.maxMs ?? 0))
+      problems.push({ fieldName: `rules[${index}].effect.maxMs`, message: 'must not be less than minMs' });
+    if (effect.retryAfterSeconds !== undefined && effect.status !== 429 && effect.status !== 503)
+      problems.push({
+        fieldName: `rules[${index}].effect.retryAfterSeconds`,
+        message: 'applies only to status 429 or 503',
+      });
+    if (rule.id !== undefined) {
+      if (seen.has(rule.id)) problems.push({ fieldName: `rules[${index}].id`, message: 'is used twice' });
+      seen.add(rule.id);
+    }
+  });
+  return problems;
+};
+
+const rulesValidator = createValidator<FaultRules>(FaultRulesSchema);
+
+/** A `{ "rules": [...] }` document, valid, or the 400 that names its bad fields. */
+export const validFaultRules = (body: unknown): FaultRule[] => {
+  const { rules } = requireValid(rulesValidator, body);
+  const problems = ruleProblems(rules);
+  if (problems.length > 0) throw invalidFields(problems);
+  return rules;
+};
+
+/** `--faults FILE`: the rules, or an Error naming the file and the field, so the start stops. */
+export const loadFaultsFile = (path: string): FaultRule[] => {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new Error(`--faults ${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? error}).`);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`--faults ${path}: not JSON (${(error as Error).message}).`);
+  }
+  try {
+    return validFaultRules(body);
+  } catch (error) {
+    throw new Error(`--faults ${path}: ${(error as Error).message}.`);
+  }
+};
+
+export const createFaultEngine = (initial: readonly FaultRule[] = []): FaultEngine => {
+  let states: RuleState[] = [];
+  const list = (): FaultRulesState => ({
+    rules: states.map(({ rule, id, matched, applied }) => ({ ...rule, id, matched, applied })),
+  });
+  const replace = (rules: readonly FaultRule[]): FaultRulesState => {
+    states = rules.map((rule, index) => ({
+      rule,
+      id: rule.id ?? `rule-${index + 1}`,
+      matched: 0,
+      applied: 0,
+      random: new Random('fault', rule.seed ?? randomInt(2 ** 32)),
+    }));
+    return list();
+  };
+  replace(initial);
+  return {
+    list,
+    replace,
+    decide: (request) => {
+      let chosen: RuleState | undefined;
+      // Every rule counts every request it matches, so each one's "every Nth" holds whatever the others do.
+      for (const state of states) {
+        if (!matches(state.rule, request)) continue;
+        state.matched++;
+        if (fires(state) && chosen === undefined) chosen = state;
+      }
+      if (chosen === undefined) return undefined;
+      chosen.applied++;
+      const { effect } = chosen.rule;
+      const delayMs = effect.type === 'latency' ? drawLatency(effect, chosen.random) : undefined;
+      return {
+        effect,
+        ...(delayMs === undefined ? {} : { delayMs }),
+        label: `${chosen.id} ${describeEffect(effect, delayMs)}`,
+      };
+    },
+  };
+};
+
+const effectValidator = createValidator<FaultEffect>(FaultEffectSchema);
+export const FAULT_HEADER = 'Larder-Fault';
+
+const DURATION = /^(\d{1,9})(ms|s)?$/;
+const NAMES: Readonly<Record<string, FaultEffect['type']>> = {
+  reset: 'reset',
+  'cut-body': 'cutBody',
+  'invalid-token': 'invalidToken',
+  'bad-page-token': 'badPageToken',
+};
+
+const headerError = (message: string) =>
+  new LarderError('ERR_VALIDATION', { fieldName: FAULT_HEADER, message: `${FAULT_HEADER}: ${message}` });
+
+/**
+ * The `Larder-Fault` header (with --allow-fault-header): `status=503`, `status=429;retry-after=5`,
+ * `latency=800ms` (or `2s`), `reset`, `cut-body`, `slow-body=100` (bytes per second), `invalid-token`,
+ * `bad-page-token`. The effect it spells is validated by the rules' own schema.
+ */
+export const parseFaultHeader = (value: string): AppliedFault => {
+  const effect: Record<string, unknown> = {};
+  for (const part of value.split(/[;,]/)) {
+    const [rawName, rawValue] = part.split('=', 2).map((s) => s.trim());
+    const name = (rawName ?? '').toLowerCase();
+    if (name === '') continue;
+    const named = NAMES[name];
+    if (named !== undefined) effect['type'] = named;
+    else if (name === 'status') Object.assign(effect, { type: 'status', status: Number(rawValue) });
+    else if (name === 'retry-after') effect['retryAfterSeconds'] = Number(rawValue);
+    else if (name === 'slow-body')
+      Object.assign(effect, { type: 'slowBody', bytesPerSecond: Number(rawValue) });
+    else if (name === 'latency') {
+      const duration = DURATION.exec(rawValue ?? '');
+      if (duration === null) throw headerError(`latency must be milliseconds (800ms) or seconds (2s).`);
+      const ms = Number(duration[1]) * (duration[2] === 's' ? 1000 : 1);
+      Object.assign(effect, { type: 'latency', ms });
+    } else
+      throw headerError(
+        `unknown effect ${name}: use status=, latency=, reset, cut-body, slow-body=, invalid-token or bad-page-token.`,
+      );
+  }
+  if (effect['type'] === undefined) throw headerError('names no effect.');
+  const problems = effectValidator.problems(effect);
+  const [first] = problems;
+  if (first !== undefined) throw headerError(`${first.fieldName} ${first.message}.`);
+  const valid = effect as FaultEffect;
+  if (valid.retryAfterSeconds !== undefined && valid.status !== 429 && valid.status !== 503)
+    throw headerError('retry-after applies only to status 429 or 503.');
+  return {
+    effect: valid,
+    ...(valid.type === 'latency' ? { delayMs: valid.ms ?? 0 } : {}),
+    label: `header ${describeEffect(valid, valid.ms)}`,
+  };
+};

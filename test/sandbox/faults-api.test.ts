@@ -1,0 +1,208 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createClientCredentials } from '../../src/auth/clients.js';
+import { type AppConfig, createApp, type LarderApp } from '../../src/server/app.js';
+import { createTestClock, type TestClock } from '../../src/shared/clock.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import { type BackendInstance, backends, describeBackend } from '../storage/backends.js';
+
+const ADMIN = 'admin-secret-token';
+const LOGIN = '/authentication/v1/authentication/login';
+const T0 = Date.UTC(2025, 2, 10, 9);
+
+/** The README's example: every tenth inventory search answers 503. */
+const EVERY_TENTH_SEARCH = {
+  rules: [
+    {
+      id: 'tenth-search',
+      match: { operation: 'searchInventoryHistory' },
+      when: { every: 10 },
+      effect: { type: 'status', status: 503 },
+    },
+  ],
+};
+
+for (const backend of await backends()) {
+  describeBackend(`fault rules through the admin API (${backend.name})`, backend, () => {
+    let db: BackendInstance;
+    let clock: TestClock;
+    let credentials: { clientId: string; clientSecret: string };
+    const build = (config: Partial<AppConfig> = {}) =>
+      createApp({
+        store: db.store,
+        clock,
+        logger: silentLogger,
+        config: { publicUrl: 'http://larder.test', tokenTtlSeconds: 3600, trustProxy: false, ...config },
+      });
+    let larder: LarderApp;
+    let token: string;
+
+    before(async () => {
+      db = await backend.create();
+      await db.store.locations.upsert({ id: 'loc-1' });
+      clock = createTestClock(T0);
+      credentials = await createClientCredentials(db.store, { name: 'c', allLocations: true }, clock);
+      larder = await build({ adminToken: ADMIN });
+      token = await accessToken(larder);
+    });
+    after(() => db.destroy());
+
+    const admin = (method: string, body?: unknown, auth = ADMIN) =>
+      larder.app.request('/_larder/faults', {
+        method,
+        headers: {
+          authorization: `Bearer ${auth}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const accessToken = async (app: LarderApp) => {
+      const response = await app.app.request(LOGIN, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          clientId: credentials.clientId,
+          clientSecret: credentials.clientSecret,
+          userAccessType: 'PLATFORM_MACHINE_CLIENT',
+        }),
+      });
+      return ((await response.json()) as { token: { accessToken: string } }).token.accessToken;
+    };
+    const search = (app: LarderApp = larder, headers: Record<string, string> = {}) =>
+      app.app.request('/v1/inventoryHistory/search', {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'platform-restaurant-external-id': 'loc-1',
+          'content-type': 'application/json',
+          ...headers,
+        },
+        body: '{}',
+      });
+
+    test('GET, PUT and DELETE /_larder/faults show, replace and clear the rules with their counters', async () => {
+      assert.deepEqual(await (await admin('GET')).json(), { rules: [] });
+      const put = await admin('PUT', {
+        rules: [{ effect: { type: 'latency', ms: 0 } }, ...EVERY_TENTH_SEARCH.rules],
+      });
+      assert.equal(put.status, 200);
+      const state = (await put.json()) as { rules: { id: string; matched: number; applied: number }[] };
+      assert.deepEqual(
+        state.rules.map(({ id, matched, applied }) => ({ id, matched, applied })),
+        [
+          { id: 'rule-1', matched: 0, applied: 0 },
+          { id: 'tenth-search', matched: 0, applied: 0 },
+        ],
+      );
+      await search();
+      const shown = (await (await admin('GET')).json()) as { rules: { matched: number }[] };
+      assert.deepEqual(
+        shown.rules.map((rule) => rule.matched),
+        [1, 1],
+      );
+      assert.deepEqual(await (await admin('DELETE')).json(), { rules: [] });
+      assert.equal((await admin('GET', undefined, 'wrong-token-wrong-token')).status, 401);
+    });
+
+    test('a bad rule is a 400 naming the field, and the rules in force stay', async () => {
+      await admin('PUT', EVERY_TENTH_SEARCH);
+      const cases: [unknown, string][] = [
+        [{ rules: [{ effect: { type: 'status' } }] }, 'rules[0].effect.status'],
+        [{ rules: [{ effect: { type: 'explode' } }] }, 'rules[0].effect.type'],
+        [{ rules: [{ effect: { type: 'status', status: 418 } }] }, 'rules[0].effect.status'],
+        [{ rules: [{ effect: { type: 'slowBody' } }] }, 'rules[0].effect.bytesPerSecond'],
+        [
+          { rules: [{ effect: { type: 'latency', distribution: 'uniform', minMs: 5, maxMs: 1 } }] },
+          'rules[0].effect.maxMs',
+        ],
+        [{ rules: [{ effect: { type: 'reset' }, when: { every: 2, next: 1 } }] }, 'rules[0].when'],
+        [{ rules: [{ effect: { type: 'reset' }, when: { probability: 2 } }] }, 'rules[0].when.probability'],
+        [{ rules: [{ effect: { type: 'reset' }, match: { colour: 'red' } }] }, 'rules[0].match.colour'],
+        [
+          { rules: [{ effect: { type: 'reset' }, match: { pathPrefix: 'v1' } }] },
+          'rules[0].match.pathPrefix',
+        ],
+        [
+          { rules: [{ effect: { type: 'status', status: 500, retryAfterSeconds: 2 } }] },
+          'rules[0].effect.retryAfterSeconds',
+        ],
+        [{}, 'rules'],
+      ];
+      for (const [body, field] of cases) {
+        const response = await admin('PUT', body);
+        assert.equal(response.status, 400, field);
+        const error = (await response.json()) as { fieldName?: string; message: string };
+        assert.equal(error.fieldName, field, error.message);
+      }
+      const rules = ((await (await admin('GET')).json()) as { rules: { id: string }[] }).rules;
+      assert.deepEqual(
+        rules.map((rule) => rule.id),
+        ['tenth-search'],
+      );
+      await admin('DELETE');
+    });
+
+    test('every tenth inventory search answers 503, marked in the journal', async () => {
+      await admin('PUT', EVERY_TENTH_SEARCH);
+      larder.journal?.clear();
+      const seen: number[] = [];
+      for (let i = 0; i < 20; i++) seen.push((await search()).status);
+      assert.deepEqual(
+        seen.flatMap((status, i) => (status === 503 ? [i + 1] : [])),
+        [10, 20],
+      );
+      assert.ok(seen.every((status) => status === 200 || status === 503));
+      const entries = larder.journal?.list({ status: '503' }) ?? [];
+      assert.deepEqual(
+        entries.map((entry) => [entry.fault, entry.code, entry.clientId]),
+        [
+          ['tenth-search status=503', 50301, credentials.clientId],
+          ['tenth-search status=503', 50301, credentials.clientId],
+        ],
+      );
+      await admin('DELETE');
+    });
+
+    test('the report counts a retry before the Retry-After of an injected 429 like a real one', async () => {
+      await admin('PUT', {
+        rules: [{ when: { next: 1 }, effect: { type: 'status', status: 429, retryAfterSeconds: 30 } }],
+      });
+      larder.journal?.clear();
+      assert.equal((await search()).status, 429);
+      clock.advance(5_000);
+      assert.equal((await search()).status, 200);
+      const report = (await (
+        await larder.app.request(`/_larder/report?clientId=${credentials.clientId}`, {
+          headers: { authorization: `Bearer ${ADMIN}` },
+        })
+      ).json()) as { findings: { rule: string; count: number }[] };
+      assert.deepEqual(
+        report.findings.filter((f) => f.rule === 'retry-before-retry-after').map((f) => f.count),
+        [1],
+      );
+      await admin('DELETE');
+    });
+
+    test('a production-style start injects nothing: no admin API, the header ignored', async () => {
+      const plain = await build();
+      assert.equal((await plain.app.request('/_larder/faults')).status, 404);
+      const response = await search(plain, { 'larder-fault': 'status=503' });
+      assert.equal(response.status, 200);
+    });
+
+    test('rules from a faults file apply without the admin API, which stays off', async () => {
+      const filed = await build({ faults: EVERY_TENTH_SEARCH.rules as AppConfig['faults'] & object });
+      assert.equal((await filed.app.request('/_larder/faults')).status, 404);
+      const seen: number[] = [];
+      for (let i = 0; i < 10; i++) seen.push((await search(filed, { 'larder-fault': 'status=500' })).status);
+      assert.deepEqual(seen, [200, 200, 200, 200, 200, 200, 200, 200, 200, 503]);
+    });
+
+    test('--allow-fault-header alone honours the header, with no admin API', async () => {
+      const headed = await build({ allowFaultHeader: true });
+      assert.equal((await headed.app.request('/_larder/faults')).status, 404);
+      assert.equal((await search(headed, { 'larder-fault': 'status=502' })).status, 502);
+      assert.equal((await search(headed)).status, 200);
+    });
+  });
+}

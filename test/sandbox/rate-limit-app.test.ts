@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createClientCredentials } from '../../src/auth/clients.js';
+import { type AppConfig, createApp, type LarderApp } from '../../src/server/app.js';
+import { createTestClock } from '../../src/shared/clock.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import { type BackendInstance, backends, describeBackend } from '../storage/backends.js';
+
+const ADMIN = 'admin-secret-token';
+const LOGIN = '/authentication/v1/authentication/login';
+const TOKEN = '/authentication/v1/authentication/customer/oauth/token';
+/** A quarter-hour boundary, so the 15-minute window's end is known. */
+const START = '2025-03-10T09:00:00.000Z';
+
+for (const backend of await backends()) {
+  describeBackend(`rate limits on the virtual clock (${backend.name})`, backend, () => {
+    let db: BackendInstance;
+    let credentials: { clientId: string; clientSecret: string };
+    const build = (config: Partial<AppConfig>) =>
+      createApp({
+        store: db.store,
+        clock: createTestClock(Date.parse(START)),
+        logger: silentLogger,
+        config: { publicUrl: 'http://larder.test', tokenTtlSeconds: 3600, trustProxy: false, ...config },
+      });
+
+    before(async () => {
+      db = await backend.create();
+      for (const id of ['loc-1', 'loc-2']) await db.store.locations.upsert({ id });
+      credentials = await createClientCredentials(db.store, { name: 'c', allLocations: true });
+    });
+    after(() => db.destroy());
+
+    const client = (larder: LarderApp) => {
+      const admin = (method: string, path: string, body?: unknown) =>
+        larder.app.request(`/_larder${path}`, {
+          method,
+          headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      const login = (secret = credentials.clientSecret) =>
+        larder.app.request(LOGIN, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            clientId: credentials.clientId,
+            clientSecret: secret,
+            userAccessType: 'PLATFORM_MACHINE_CLIENT',
+          }),
+        });
+      const token = () =>
+        larder.app.request(TOKEN, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: `grant_type=client_credentials&client_id=${credentials.clientId}&client_secret=${credentials.clientSecret}`,
+        });
+      const get = (accessToken: string, location = 'loc-1') =>
+        larder.app.request('/v1/purchaseOrders/00000000-0000-4000-8000-000000000000', {
+          headers: { authorization: `Bearer ${accessToken}`, 'platform-restaurant-external-id': location },
+        });
+      const advance = (seconds: number) => admin('POST', '/clock/advance', { seconds });
+      return { admin, login, token, get, advance };
+    };
+
+    test('retail: per client and location, exhausted and restored by moving the virtual clock', async () => {
+      const larder = await build({
+        adminToken: ADMIN,
+        rateLimit: [
+          { limit: 5, windowMs: 1000 },
+          { limit: 20, windowMs: 900_000 },
+        ],
+      });
+      const { admin, login, get, advance } = client(larder);
+      assert.equal((await admin('PUT', '/clock', { now: START, frozen: true })).status, 200);
+      const { accessToken } = ((await (await login()).json()) as { token: { accessToken: string } }).token;
+
+      const statuses = async (n: number, location = 'loc-1') => {
+        const seen: number[] = [];
+        for (let i = 0; i < n; i++) seen.push((await get(accessToken, location)).status);
+        return seen;
+      };
+      // The record does not exist: 404s are counted like any answered request.
+      assert.deepEqual(await statuses(6), [404, 404, 404, 404, 404, 429]);
+      const refused = await get(accessToken);
+      assert.equal(refused.headers.get('retry-after'), '1');
+      assert.equal(((await refused.json()) as { code: number }).code, 42902);
+      assert.deepEqual(await statuses(5, 'loc-2'), [404, 404, 404, 404, 404]);
+
+      for (let second = 1; second < 4; second++) {
+        await advance(1);
+        assert.deepEqual(await statuses(5), [404, 404, 404, 404, 404]);
+      }
+      await advance(1);
+      const spent = await get(accessToken);
+      assert.equal(spent.status, 429);
+      // 900 s window, 4 s into it.
+      assert.equal(spent.headers.get('retry-after'), '896');
+      assert.equal(spent.headers.get('ratelimit'), '"20/900s";r=0;t=896');
+      assert.equal(spent.headers.get('x-ratelimit-reset'), String(Date.parse(START) / 1000 + 900));
+      await advance(895);
+      assert.equal((await get(accessToken)).status, 429);
+      await advance(1);
+      assert.equal((await get(accessToken)).status, 404);
+
+      const journal = larder.journal?.list({ status: '429' }) ?? [];
+      assert.ok(journal.length >= 3);
+      assert.ok(journal.every((entry) => entry.code === 42902 && entry.retryAfterSeconds !== undefined));
+      assert.ok(
+        journal.every((entry) => entry.clientId === credentials.clientId && entry.fault === undefined),
+      );
+      const report = (await (await admin('GET', `/report?clientId=${credentials.clientId}`)).json()) as {
+        findings: { rule: string }[];
+      };
+      assert.ok(report.findings.some((f) => f.rule === 'retry-before-retry-after'));
+    });
+
+    test('login and token: per address; the token endpoint answers in RFC 6749 shape', async () => {
+      const larder = await build({ adminToken: ADMIN, rateLimit: [{ limit: 3, windowMs: 60_000 }] });
+      const { admin, login, token } = client(larder);
+      await admin('PUT', '/clock', { now: START, frozen: true });
+      const first = await login();
+      assert.equal(first.status, 200);
+      assert.equal(first.headers.get('ratelimit'), '"3/60s";r=2;t=60');
+      assert.equal((await login('wrong')).status, 401);
+      assert.equal((await token()).status, 200);
+      const refusedLogin = await login();
+      assert.equal(refusedLogin.status, 429);
+      assert.equal(((await refusedLogin.json()) as { code: number }).code, 42902);
+      assert.equal(refusedLogin.headers.get('retry-after'), '60');
+      const refusedToken = await token();
+      assert.equal(refusedToken.status, 429);
+      assert.equal(refusedToken.headers.get('retry-after'), '60');
+      assert.equal(((await refusedToken.json()) as { error: string }).error, 'temporarily_unavailable');
+    });
+
+    test('off (the default): no limit and no rate-limit fields', async () => {
+      const larder = await build({});
+      const { login } = client(larder);
+      for (let i = 0; i < 30; i++) {
+        const response = await login();
+        assert.equal(response.status, 200);
+        assert.equal(response.headers.get('ratelimit'), null);
+      }
+    });
+  });
+}
