@@ -1,10 +1,20 @@
 // Shapes come from the server's one schema source (type-only imports: nothing of the server is bundled).
-import type { PurchaseOrder, InventoryHistoryLogEntry } from '../../src/records/schemas.js';
+import type { InventoryHistoryLogEntry, PurchaseOrder } from '../../src/records/schemas.js';
 import type { LocationCharts, LocationOverview } from '../../src/sandbox/admin-schemas.js';
+import type { FaultRule, FaultRulesState } from '../../src/sandbox/fault-schemas.js';
 import type { JournalEntry } from '../../src/sandbox/journal-entry.js';
 import type { Finding } from '../../src/sandbox/report.js';
 
-export type { Finding, InventoryHistoryLogEntry, JournalEntry, LocationCharts, LocationOverview, PurchaseOrder };
+export type {
+  FaultRule,
+  FaultRulesState,
+  Finding,
+  InventoryHistoryLogEntry,
+  JournalEntry,
+  LocationCharts,
+  LocationOverview,
+  PurchaseOrder,
+};
 
 export interface ClockView {
   now: string;
@@ -72,7 +82,10 @@ export const call = async <T>(method: string, path: string, body?: unknown): Pro
   if (!response.ok) {
     const error = json as { message?: string; fieldName?: string } | undefined;
     const field = error?.fieldName === undefined ? '' : ` (${error.fieldName})`;
-    throw new ApiError(response.status, `${response.status}: ${error?.message ?? response.statusText}${field}`);
+    throw new ApiError(
+      response.status,
+      `${response.status}: ${error?.message ?? response.statusText}${field}`,
+    );
   }
   return json as T;
 };
@@ -107,5 +120,8 @@ export const api = {
     call<LocationCharts>('GET', `${loc(location)}/charts${query({ days, itemVersionId })}`),
   requests: (filter: { clientId?: string; status?: string; limit: number }) =>
     call<{ requests: JournalEntry[] }>('GET', `/requests${query({ ...filter })}`),
+  faults: () => call<FaultRulesState>('GET', '/faults'),
+  setFaults: (rules: FaultRule[]) => call<FaultRulesState>('PUT', '/faults', { rules }),
+  clearFaults: () => call<FaultRulesState>('DELETE', '/faults'),
   report: (clientId: string) => call<Report>('GET', `/report${query({ clientId })}`),
 };

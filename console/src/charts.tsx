@@ -99,7 +99,15 @@ export interface Series {
 }
 
 /** Stacked bars: one bar per column (week), one segment per series (supplier). */
-export const StackedBars = ({ columns, series, title }: { columns: string[]; series: Series[]; title: string }) => {
+export const StackedBars = ({
+  columns,
+  series,
+  title,
+}: {
+  columns: string[];
+  series: Series[];
+  title: string;
+}) => {
   const totals = columns.map((_, i) => series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0));
   if (series.length === 0 || totals.every((total) => total === 0))
     return <p class="empty">No purchasing in this window.</p>;
@@ -111,7 +119,12 @@ export const StackedBars = ({ columns, series, title }: { columns: string[]; ser
   const labelEvery = Math.ceil(columns.length / 6);
   return (
     <figure class="chart">
-      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={title} data-points={series.length * columns.length}>
+      <svg
+        viewBox={`0 0 ${W} ${H}`}
+        role="img"
+        aria-label={title}
+        data-points={series.length * columns.length}
+      >
         {ticks.map((tick) => (
           <g key={tick}>
             <line class="grid" x1={PAD.left} x2={W - PAD.right} y1={y(tick)} y2={y(tick)} />

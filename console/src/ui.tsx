@@ -13,7 +13,6 @@ export const useLoad = <T,>(load: () => Promise<T>, deps: readonly unknown[]): L
   const [state, setState] = useState<{ data?: T; error?: string; loading: boolean }>({ loading: true });
   const [tick, setTick] = useState(0);
   const latest = useRef(0);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the caller names what the load depends on.
   useEffect(() => {
     const call = ++latest.current;
     setState((previous) => ({ ...previous, loading: true }));
@@ -22,7 +21,8 @@ export const useLoad = <T,>(load: () => Promise<T>, deps: readonly unknown[]): L
         if (call === latest.current) setState({ data, loading: false });
       },
       (error: unknown) => {
-        if (call === latest.current) setState({ error: String((error as Error).message ?? error), loading: false });
+        if (call === latest.current)
+          setState({ error: String((error as Error).message ?? error), loading: false });
       },
     );
   }, [...deps, tick]);
@@ -37,7 +37,15 @@ export const Problem = ({ error }: { error: string | undefined }) =>
     </p>
   );
 
-export const Card = ({ title, children, wide }: { title: string; children: ComponentChildren; wide?: boolean }) => (
+export const Card = ({
+  title,
+  children,
+  wide,
+}: {
+  title: string;
+  children: ComponentChildren;
+  wide?: boolean;
+}) => (
   <section class={wide === true ? 'card wide' : 'card'} aria-label={title}>
     <h2>{title}</h2>
     {children}
@@ -45,7 +53,8 @@ export const Card = ({ title, children, wide }: { title: string; children: Compo
 );
 
 const money = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-export const formatMoney = (amount: number | null | undefined) => (amount == null ? '–' : money.format(amount));
+export const formatMoney = (amount: number | null | undefined) =>
+  amount == null ? '–' : money.format(amount);
 
 /** Dates as UTC, like every date the API serves. */
 export const formatDate = (iso: string | null | undefined) => (iso == null ? '–' : iso.slice(0, 10));
@@ -62,7 +71,8 @@ export const readRoute = () => {
 
 export const href = (view: string, params: Record<string, string | undefined> = {}) => {
   const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== '') search.set(name, value);
+  for (const [name, value] of Object.entries(params))
+    if (value !== undefined && value !== '') search.set(name, value);
   const text = search.toString();
   return `#/${view}${text === '' ? '' : `?${text}`}`;
 };
@@ -77,4 +87,6 @@ export const useRoute = () => {
   return route;
 };
 
-export const Json = ({ value }: { value: unknown }) => <pre class="json">{JSON.stringify(value, null, 2)}</pre>;
+export const Json = ({ value }: { value: unknown }) => (
+  <pre class="json">{JSON.stringify(value, null, 2)}</pre>
+);

@@ -32,7 +32,7 @@ export const announce = async (
   io.stdout(
     `Larder is listening on ${server.url} (issuer ${server.publicUrl}, ${store.describe()} storage, ${config.workers} worker(s)).\n`,
   );
-  await printDemo(store, server.publicUrl, io.stdout, config.adminToken !== undefined);
+  await printDemo(store, server.publicUrl, io.stdout, config.adminToken);
   io.stdout('Press Ctrl-C to stop.\n');
 };
 

@@ -10,6 +10,7 @@ import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { LiveDemoState, Store } from '../storage/store.js';
+import { CONSOLE_PATH } from './console-assets.js';
 
 /**
  * The demo sandbox: the first start of an empty embedded database (demo locations, data, a demo client and an
@@ -81,11 +82,11 @@ export const printDemo = async (
   store: Store,
   publicUrl: string,
   print: (text: string) => void,
-  adminOn: boolean,
+  /** The admin token in force (`--admin-token` or the demo's), or undefined when the admin API is off. */
+  adminToken: string | undefined,
 ): Promise<void> => {
-  const [demoClient, adminToken, locations] = await Promise.all([
+  const [demoClient, locations] = await Promise.all([
     store.settings.demoClient.get(),
-    store.settings.demoAdminToken.get(),
     store.locations.list(),
   ]);
   if (demoClient === undefined) {
@@ -99,8 +100,10 @@ export const printDemo = async (
   const location = client.locations[0] ?? locations[0]?.id ?? 'LOCATION_ID';
   const login = JSON.stringify({ clientId, clientSecret, userAccessType: 'PLATFORM_MACHINE_CLIENT' });
   const admin =
-    adminOn && adminToken !== undefined
+    adminToken !== undefined
       ? `
+Console (the data, the traffic, the clock and faults, in a browser; the token stays in the URL fragment):
+  ${publicUrl}${CONSOLE_PATH}#token=${encodeURIComponent(adminToken)}
 Admin API (clock, fixtures, request journal, integration report; see the README's "Sandbox" section):
   adminToken:   ${adminToken}
   larder clock advance 1d --url ${publicUrl} --admin-token ${adminToken}

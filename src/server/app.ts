@@ -25,6 +25,7 @@ import { createPageTokens } from '../retail/page-token.js';
 import { createRecordReader } from '../retail/record-reader.js';
 import { createRetailRoutes } from '../retail/retail-routes.js';
 import { ADMIN_PREFIX, createAdminRoutes } from '../sandbox/admin-routes.js';
+import { CONSOLE_PATH, createConsoleRoutes, loadConsoleAssets } from '../sandbox/console-assets.js';
 import { createLiveDemo } from '../sandbox/demo.js';
 import { clusterFaultControl, localFaultControl } from '../sandbox/fault-control.js';
 import type { FaultRule } from '../sandbox/fault-schemas.js';
@@ -145,6 +146,10 @@ export const createApp = async ({
   const locations = createLocationDirectory(store, clock);
 
   app.use(requestId());
+  // Before the journal and faults: the console's own page loads are not the integration's traffic.
+  if (sandbox) {
+    app.route(CONSOLE_PATH, createConsoleRoutes(await loadConsoleAssets()));
+  }
   if (journal !== undefined)
     app.use(journalRequests({ journal, clock, operationOf, skipPrefix: ADMIN_PREFIX }));
   // Fault rules exist with the admin API or a faults file; under --workers the primary holds them.

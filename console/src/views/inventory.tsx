@@ -78,7 +78,9 @@ export const InventoryView = ({ location }: { location: string }) => {
                   .reverse()
                   .map((p) => (
                     <li key={p.inventoryHistoryLogId}>
-                      <a href={href('entry', { location, id: p.inventoryHistoryLogId })}>{formatTime(p.at)}</a>{' '}
+                      <a href={href('entry', { location, id: p.inventoryHistoryLogId })}>
+                        {formatTime(p.at)}
+                      </a>{' '}
                       {p.adjustmentType} → {p.quantityOnHand}
                     </li>
                   ))}
@@ -106,7 +108,14 @@ export const InventoryView = ({ location }: { location: string }) => {
 export const EntryView = ({ location, id }: { location: string; id: string }) => {
   const { data, error } = useLoad(() => api.entry(location, id), [location, id]);
   return (
-    <Card title={data === undefined ? 'Inventory entry' : `${data.adjustmentType} entry ${shortId(data.inventoryHistoryLogId)}`} wide>
+    <Card
+      title={
+        data === undefined
+          ? 'Inventory entry'
+          : `${data.adjustmentType} entry ${shortId(data.inventoryHistoryLogId)}`
+      }
+      wide
+    >
       <Problem error={error} />
       {data === undefined ? null : (
         <>
@@ -119,7 +128,9 @@ export const EntryView = ({ location, id }: { location: string; id: string }) =>
               <>
                 <dt>Purchase order</dt>
                 <dd>
-                  <a href={href('orders', { location, id: data.purchaseOrderId })}>{shortId(data.purchaseOrderId)}</a>
+                  <a href={href('orders', { location, id: data.purchaseOrderId })}>
+                    {shortId(data.purchaseOrderId)}
+                  </a>
                 </dd>
               </>
             )}

@@ -17,16 +17,31 @@ const searchBody = (filter: Filter) => ({
   ...(filter.includeArchived ? { includeArchived: true } : {}),
   ...(filter.startDate === ''
     ? {}
-    : { updatedDateRange: { startDate: filter.startDate, ...(filter.endDate === '' ? {} : { endDate: filter.endDate }) } }),
+    : {
+        updatedDateRange: {
+          startDate: filter.startDate,
+          ...(filter.endDate === '' ? {} : { endDate: filter.endDate }),
+        },
+      }),
 });
 
 const received = (order: PurchaseOrder) =>
-  order.items.reduce((sum, item) => sum + item.receivedEvents.reduce((n, event) => n + event.receivedQuantity, 0), 0);
+  order.items.reduce(
+    (sum, item) => sum + item.receivedEvents.reduce((n, event) => n + event.receivedQuantity, 0),
+    0,
+  );
 
 const OrderDetail = ({ location, id }: { location: string; id: string }) => {
   const { data: order, error } = useLoad(() => api.order(location, id), [location, id]);
   return (
-    <Card title={order === undefined ? 'Purchase order' : `Purchase order #${order.platformGeneratedPurchaseOrderNumber}`} wide>
+    <Card
+      title={
+        order === undefined
+          ? 'Purchase order'
+          : `Purchase order #${order.platformGeneratedPurchaseOrderNumber}`
+      }
+      wide
+    >
       <p>
         <a href={href('orders', { location })}>← back to the list</a>
       </p>
@@ -88,7 +103,10 @@ const OrderDetail = ({ location, id }: { location: string; id: string }) => {
                               {event.inventoryHistoryId === undefined ? null : (
                                 <>
                                   {' '}
-                                  <a class="receive-link" href={href('entry', { location, id: event.inventoryHistoryId })}>
+                                  <a
+                                    class="receive-link"
+                                    href={href('entry', { location, id: event.inventoryHistoryId })}
+                                  >
                                     RECEIVE {shortId(event.inventoryHistoryId)}
                                   </a>
                                 </>
@@ -139,7 +157,9 @@ export const OrdersView = ({ location, id }: { location: string; id: string | un
   const toggle = (status: string) =>
     setDraft({
       ...draft,
-      statuses: draft.statuses.includes(status) ? draft.statuses.filter((s) => s !== status) : [...draft.statuses, status],
+      statuses: draft.statuses.includes(status)
+        ? draft.statuses.filter((s) => s !== status)
+        : [...draft.statuses, status],
     });
   return (
     <Card title="Purchase orders" wide>
@@ -156,7 +176,12 @@ export const OrdersView = ({ location, id }: { location: string; id: string | un
           <legend>Status</legend>
           {PURCHASE_ORDER_STATUSES.map((status) => (
             <label key={status}>
-              <input type="checkbox" checked={draft.statuses.includes(status)} onChange={() => toggle(status)} /> {status}
+              <input
+                type="checkbox"
+                checked={draft.statuses.includes(status)}
+                onChange={() => toggle(status)}
+              />{' '}
+              {status}
             </label>
           ))}
           <label>
@@ -228,7 +253,9 @@ export const OrdersView = ({ location, id }: { location: string; id: string | un
                 {page.data.data.map((order) => (
                   <tr key={order.id}>
                     <td>
-                      <a href={href('orders', { location, id: order.id })}>{order.platformGeneratedPurchaseOrderNumber}</a>
+                      <a href={href('orders', { location, id: order.id })}>
+                        {order.platformGeneratedPurchaseOrderNumber}
+                      </a>
                     </td>
                     <td>{order.supplier.name}</td>
                     <td>

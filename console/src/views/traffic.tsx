@@ -49,7 +49,12 @@ export const TrafficView = () => {
   const [open, setOpen] = useState<number | undefined>(undefined);
   const [clients, setClients] = useState<string[]>([]);
   const journal = useLoad(
-    () => api.requests({ limit: SHOWN, ...(clientId === '' ? {} : { clientId }), ...(status === '' ? {} : { status }) }),
+    () =>
+      api.requests({
+        limit: SHOWN,
+        ...(clientId === '' ? {} : { clientId }),
+        ...(status === '' ? {} : { status }),
+      }),
     [clientId, status, tick],
   );
   useEffect(() => {
@@ -93,12 +98,20 @@ export const TrafficView = () => {
             </select>
           </label>
           <label>
-            <input type="checkbox" name="live" checked={live} onChange={(e) => setLive(e.currentTarget.checked)} /> live
+            <input
+              type="checkbox"
+              name="live"
+              checked={live}
+              onChange={(e) => setLive(e.currentTarget.checked)}
+            />{' '}
+            live
           </label>
         </form>
         <Problem error={journal.error} />
         {entries.length === 0 ? (
-          <p class="empty">No requests yet{clientId !== '' || status !== '' ? ' match these filters' : ''}.</p>
+          <p class="empty">
+            No requests yet{clientId !== '' || status !== '' ? ' match these filters' : ''}.
+          </p>
         ) : (
           <div class="scroll">
             <table class="journal">
