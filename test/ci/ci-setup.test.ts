@@ -70,3 +70,17 @@ test('a second build with nothing changed is a no-op (npm ci builds, then npm te
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('.ci/run installs Debian’s chromium when missing, and npm ci downloads no browser', async () => {
+  const script = await read('.ci/run');
+  assert.match(script, /apt-get install [^\n]*\bchromium$/m);
+  assert.ok(script.indexOf('chromium') < script.indexOf('npm ci --no-audit'), 'before the tests need it');
+  const root = await json('package.json');
+  assert.match(root['devDependencies']!['playwright-core']!, /^\d+\.\d+\.\d+$/);
+  const lock = JSON.parse(await read('package-lock.json')) as {
+    packages: Record<string, { hasInstallScript?: boolean }>;
+  };
+  // playwright-core has no install script (it is the browser-less package); the `playwright` package would.
+  assert.equal(lock.packages['node_modules/playwright-core']?.hasInstallScript, undefined);
+  assert.ok(!('node_modules/playwright' in lock.packages));
+});
