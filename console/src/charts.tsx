@@ -4,16 +4,20 @@
  * and gives each mark a native tooltip (<title>) and a class the browser tests count.
  */
 
+import { PALETTE } from './palette';
+
 const W = 760;
 const H = 260;
 const PAD = { left: 56, right: 12, top: 12, bottom: 28 };
 
-/** A stable, distinct colour per name (adjustment type, supplier): golden-angle hues. */
-export const colour = (name: string): string => {
-  let hash = 0;
-  for (const char of name) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
-  return `hsl(${Math.round((hash % 360) * 137.508) % 360} 65% 45%)`;
-};
+/**
+ * Colours by a fixed order of names: every adjustment type keeps its colour from item to item (its place in the
+ * interface's list), and suppliers take theirs by rank.
+ */
+export const colourOf =
+  (order: readonly string[]) =>
+  (name: string): string =>
+    PALETTE[Math.max(order.indexOf(name), 0) % PALETTE.length]!;
 
 const niceTicks = (max: number, count = 4): number[] => {
   if (max <= 0) return [0];
@@ -25,7 +29,7 @@ const niceTicks = (max: number, count = 4): number[] => {
   return ticks;
 };
 
-const Legend = ({ names }: { names: string[] }) => (
+const Legend = ({ names, colour }: { names: string[]; colour: (name: string) => string }) => (
   <ul class="legend">
     {names.map((name) => (
       <li key={name}>
@@ -45,7 +49,17 @@ export interface StepPoint {
 }
 
 /** A quantity over time: a step line (the balance holds until the next entry) with each entry marked by kind. */
-export const StepChart = ({ points, title }: { points: StepPoint[]; title: string }) => {
+export const StepChart = ({
+  points,
+  title,
+  kinds,
+}: {
+  points: StepPoint[];
+  title: string;
+  /** Every kind a point may have, in the order that fixes their colours. */
+  kinds: readonly string[];
+}) => {
+  const colour = colourOf(kinds);
   if (points.length === 0) return <p class="empty">No entries in this window.</p>;
   const first = points[0]!.at;
   const last = points.at(-1)!.at;
@@ -88,7 +102,7 @@ export const StepChart = ({ points, title }: { points: StepPoint[]; title: strin
           </circle>
         ))}
       </svg>
-      <Legend names={[...new Set(points.map((p) => p.kind))].sort()} />
+      <Legend names={kinds.filter((kind) => points.some((p) => p.kind === kind))} colour={colour} />
     </figure>
   );
 };
@@ -108,6 +122,7 @@ export const StackedBars = ({
   series: Series[];
   title: string;
 }) => {
+  const colour = colourOf(series.map((s) => s.name));
   const totals = columns.map((_, i) => series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0));
   if (series.length === 0 || totals.every((total) => total === 0))
     return <p class="empty">No purchasing in this window.</p>;
@@ -164,7 +179,7 @@ export const StackedBars = ({
           );
         })}
       </svg>
-      <Legend names={series.map((s) => s.name)} />
+      <Legend names={series.map((s) => s.name)} colour={colour} />
     </figure>
   );
 };

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { ADJUSTMENT_TYPES } from '../../../src/records/enums.js';
 import { api } from '../api';
 import { type Series, StackedBars, StepChart } from '../charts';
 import { Card, formatMoney, formatTime, href, Json, Problem, shortId, useLoad } from '../ui';
@@ -62,6 +63,7 @@ export const InventoryView = ({ location }: { location: string }) => {
           <>
             <h3>Quantity on hand: {stock.name ?? stock.itemVersionId}</h3>
             <StepChart
+              kinds={ADJUSTMENT_TYPES}
               title={`Quantity on hand of ${stock.name ?? stock.itemVersionId}`}
               points={stock.points.map((p) => ({
                 at: Date.parse(p.at),

@@ -149,10 +149,11 @@ export const OrdersView = ({ location, id }: { location: string; id: string | un
   // The tokens of the pages before this one: "previous" pops one.
   const [tokens, setTokens] = useState<string[]>([]);
   const [token, setToken] = useState('');
-  const page = useLoad(
-    () => api.searchOrders(location, searchBody(filter), token, filter.pageSize),
-    [location, filter, token],
-  );
+  // The answer carries the body it answers, so the page says which search it shows.
+  const page = useLoad(async () => {
+    const body = searchBody(filter);
+    return { body, ...(await api.searchOrders(location, body, token, filter.pageSize)) };
+  }, [location, filter, token]);
   if (id !== undefined) return <OrderDetail location={location} id={id} />;
   const toggle = (status: string) =>
     setDraft({
@@ -231,7 +232,7 @@ export const OrdersView = ({ location, id }: { location: string; id: string | un
       <Problem error={page.error} />
       {page.data === undefined ? null : (
         <>
-          <p class="muted" aria-live="polite">
+          <p class="muted" aria-live="polite" data-search={JSON.stringify(page.data.body)}>
             <span class="result-count">{page.data.data.length}</span> order(s) on page {tokens.length + 1}
             {page.data.nextPageToken === '' ? ' (last page)' : ''}
           </p>

@@ -145,7 +145,7 @@ export const TrafficView = () => {
                         <span class={`code ${statusClass(entry.status)}`}>{entry.status}</span>
                         {entry.code === undefined ? null : <span class="muted"> {entry.code}</span>}
                       </td>
-                      <td class="number">{entry.durationMs}</td>
+                      <td class="number">{entry.durationMs.toFixed(1)}</td>
                       <td class="mono">{entry.clientId ?? '–'}</td>
                       <td>{entry.location ?? '–'}</td>
                     </tr>
@@ -168,7 +168,7 @@ export const TrafficView = () => {
           <p class="empty">The report judges one client: it appears once a client has made requests.</p>
         </Card>
       ) : (
-        <Report clientId={reported} refresh={Math.floor(tick / 4)} />
+        <Report clientId={reported} refresh={journal.data?.requests.at(-1)?.seq ?? 0} />
       )}
     </div>
   );
