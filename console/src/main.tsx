@@ -128,8 +128,12 @@ const Console = ({ onUnauthorized }: { onUnauthorized: () => void }) => {
           <p class="empty">No locations yet.</p>
         ) : null}
         {route.view === 'locations' ? <LocationsView /> : null}
-        {route.view === 'orders' && location !== '' ? <OrdersView location={location} id={id} /> : null}
-        {route.view === 'inventory' && location !== '' ? <InventoryView location={location} /> : null}
+        {route.view === 'orders' && location !== '' ? (
+          <OrdersView key={location} location={location} id={id} />
+        ) : null}
+        {route.view === 'inventory' && location !== '' ? (
+          <InventoryView key={location} location={location} />
+        ) : null}
         {route.view === 'entry' && location !== '' && id !== undefined ? (
           <EntryView location={location} id={id} />
         ) : null}

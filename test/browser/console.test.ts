@@ -139,6 +139,13 @@ test('Inventory: the stock chart of an item has points marked by type; the spend
     .waitFor();
   assert.ok((await page.locator('.chart svg circle.point').count()) > 0);
   await browser.screenshot('console-inventory');
+
+  // Another location: its own items and charts, nothing carried over from the first.
+  const other = (await running.store.locations.list())[1]!.id;
+  await page.selectOption('select[name="location"]', other);
+  await page.waitForURL(new RegExp(`location=${other}`));
+  await page.waitForSelector('.chart svg circle.point');
+  assert.equal(await page.locator('.problem').count(), 0);
 });
 
 test('Traffic: the journal lists the integration’s requests, an entry opens, the report sits beside it', async () => {
@@ -203,6 +210,7 @@ test('at phone width every view fits the screen: nothing scrolls sideways but th
   await page.setViewportSize(PHONE);
   for (const [name, shot] of [
     ['Locations', 'console-phone-locations'],
+    ['Purchase orders', undefined],
     ['Inventory', 'console-phone-inventory'],
     ['Traffic', undefined],
     ['Controls', undefined],
