@@ -166,17 +166,15 @@ const asRule = ({
 }: FaultRule & { matched: number; applied: number }): FaultRule => rule;
 
 const describeRule = (rule: FaultRule) => {
-  const effect = Object.entries(rule.effect)
-    .filter(([name]) => name !== 'type')
-    .map(([name, value]) => `${name} ${value}`)
-    .join(', ');
-  const match = Object.entries(rule.match ?? {})
-    .map(([name, value]) => `${name}=${value}`)
-    .join(' ');
-  const when = Object.entries(rule.when ?? {})
-    .map(([name, value]) => `${name} ${value}`)
-    .join('');
-  return `${rule.effect.type}${effect === '' ? '' : ` (${effect})`} · ${match === '' ? 'every request' : match} · ${when === '' ? 'always' : when}`;
+  const pairs = (fields: object | undefined, join: string) =>
+    Object.entries(fields ?? {})
+      .map(([name, value]) => `${name}${join}${value}`)
+      .join(' ');
+  const { type, ...details } = rule.effect;
+  const effect = [type, ...Object.values(details)].join(' ');
+  const match = pairs(rule.match, '=');
+  const when = pairs(rule.when, ' ');
+  return `${effect} · ${match === '' ? 'every request' : match} · ${when === '' ? 'always' : when}`;
 };
 
 /** Fault rules: the list in force with counters, add one, clear all. */
