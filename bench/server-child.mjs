@@ -1,3 +1,4 @@
+import { parseRateLimit } from '../dist/middleware/rate-limit/rate-windows.js';
 import { startServer } from '../dist/server/server.js';
 import { systemClock } from '../dist/shared/clock.js';
 import { createJsonLogger } from '../dist/shared/logger.js';
@@ -11,6 +12,23 @@ import { openSpecStore } from './open-spec.mjs';
  * with --cpu-prof) when the parent disconnects. The store spec is bench/stores.ts's StoreSpec.
  */
 const spec = JSON.parse(process.env.LARDER_BENCH_STORE ?? '');
+/**
+ * LARDER_BENCH_RATE_LIMIT prices the rate limits: `platform-high` is the platform's two windows (1 s and 15 min)
+ * with limits no run reaches, so every request is counted and carries the limit state but none is refused; any
+ * other value is a --rate-limit value (`platform`, `5/s,100/15m`).
+ */
+const rateLimitOption = process.env.LARDER_BENCH_RATE_LIMIT;
+const rateLimit =
+  rateLimitOption === undefined || rateLimitOption === ''
+    ? undefined
+    : rateLimitOption === 'platform-high'
+      ? [
+          { limit: 1_000_000_000, windowMs: 1000 },
+          { limit: 1_000_000_000_000, windowMs: 900_000 },
+        ]
+      : parseRateLimit(rateLimitOption);
+if (rateLimit === undefined && rateLimitOption !== undefined && rateLimitOption !== '')
+  throw new Error(`LARDER_BENCH_RATE_LIMIT: not a --rate-limit value: ${rateLimitOption}`);
 const store = await openSpecStore(spec);
 const server = await startServer({
   store,
@@ -23,6 +41,7 @@ const server = await startServer({
     trustProxy: false,
     // LARDER_BENCH_SANDBOX=1: the admin API, the virtual clock and the request journal on, to price them.
     ...(process.env.LARDER_BENCH_SANDBOX === '1' ? { adminToken: 'bench-admin-token-0123456789' } : {}),
+    ...(rateLimit === undefined ? {} : { rateLimit }),
   },
 });
 process.on('message', (message) => {

@@ -27,11 +27,20 @@ export const announce = async (
   store: Store,
   io: CommandIo,
   server: { url: string; publicUrl: string },
-  config: Pick<ServeConfig, 'workers' | 'adminToken'>,
+  config: Pick<ServeConfig, 'workers' | 'adminToken'> &
+    Partial<Pick<ServeConfig, 'rateLimit' | 'faults' | 'allowFaultHeader'>>,
 ): Promise<void> => {
   io.stdout(
     `Larder is listening on ${server.url} (issuer ${server.publicUrl}, ${store.describe()} storage, ${config.workers} worker(s)).\n`,
   );
+  // An operator should see at once that this server refuses or breaks requests on purpose.
+  if (config.rateLimit !== undefined && config.rateLimit !== 'off')
+    io.stdout(
+      `Rate limits: ${config.rateLimit.map((p) => `${p.limit} per ${p.windowMs / 1000} s`).join(', ')} (429 past them).\n`,
+    );
+  if (config.faults !== undefined && config.faults.length > 0)
+    io.stdout(`Fault injection: ${config.faults.length} rule(s) from --faults.\n`);
+  if (config.allowFaultHeader === true) io.stdout('Fault injection: the Larder-Fault header is honoured.\n');
   await printDemo(store, server.publicUrl, io.stdout, config.adminToken);
   io.stdout('Press Ctrl-C to stop.\n');
 };

@@ -7,6 +7,8 @@ import type { AppliedFault, FaultEngine, FaultRequest } from './faults.js';
  * `--workers N` the primary's, so a PUT on any worker rules them all and "every 10th" counts every worker.
  */
 export interface FaultControl {
+  /** Any rules at all (kept current under --workers by the primary's word): without, requests skip the rules. */
+  readonly active: boolean;
   list(): Promise<FaultRulesState>;
   replace(rules: readonly FaultRule[]): Promise<FaultRulesState>;
   /** Synchronous in one process: nothing is awaited on the request path there. */
@@ -14,17 +16,38 @@ export interface FaultControl {
 }
 
 export const localFaultControl = (engine: FaultEngine): FaultControl => ({
+  get active() {
+    return engine.active;
+  },
   list: async () => engine.list(),
   replace: async (rules) => engine.replace(rules),
   decide: (request) => engine.decide(request),
 });
 
 const SERVICE = 'faults';
+/** The primary tells every worker whether any rules exist, so without rules no request asks it. */
+const ACTIVE = 'faults:active';
 
 /** A worker's control: every call goes to the primary's engine. */
 export const clusterFaultControl = (channel: ProcessChannel): FaultControl => {
   const call = primaryCaller(channel, SERVICE, (error) => new Error(error.message));
+  // Until the primary has said, ask it: a request is never let through a rule that exists.
+  let active = true;
+  channel.on('message', (message) => {
+    if (
+      typeof message === 'object' &&
+      message !== null &&
+      (message as { larder?: unknown }).larder === ACTIVE
+    )
+      active = (message as { active: boolean }).active;
+  });
+  void call('active').then((answer) => {
+    active = answer === true;
+  });
   return {
+    get active() {
+      return active;
+    },
     list: async () => (await call('list')) as FaultRulesState,
     replace: async (rules) => (await call('replace', rules)) as FaultRulesState,
     // The clientId getter is read when the request is serialized: the primary cannot call back.
@@ -32,13 +55,22 @@ export const clusterFaultControl = (channel: ProcessChannel): FaultControl => {
   };
 };
 
-/** The primary's side of `--workers N`: the one engine every worker's control calls. */
+/**
+ * The primary's side of `--workers N`: the one engine every worker's control calls. `broadcast` sends a
+ * message to every live worker (whether rules exist, after each change).
+ */
 export const serveClusterFaults = (
   onMessage: Parameters<typeof servePrimary>[0],
   engine: FaultEngine,
+  broadcast: (message: unknown) => void,
 ): void =>
   servePrimary(onMessage, SERVICE, {
+    active: () => engine.active,
     list: () => engine.list(),
-    replace: (rules) => engine.replace(rules as FaultRule[]),
+    replace: (rules) => {
+      const state = engine.replace(rules as FaultRule[]);
+      broadcast({ larder: ACTIVE, active: engine.active });
+      return state;
+    },
     decide: (request) => engine.decide(request as FaultRequest) ?? null,
   });

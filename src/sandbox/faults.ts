@@ -37,6 +37,8 @@ export interface AppliedFault {
 
 /** The rules in force and their counters, in the primary under `--workers N` so counts are exact. */
 export interface FaultEngine {
+  /** Any rules at all: without, the request path does nothing. */
+  readonly active: boolean;
   list(): FaultRulesState;
   replace(rules: readonly FaultRule[]): FaultRulesState;
   decide(request: FaultRequest): AppliedFault | undefined;
@@ -172,6 +174,9 @@ export const createFaultEngine = (initial: readonly FaultRule[] = []): FaultEngi
   };
   replace(initial);
   return {
+    get active() {
+      return states.length > 0;
+    },
     list,
     replace,
     decide: (request) => {

@@ -24,7 +24,7 @@ export interface JournalEntry {
   /** The Platform-Restaurant-External-ID header, as sent. */
   location?: string;
   requestId: string;
-  /** The injected fault, if any (`status=503`, `latency=800ms`, …). */
+  /** The injected fault, if any: the rule id (or `header`) and the effect (`rule-1 status=503`, `header latency=800ms`). */
   fault?: string;
   /** Search requests: the JSON body as sent and the paging query. */
   body?: unknown;

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
-import { every } from 'hono/combine';
 import { type AuthService, createAuthService, LOGIN_PATH } from '../auth/auth-service.js';
 import type { ThrottleLimit } from '../auth/failure-throttle.js';
 import { TOKEN_ENDPOINT_PATH } from '../auth/oauth-token-route.js';
@@ -193,13 +192,19 @@ export const createApp = async ({
       : config.clusterWorker === true
         ? clusterRateLimiter(process)
         : createRateLimiter(policies);
-  const limited = (keyOf: (c: Context) => string): MiddlewareHandler | undefined =>
+  const limited = (scopeOf: (c: Context) => string, keyOf: (c: Context) => string) =>
     limiter === undefined || policies === undefined
       ? undefined
-      : rateLimit({ limiter, policies, clock, keyOf, tokenPath: TOKEN_ENDPOINT_PATH });
+      : rateLimit({ limiter, policies, clock, scopeOf, keyOf, tokenPath: TOKEN_ENDPOINT_PATH });
   // Token endpoints count per address; retail per client and location, once the token names the client.
-  const addressLimit = limited((c) => `\n${addressOf(c) ?? '-'}`);
-  const retailLimit = limited((c) => `${c.get('principal').clientId}\n${c.get('locationId')}`);
+  const addressLimit = limited(
+    () => '',
+    (c) => addressOf(c) ?? '-',
+  );
+  const retailLimit = limited(
+    (c) => c.get('principal').clientId,
+    (c) => c.get('locationId'),
+  );
   if (addressLimit !== undefined) app.on('POST', [LOGIN_PATH, TOKEN_ENDPOINT_PATH], addressLimit);
   app.post(LOGIN_PATH, throttled, auth.login);
   app.post(TOKEN_ENDPOINT_PATH, throttled, auth.token);
@@ -209,7 +214,15 @@ export const createApp = async ({
   app.route(
     '/',
     createRetailRoutes({
-      authorize: retailLimit === undefined ? authorize : every(authorize, retailLimit),
+      // A plain chain: hono/combine's `every` builds a composition per request. On retail paths the limit
+      // answers by throwing, never with a response of its own.
+      authorize:
+        retailLimit === undefined
+          ? authorize
+          : (c, next) =>
+              authorize(c, async () => {
+                await retailLimit(c, next);
+              }),
       records,
     }),
   );

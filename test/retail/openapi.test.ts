@@ -30,3 +30,12 @@ test('the sandbox controls are described under their own tag, secured by the adm
     }
   assert.ok(document.tags.some((tag) => tag.name === 'sandbox'));
 });
+
+test('the fault rules are served by GET, PUT and DELETE /_larder/faults, their shape from the one schema', () => {
+  const faults = openApiDocument('http://larder.test').paths['/_larder/faults'] as Record<
+    string,
+    { operationId: string; requestBody?: { content: Record<string, { schema: { title?: string } }> } }
+  >;
+  assert.deepEqual(Object.keys(faults).sort(), ['delete', 'get', 'put']);
+  assert.equal(faults['put']?.requestBody?.content['application/json']?.schema.title, 'FaultRules');
+});

@@ -79,7 +79,10 @@ const serveWithWorkers = async (
     cluster.on('message', listener);
   };
   if (config.rateLimit !== 'off') serveClusterRateLimiter(onWorkerMessage, config.rateLimit);
-  serveClusterFaults(onWorkerMessage, createFaultEngine(config.faults));
+  serveClusterFaults(onWorkerMessage, createFaultEngine(config.faults), (message) => {
+    for (const worker of Object.values(cluster.workers ?? {}))
+      if (worker?.isConnected()) worker.send(message as object);
+  });
   supervisor.start();
   void untilSignal(async () => {
     await supervisor.stop();

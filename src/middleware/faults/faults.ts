@@ -172,8 +172,9 @@ export const injectFaults = (deps: FaultsDeps): MiddlewareHandler => {
   return async (c, next) => {
     const path = c.req.path;
     if (skip(path)) return next();
-    let fault: AppliedFault | undefined;
     const header = allowHeader ? requestHeader(c, HEADER_KEY) : undefined;
+    if (header === undefined && control?.active !== true) return next();
+    let fault: AppliedFault | undefined;
     const request = faultRequest(c, path, operationOf(c.req.method, path));
     if (header !== undefined) fault = parseFaultHeader(header);
     else if (control !== undefined) {

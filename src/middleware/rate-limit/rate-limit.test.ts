@@ -31,7 +31,7 @@ describe('parseRateLimit', () => {
 describe('createRateLimiter', () => {
   test('counts exactly per key and window; refused requests are not counted', () => {
     const limiter = createRateLimiter([{ limit: 3, windowMs: 1000 }]);
-    const at = (ms: number, key = 'a') => ({ ...limiter.take(key, T0 + ms) });
+    const at = (ms: number, key = 'a') => ({ ...limiter.take('s', key, T0 + ms) });
     assert.deepEqual(
       [at(0), at(10), at(20)].map((v) => [v.allowed, v.remaining]),
       [
@@ -56,15 +56,15 @@ describe('createRateLimiter', () => {
       { limit: 2, windowMs: 1000 },
       { limit: 3, windowMs: 60_000 },
     ]);
-    limiter.take('k', T0);
-    limiter.take('k', T0 + 1);
-    assert.equal(limiter.take('k', T0 + 999).retryAfterSeconds, 1);
-    limiter.take('k', T0 + 1000);
-    const refused = { ...limiter.take('k', T0 + 1500) };
+    limiter.take('s', 'k', T0);
+    limiter.take('s', 'k', T0 + 1);
+    assert.equal(limiter.take('s', 'k', T0 + 999).retryAfterSeconds, 1);
+    limiter.take('s', 'k', T0 + 1000);
+    const refused = { ...limiter.take('s', 'k', T0 + 1500) };
     assert.equal(refused.allowed, false);
     assert.equal(refused.policy, 1);
     assert.equal(refused.retryAfterSeconds, 59); // 58.5 s rounded up
-    assert.equal(limiter.take('k', T0 + 60_000).allowed, true);
+    assert.equal(limiter.take('s', 'k', T0 + 60_000).allowed, true);
   });
 
   test('property: in any window no key is allowed more than its limit, and a refusal names a wait ≥ 1 s', () => {
@@ -83,7 +83,7 @@ describe('createRateLimiter', () => {
           let now = T0;
           for (const { key, gapMs } of requests) {
             now += gapMs;
-            const verdict = limiter.take(key, now);
+            const verdict = limiter.take('s', key, now);
             if (!verdict.allowed) {
               assert.ok(verdict.retryAfterSeconds >= 1);
               continue;
@@ -116,6 +116,7 @@ describe('the rateLimit middleware', () => {
         limiter: createRateLimiter(policies),
         policies,
         clock,
+        scopeOf: () => '',
         keyOf: (c) => c.req.header('x-key') ?? '-',
         tokenPath: '/token',
       }),

@@ -9,7 +9,11 @@ export interface RateLimitDeps {
   policies: readonly RatePolicy[];
   /** The windows follow this clock (the virtual one in sandbox mode). */
   clock: Clock;
-  /** What is counted: the source address (token endpoints), or the client and location (retail). */
+  /**
+   * What is counted, in two parts so no string is built per request: '' and the source address (token
+   * endpoints), or the client and the location (retail).
+   */
+  scopeOf: (c: Context) => string;
   keyOf: (c: Context) => string;
   /** Refusals on this path answer in RFC 6749's error shape (the OAuth token endpoint). */
   tokenPath: string;
@@ -25,17 +29,16 @@ const policyName = (policy: RatePolicy) => `"${policy.limit}/${policy.windowMs /
  */
 const stateHeaders = (policies: readonly RatePolicy[]) => {
   const names = policies.map(policyName);
+  const limits = policies.map((p) => String(p.limit));
   const policyHeader = policies.map((p, i) => `${names[i]};q=${p.limit};w=${p.windowMs / 1000}`).join(', ');
-  return (verdict: RateVerdict, nowMs: number): Record<string, string> => {
-    const policy = policies[verdict.policy]!;
+  /** Hands each field to `set`: the context's headers as a rule, an error's headers on a refusal. */
+  return (verdict: RateVerdict, nowMs: number, set: (name: string, value: string) => void): void => {
     const reset = Math.max(0, Math.ceil((verdict.resetMs - nowMs) / 1000));
-    return {
-      'RateLimit-Policy': policyHeader,
-      RateLimit: `${names[verdict.policy]};r=${verdict.remaining};t=${reset}`,
-      'X-RateLimit-Limit': String(policy.limit),
-      'X-RateLimit-Remaining': String(verdict.remaining),
-      'X-RateLimit-Reset': String(Math.ceil(verdict.resetMs / 1000)),
-    };
+    set('RateLimit-Policy', policyHeader);
+    set('RateLimit', `${names[verdict.policy]};r=${verdict.remaining};t=${reset}`);
+    set('X-RateLimit-Limit', limits[verdict.policy]!);
+    set('X-RateLimit-Remaining', String(verdict.remaining));
+    set('X-RateLimit-Reset', String(Math.ceil(verdict.resetMs / 1000)));
   };
 };
 
@@ -48,22 +51,26 @@ export const rateLimit = ({
   limiter,
   policies,
   clock,
+  scopeOf,
   keyOf,
   tokenPath,
 }: RateLimitDeps): MiddlewareHandler => {
-  const headersOf = stateHeaders(policies);
+  const setHeaders = stateHeaders(policies);
   return async (c, next) => {
+    const setHeader = (name: string, value: string) => c.header(name, value);
     const nowMs = clock.now();
-    const taken = limiter.take(keyOf(c), nowMs);
+    const taken = limiter.take(scopeOf(c), keyOf(c), nowMs);
     const verdict = taken instanceof Promise ? await taken : taken;
-    const headers = headersOf(verdict, nowMs);
     if (!verdict.allowed) {
-      headers['Retry-After'] = String(verdict.retryAfterSeconds);
+      const headers: Record<string, string> = { 'Retry-After': String(verdict.retryAfterSeconds) };
+      setHeaders(verdict, nowMs, (name, value) => {
+        headers[name] = value;
+      });
       if (c.req.path === tokenPath)
         return oauthError(c, 429, 'temporarily_unavailable', 'Rate limit exceeded; retry later', headers);
       throw new LarderError('ERR_RATE_LIMIT_EXCEEDED', { headers });
     }
-    for (const name in headers) c.header(name, headers[name]);
+    setHeaders(verdict, nowMs, setHeader);
     await next();
   };
 };

@@ -41,13 +41,14 @@ export interface RateVerdict {
 }
 
 export interface RateLimiter {
-  /** Counts one request of `key` at `nowMs` unless a limit refuses it. Local limiters reuse the answer object. */
-  take(key: string, nowMs: number): RateVerdict | Promise<RateVerdict>;
+  /** Counts one request of `key` within `scope` at `nowMs` unless a limit refuses it. */
+  take(scope: string, key: string, nowMs: number): RateVerdict | Promise<RateVerdict>;
 }
 
 /** In one process the answer is there at once: nothing is awaited on the request path. */
 export interface LocalRateLimiter extends RateLimiter {
-  take(key: string, nowMs: number): RateVerdict;
+  /** The answer object is reused: read it before the next call. */
+  take(scope: string, key: string, nowMs: number): RateVerdict;
 }
 
 interface KeyWindows {
@@ -57,22 +58,37 @@ interface KeyWindows {
 
 /**
  * Exact fixed-window counting per key. A refused request is not counted, so a client that waits for Retry-After
- * is served. Keys are bounded: past `maxKeys` the longest-known key is forgotten (its windows restart).
+ * is served. Keys are bounded: past `maxKeys` distinct keys every count starts again (far more than a sandbox's
+clients × locations; it only stops a flood of addresses from growing memory).
  */
 export const createRateLimiter = (
   policies: readonly RatePolicy[],
   { maxKeys = 100_000 }: { maxKeys?: number } = {},
 ): LocalRateLimiter => {
-  const keys = new Map<string, KeyWindows>();
+  // Scope, then key: two lookups instead of a string built per request.
+  const scopes = new Map<string, Map<string, KeyWindows>>();
+  let size = 0;
   const verdict: RateVerdict = { allowed: true, policy: 0, remaining: 0, resetMs: 0, retryAfterSeconds: 0 };
   const n = policies.length;
   return {
-    take: (key, nowMs) => {
+    take: (scope, key, nowMs) => {
+      let keys = scopes.get(scope);
+      if (keys === undefined) {
+        keys = new Map();
+        scopes.set(scope, keys);
+      }
       let windows = keys.get(key);
       if (windows === undefined) {
+        if (size >= maxKeys) {
+          // Past the bound, start again: a flood of addresses cannot grow memory.
+          scopes.clear();
+          keys = new Map();
+          scopes.set(scope, keys);
+          size = 0;
+        }
         windows = { starts: new Array<number>(n).fill(-1), counts: new Array<number>(n).fill(0) };
         keys.set(key, windows);
-        if (keys.size > maxKeys) keys.delete(keys.keys().next().value as string);
+        size++;
       }
       let allowed = true;
       let waitMs = 0;
@@ -113,7 +129,7 @@ const SERVICE = 'rate-limit';
 /** A worker's limiter under `--workers N`: the primary counts for every worker. */
 export const clusterRateLimiter = (channel: ProcessChannel): RateLimiter => {
   const call = primaryCaller(channel, SERVICE, (error) => new Error(error.message));
-  return { take: async (key, nowMs) => (await call('take', [key, nowMs])) as RateVerdict };
+  return { take: async (scope, key, nowMs) => (await call('take', [scope, key, nowMs])) as RateVerdict };
 };
 
 /** The primary's side: the one limiter every worker asks. */
@@ -124,8 +140,8 @@ export const serveClusterRateLimiter = (
   const limiter = createRateLimiter(policies);
   servePrimary(onMessage, SERVICE, {
     take: (arg) => {
-      const [key, nowMs] = arg as [string, number];
-      return limiter.take(key, nowMs);
+      const [scope, key, nowMs] = arg as [string, string, number];
+      return limiter.take(scope, key, nowMs);
     },
   });
 };

@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { type RunningServer, startServer } from '../../src/server/server.js';
+import { systemClock } from '../../src/shared/clock.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import { createSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import type { Store } from '../../src/storage/store.js';
+
+const ADMIN = 'admin-secret-token-0123';
+
+interface Outcome {
+  status?: number | undefined;
+  headers?: Record<string, string | string[] | undefined>;
+  chunks: Buffer[];
+  /** The connection failed: ECONNRESET before a response, or the body was cut. */
+  error?: NodeJS.ErrnoException;
+  elapsedMs: number;
+}
+
+/** One request on its own connection, with every byte and failure the client sees. */
+const send = (url: string, path: string, headers: Record<string, string> = {}, method = 'GET') =>
+  new Promise<Outcome>((resolve) => {
+    const started = performance.now();
+    const outcome: Outcome = { chunks: [], elapsedMs: 0 };
+    const done = () => {
+      outcome.elapsedMs = performance.now() - started;
+      resolve(outcome);
+    };
+    const req = request(`${url}${path}`, { method, headers: { connection: 'close', ...headers } }, (res) => {
+      outcome.status = res.statusCode;
+      outcome.headers = res.headers;
+      res.on('data', (chunk: Buffer) => outcome.chunks.push(chunk));
+      res.on('error', (error) => {
+        outcome.error = error;
+      });
+      res.on('close', done);
+    });
+    req.on('error', (error) => {
+      outcome.error = error;
+      done();
+    });
+    req.end();
+  });
+
+const bodyOf = (outcome: Outcome) => Buffer.concat(outcome.chunks);
+
+describe('transport-level faults on a real socket', () => {
+  let dir: string;
+  let store: Store;
+  let server: RunningServer;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'larder-faults-'));
+    store = await createSqliteStore({ path: join(dir, 'larder.db') });
+    server = await startServer({
+      store,
+      clock: systemClock,
+      logger: silentLogger,
+      config: {
+        host: '127.0.0.1',
+        port: 0,
+        tokenTtlSeconds: 3600,
+        trustProxy: false,
+        adminToken: ADMIN,
+        allowFaultHeader: true,
+      },
+    });
+  });
+  after(async () => {
+    await server.stop();
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('reset: the connection is reset before any byte, and the journal says so', async () => {
+    const outcome = await send(server.url, '/openapi.json', { 'larder-fault': 'reset' });
+    assert.equal(outcome.status, undefined);
+    assert.equal(outcome.error?.code, 'ECONNRESET');
+    const journal = await send(server.url, '/_larder/requests?limit=1', { authorization: `Bearer ${ADMIN}` });
+    const [entry] = (JSON.parse(bodyOf(journal).toString()) as { requests: Record<string, unknown>[] })
+      .requests;
+    assert.equal(entry?.['status'], 0);
+    assert.equal(entry?.['fault'], 'header reset');
+  });
+
+  test('cutBody: the full Content-Length is announced, half the body arrives, then the connection closes', async () => {
+    const whole = await send(server.url, '/openapi.json');
+    const length = bodyOf(whole).length;
+    assert.ok(length > 1000);
+    const cut = await send(server.url, '/openapi.json', { 'larder-fault': 'cut-body' });
+    assert.equal(cut.status, 200);
+    assert.equal(cut.headers?.['content-length'], String(length));
+    assert.equal(bodyOf(cut).length, Math.floor(length / 2));
+    assert.deepEqual(bodyOf(cut), bodyOf(whole).subarray(0, Math.floor(length / 2)));
+    assert.ok(cut.error !== undefined, 'the client sees the body end early');
+  });
+
+  test('slowBody: the whole body, in slices, at about the rate asked', async () => {
+    const fast = await send(server.url, '/no-such-path');
+    const length = bodyOf(fast).length;
+    const bytesPerSecond = 500;
+    const slow = await send(server.url, '/no-such-path', { 'larder-fault': `slow-body=${bytesPerSecond}` });
+    assert.equal(slow.status, 404);
+    assert.equal(slow.error, undefined);
+    const body = JSON.parse(bodyOf(slow).toString()) as { code: number };
+    assert.equal(body.code, 40402);
+    const slices = Math.ceil(length / (bytesPerSecond / 10));
+    assert.ok(slow.chunks.length >= 2, `${slow.chunks.length} chunks`);
+    // Ten slices a second: the last is sent (slices - 1) × 100 ms after the first.
+    assert.ok(slow.elapsedMs >= (slices - 1) * 100 - 20, `${slow.elapsedMs} ms for ${slices} slices`);
+  });
+
+  test('latency: the answer comes no sooner than asked', async () => {
+    const delayed = await send(server.url, '/openapi.json', { 'larder-fault': 'latency=300ms' });
+    assert.equal(delayed.status, 200);
+    assert.ok(delayed.elapsedMs >= 295, `${delayed.elapsedMs} ms`);
+  });
+
+  test('rules from the admin API reach the socket too: a reset for the next request only', async () => {
+    const put = await new Promise<number | undefined>((resolve, reject) => {
+      const req = request(
+        `${server.url}/_larder/faults`,
+        { method: 'PUT', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode));
+        },
+      );
+      req.on('error', reject);
+      req.end(JSON.stringify({ rules: [{ when: { next: 1 }, effect: { type: 'reset' } }] }));
+    });
+    assert.equal(put, 200);
+    assert.equal((await send(server.url, '/openapi.json')).error?.code, 'ECONNRESET');
+    assert.equal((await send(server.url, '/openapi.json')).status, 200);
+  });
+});
