@@ -22,7 +22,8 @@ export interface BannerDetails {
   url: string;
   publicUrl: string;
   workers: number;
-  adminOn: boolean;
+  /** The admin token in force, when the admin API is on. */
+  adminToken?: string;
   metricsUrl?: string;
   /** PEM of the development certificate made for --tls self-signed. */
   certificate?: string;
@@ -64,7 +65,7 @@ export const createServeOutput = (
     banner: async (store, details) => {
       const storage = store.describe();
       const headline = `Larder is listening on ${details.url} (issuer ${details.publicUrl}, ${storage} storage, ${details.workers} worker(s)).`;
-      const demo = await demoCredentials(store, details.adminOn);
+      const demo = await demoCredentials(store, details.adminToken);
       const empty = demo === undefined && (await store.locations.list()).length === 0;
       const hint = empty ? EMPTY_HINT : undefined;
       const notices = injectionNotices(config);

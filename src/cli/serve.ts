@@ -137,7 +137,7 @@ export const serve = async (
       url: server.url,
       publicUrl: server.publicUrl,
       workers: config.workers,
-      adminOn: resolved.adminToken !== undefined,
+      ...(resolved.adminToken === undefined ? {} : { adminToken: resolved.adminToken }),
       ...(metricsEndpoint === undefined ? {} : { metricsUrl: metricsEndpoint.url }),
       ...(tls?.generated === true ? { certificate: tls.material.cert } : {}),
     });

@@ -1,43 +1,19 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { Closed, DateTime, Double, Int32, Nullable, Uuid } from '../shared/schema-helpers.js';
+import { ADJUSTMENT_TYPES, DISTRIBUTION_STRATEGIES, PURCHASE_ORDER_STATUSES } from './enums.js';
 
 /**
  * The retail interface's shapes (interface.md §2), field for field. These schemas are the single source of
  * truth: TS types, import validation, search-body validation and the OpenAPI document all derive from them.
  */
 
-export const PURCHASE_ORDER_STATUSES = [
-  'DRAFT',
-  'ORDERED',
-  'PARTIALLY_RECEIVED',
-  'RECEIVED',
-  'VOIDED',
-] as const;
-export type PurchaseOrderStatus = (typeof PURCHASE_ORDER_STATUSES)[number];
-
-export const ADJUSTMENT_TYPES = [
-  'AUTO_LINK_TRANSFER_IN',
-  'AUTO_LINK_TRANSFER_OUT',
-  'COUNT',
-  'CYCLE_COUNT',
-  'DAMAGE',
-  'EXPIRE',
-  'EXTERNAL',
-  'INITIAL',
-  'LOSS',
-  'MISSING_DURING_TRANSFER',
-  'PRODUCED_MANUALLY',
-  'RECEIVE',
-  'RESTOCK',
-  'SAMPLED',
-  'THEFT',
-  'TRANSFERRED_INTERNALLY',
-  'TRANSFERRED_TO_OTHER_LOCATION',
-  'WASTED',
-] as const;
-export type InventoryHistoryAdjustmentType = (typeof ADJUSTMENT_TYPES)[number];
-
-export const DISTRIBUTION_STRATEGIES = ['ITEM_TOTAL_COST', 'ITEM_QUANTITY', 'EQUALLY_PER_ITEM'] as const;
+export {
+  ADJUSTMENT_TYPES,
+  DISTRIBUTION_STRATEGIES,
+  type InventoryHistoryAdjustmentType,
+  PURCHASE_ORDER_STATUSES,
+  type PurchaseOrderStatus,
+} from './enums.js';
 
 const StringEnum = <T extends readonly string[]>(values: T, description: string) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], description });

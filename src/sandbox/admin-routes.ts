@@ -4,6 +4,7 @@ import { createClientCredentials } from '../auth/clients.js';
 import { readBodyText, readJsonObject } from '../http/request-body.js';
 import { type ImportProblem, importFiles } from '../import/import-files.js';
 import { RECORD_KINDS } from '../records/kinds.js';
+import { type RecordReader, UUID } from '../retail/record-reader.js';
 import { LarderError } from '../shared/errors.js';
 import { createValidator, MAX_REPORTED_PROBLEMS, requireValid } from '../shared/validator.js';
 import type { ClockView, VirtualClock } from '../shared/virtual-clock.js';
@@ -16,6 +17,7 @@ import {
   type NewClientRequest,
   NewClientRequestSchema,
 } from './admin-schemas.js';
+import { DEFAULT_CHART_DAYS, locationCharts, locationsOverview, MAX_CHART_DAYS } from './console-data.js';
 import { type LiveDemo, resetDemo } from './demo.js';
 import type { FaultControl } from './fault-control.js';
 import { validFaultRules } from './faults.js';
@@ -33,6 +35,8 @@ export interface AdminDeps {
   live: LiveDemo | undefined;
   /** Tells the retail routes a location is gone. */
   forgetLocation: (locationId: string) => void;
+  /** The retail API's search and get by id, for the console to read any location without a client token. */
+  records: RecordReader;
   /** The fault rules (in the primary under --workers). */
   faults: FaultControl;
 }
@@ -123,6 +127,7 @@ export const createAdminRoutes = ({
   journal,
   live,
   forgetLocation,
+  records,
   faults,
 }: AdminDeps): Hono => {
   const routes = new Hono();
@@ -170,6 +175,56 @@ export const createAdminRoutes = ({
       });
       if (!result.committed) throw fixtureProblems(result.problems, result.truncated);
       return c.json({ imported: result.counts[kind.countField] });
+    });
+  }
+
+  /** The location named in the path, which must exist. */
+  const knownLocation = async (c: Context): Promise<string> => {
+    const locationId = locationParam(c);
+    if ((await store.locations.get(locationId)) === undefined)
+      throw new LarderError('ERR_LOCATION_NOT_FOUND', { message: `Location ${locationId} is unknown.` });
+    return locationId;
+  };
+
+  routes.get('/locations', async (c) => c.json({ locations: await locationsOverview(store) }));
+
+  routes.get('/locations/:locationId/charts', async (c) => {
+    const locationId = await knownLocation(c);
+    const days = queryParam(c, 'days', /^\d{1,3}$/, `a whole number of days from 1 to ${MAX_CHART_DAYS}`);
+    if (days !== undefined && (Number(days) < 1 || Number(days) > MAX_CHART_DAYS))
+      throw new LarderError('ERR_QUERY_PARAM', {
+        fieldName: 'days',
+        message: `days must be a whole number of days from 1 to ${MAX_CHART_DAYS}.`,
+      });
+    const itemVersionId = queryParam(c, 'itemVersionId', UUID, 'a UUID');
+    return c.json(
+      await locationCharts(store, {
+        locationId,
+        now: clock.now(),
+        days: days === undefined ? DEFAULT_CHART_DAYS : Number(days),
+        ...(itemVersionId === undefined ? {} : { itemVersionId }),
+      }),
+    );
+  });
+
+  // The retail search and get by id, for any location, without a client token (the console reads through them).
+  for (const kind of RECORD_KINDS) {
+    routes.post(`/locations/:locationId/${kind.name}/search`, async (c) => {
+      const locationId = await knownLocation(c);
+      const page = await records.search(kind, locationId, {
+        body: await readJsonObject(c),
+        pageToken: c.req.query('pageToken') ?? '',
+        pageSize: c.req.query('pageSize'),
+      });
+      return c.body(page.body, 200, { 'content-type': 'application/json; charset=utf-8' });
+    });
+    routes.get(`/locations/:locationId/${kind.name}/:${kind.idParam}`, async (c) => {
+      const locationId = await knownLocation(c);
+      const body = await records.get(kind, locationId, c.req.param(kind.idParam) ?? '');
+      // Bytes from a store are Buffers, never views of a SharedArrayBuffer.
+      return c.body(body as string | Uint8Array<ArrayBuffer>, 200, {
+        'content-type': 'application/json; charset=utf-8',
+      });
     });
   }
 

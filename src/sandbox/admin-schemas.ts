@@ -1,5 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Closed } from '../shared/schema-helpers.js';
+import { RECORD_KINDS } from '../records/kinds.js';
+import { AdjustmentTypeSchema } from '../records/schemas.js';
+import { Closed, DateTime, Nullable, Uuid } from '../shared/schema-helpers.js';
 
 /** The admin API's request and answer shapes: validation, types and (later) the OpenAPI document. */
 
@@ -147,3 +149,98 @@ export const ResetSchema = Type.Object(
   { title: 'SandboxReset', ...Closed },
 );
 export const ClearedSchema = Type.Object({ cleared: Type.Literal(true) }, { title: 'Cleared', ...Closed });
+/** The console's reads (src/sandbox/console-data.ts): each shape once, for validation, types and OpenAPI. */
+
+const KindSpanSchema = Type.Object(
+  {
+    count: Type.Integer({ minimum: 0, description: 'Records of this kind at the location.' }),
+    firstModifiedDate: Nullable(DateTime({ description: 'The earliest modifiedDate (null: no records).' })),
+    lastModifiedDate: Nullable(DateTime({ description: 'The latest modifiedDate (null: no records).' })),
+  },
+  { title: 'LocationKindSpan', ...Closed },
+);
+
+export const LocationOverviewSchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    createdAt: DateTime(),
+    records: Type.Object(Object.fromEntries(RECORD_KINDS.map((kind) => [kind.name, KindSpanSchema])), {
+      description: 'Per record kind: how many, and the span of their modifiedDate.',
+      ...Closed,
+    }),
+  },
+  { title: 'LocationOverview', ...Closed },
+);
+export type LocationOverview = Static<typeof LocationOverviewSchema>;
+
+export const LocationsOverviewSchema = Type.Object(
+  { locations: Type.Array(LocationOverviewSchema) },
+  { title: 'LocationsOverview', ...Closed },
+);
+
+export const StockPointSchema = Type.Object(
+  {
+    at: DateTime({ description: "The entry's createdDate." }),
+    quantityOnHand: Type.Number(),
+    adjustmentType: AdjustmentTypeSchema,
+    inventoryHistoryLogId: Uuid(),
+  },
+  { title: 'StockPoint', ...Closed },
+);
+
+export const ChartItemSchema = Type.Object(
+  {
+    itemVersionId: Uuid(),
+    name: Nullable(Type.String({ description: "From the window's purchase orders; null if none names it." })),
+    entries: Type.Integer({ minimum: 0, description: 'Inventory entries in the window.' }),
+  },
+  { title: 'ChartItem', ...Closed },
+);
+
+export const SupplierSpendSchema = Type.Object(
+  {
+    supplierId: Uuid(),
+    name: Type.String(),
+    weekly: Type.Array(Type.Number(), { description: 'Spend per week, aligned with `weeks`.' }),
+    total: Type.Number(),
+  },
+  { title: 'SupplierSpend', ...Closed },
+);
+
+export const LocationChartsSchema = Type.Object(
+  {
+    locationId: Type.String(),
+    from: DateTime({ description: 'Start of the window (inclusive).' }),
+    to: DateTime({ description: 'End of the window: the virtual now.' }),
+    truncated: Type.Boolean({
+      description:
+        'True when the window held more records than one chart request reads (the oldest are shown).',
+    }),
+    items: Type.Array(ChartItemSchema, { description: 'Items with inventory entries, most entries first.' }),
+    stock: Nullable(
+      Type.Object(
+        {
+          itemVersionId: Uuid(),
+          name: Nullable(Type.String()),
+          points: Type.Array(StockPointSchema),
+        },
+        { title: 'StockSeries', description: 'Quantity on hand over time for one item.', ...Closed },
+      ),
+    ),
+    spend: Type.Object(
+      {
+        weeks: Type.Array(Type.String({ format: 'date', description: 'Monday (UTC) starting the week.' })),
+        suppliers: Type.Array(SupplierSpendSchema),
+      },
+      {
+        title: 'SpendByWeek',
+        description:
+          'totalCost of purchase orders created in the window, except DRAFT and VOIDED ones, per supplier per week.',
+        ...Closed,
+      },
+    ),
+  },
+  { title: 'LocationCharts', ...Closed },
+);
+export type LocationCharts = Static<typeof LocationChartsSchema>;

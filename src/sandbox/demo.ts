@@ -10,6 +10,7 @@ import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { LiveDemoState, Store } from '../storage/store.js';
+import { CONSOLE_PATH } from './console-assets.js';
 
 /**
  * The demo sandbox: the first start of an empty embedded database (demo locations, data, a demo client and an
@@ -100,14 +101,17 @@ export interface DemoCredentials {
   clientId: string;
   clientSecret: string;
   locations: { id: string; name: string; records: string }[];
-  /** Present when the admin API is on. */
+  /** The admin API is on. */
+  adminOn?: boolean;
+  /** Present when the admin API is on with the demo's own admin token. */
   adminToken?: string;
 }
 
 /** The demo's credentials, or undefined when this is not a demo database (or its client was revoked). */
 export const demoCredentials = async (
   store: Store,
-  adminOn: boolean,
+  /** The admin token in force (`--admin-token` or the demo's), or undefined when the admin API is off. */
+  adminInForce: string | undefined,
 ): Promise<DemoCredentials | undefined> => {
   const [demoClient, adminToken, locations] = await Promise.all([
     store.settings.demoClient.get(),
@@ -123,7 +127,9 @@ export const demoCredentials = async (
     locations: locations
       .filter((l) => client.allLocations || client.locations.includes(l.id))
       .map((l) => ({ id: l.id, name: l.name, records: describeCounts(l) })),
-    ...(adminOn && adminToken !== undefined ? { adminToken } : {}),
+    ...(adminInForce === undefined ? {} : { adminOn: true }),
+    // The demo's own token is shown again; one the operator gave with --admin-token is theirs, never printed.
+    ...(adminInForce !== undefined && adminInForce === adminToken ? { adminToken } : {}),
   };
 };
 
@@ -135,12 +141,18 @@ export const demoText = (demo: DemoCredentials, publicUrl: string): string => {
   const admin =
     adminToken !== undefined
       ? `
+Console (the data, the traffic, the clock and faults, in a browser; the token stays in the URL fragment):
+  ${publicUrl}${CONSOLE_PATH}#token=${encodeURIComponent(adminToken)}
 Admin API (clock, fixtures, request journal, integration report; see the README's "Sandbox" section):
   adminToken:   ${adminToken}
   larder clock advance 1d --url ${publicUrl} --admin-token ${adminToken}
   curl -s ${publicUrl}/_larder/requests -H 'Authorization: Bearer ${adminToken}'
 `
-      : '';
+      : demo.adminOn === true
+        ? `
+Console (sign in with the --admin-token you gave): ${publicUrl}${CONSOLE_PATH}
+`
+        : '';
   return `
 Demo client (granted the demo locations; this demo database keeps its secret so it can show it again):
   clientId:     ${clientId}

@@ -1,5 +1,11 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { Closed } from '../shared/schema-helpers.js';
+import {
+  FAULT_EFFECT_TYPES,
+  FAULT_STATUSES,
+  type FaultEffectType,
+  type FaultStatus,
+} from './fault-vocabulary.js';
 
 /**
  * The fault rules: one schema for the `--faults FILE` format, `PUT /_larder/faults`, the `Larder-Fault` header
@@ -11,18 +17,7 @@ export const MAX_FAULT_LATENCY_MS = 120_000;
 export const MIN_SLOW_BODY_BYTES_PER_SECOND = 10;
 export const MAX_FAULT_RULES = 100;
 
-export const FAULT_STATUSES = [429, 500, 502, 503, 504] as const;
-export type FaultStatus = (typeof FAULT_STATUSES)[number];
-export const FAULT_EFFECT_TYPES = [
-  'status',
-  'latency',
-  'reset',
-  'cutBody',
-  'slowBody',
-  'invalidToken',
-  'badPageToken',
-] as const;
-export type FaultEffectType = (typeof FAULT_EFFECT_TYPES)[number];
+export { FAULT_EFFECT_TYPES, FAULT_STATUSES, type FaultEffectType, type FaultStatus };
 
 const Ms = (description: string) => Type.Integer({ minimum: 0, maximum: MAX_FAULT_LATENCY_MS, description });
 

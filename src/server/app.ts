@@ -26,8 +26,10 @@ import { retailAuth } from '../middleware/retail-auth/retail-auth.js';
 import { RECORD_KINDS } from '../records/kinds.js';
 import { createLocationDirectory } from '../retail/location-directory.js';
 import { createPageTokens } from '../retail/page-token.js';
+import { createRecordReader } from '../retail/record-reader.js';
 import { createRetailRoutes } from '../retail/retail-routes.js';
 import { ADMIN_PREFIX, createAdminRoutes } from '../sandbox/admin-routes.js';
+import { CONSOLE_PATH, createConsoleRoutes, loadConsoleAssets } from '../sandbox/console-assets.js';
 import { createLiveDemo } from '../sandbox/demo.js';
 import { clusterFaultControl, localFaultControl } from '../sandbox/fault-control.js';
 import type { FaultRule } from '../sandbox/fault-schemas.js';
@@ -174,6 +176,10 @@ export const createApp = async ({
     const allowed = corsFor(config.cors);
     for (const path of ['/v1/*', LOGIN_PATH, TOKEN_ENDPOINT_PATH, '/.well-known/*']) app.use(path, allowed);
   }
+  // Before the journal and faults: the console's own page loads are not the integration's traffic.
+  if (sandbox) {
+    app.route(CONSOLE_PATH, createConsoleRoutes(await loadConsoleAssets()));
+  }
   if (journal !== undefined)
     app.use(journalRequests({ journal, clock, operationOf, skipPrefix: ADMIN_PREFIX }));
   // Fault rules exist with the admin API or a faults file; under --workers the primary holds them.
@@ -252,11 +258,11 @@ export const createApp = async ({
   app.post(LOGIN_PATH, throttled, auth.login);
   app.post(TOKEN_ENDPOINT_PATH, throttled, auth.token);
   app.route('/', auth.discovery);
+  const records = createRecordReader(store, createPageTokens(secret));
   const authorize = retailAuth(guard ?? auth.guard, locations.exists);
   app.route(
     '/',
     createRetailRoutes({
-      store,
       // A plain chain: hono/combine's `every` builds a composition per request. On retail paths the limit
       // answers by throwing, never with a response of its own.
       authorize:
@@ -266,7 +272,7 @@ export const createApp = async ({
               authorize(c, async () => {
                 await retailLimit(c, next);
               }),
-      pageTokens: createPageTokens(secret),
+      records,
     }),
   );
   if (config.adminToken !== undefined && virtualClock !== undefined && journal !== undefined) {
@@ -280,6 +286,7 @@ export const createApp = async ({
           config.clusterWorker === true ? clusterJournalView(journal, process) : localJournalView(journal),
         live,
         forgetLocation: locations.forget,
+        records,
         faults: faults ?? localFaultControl(createFaultEngine()),
       }),
     );

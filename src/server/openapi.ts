@@ -24,9 +24,12 @@ import {
   ImportedSchema,
   IntegrationReportSchema,
   JournalListSchema,
+  LocationChartsSchema,
+  LocationsOverviewSchema,
   NewClientRequestSchema,
   ResetSchema,
 } from '../sandbox/admin-schemas.js';
+import { DEFAULT_CHART_DAYS, MAX_CHART_DAYS } from '../sandbox/console-data.js';
 import { FaultRulesSchema, FaultRulesStateSchema } from '../sandbox/fault-schemas.js';
 import { OPERATIONS } from '../sandbox/journal-entry.js';
 import { ERROR_CATALOG } from '../shared/errors.js';
@@ -757,6 +760,80 @@ export const openApiDocument = (publicUrl: string) => {
         },
       ),
     },
+    '/_larder/locations': {
+      get: admin(
+        'listLocationsOverview',
+        'Locations at a glance',
+        'Every location with, per record kind, its record count and the span of their modifiedDate (the console).',
+        LocationsOverviewSchema,
+      ),
+    },
+    '/_larder/locations/{locationId}/charts': {
+      get: admin(
+        'getLocationCharts',
+        'Chart data of a location',
+        'Quantity on hand of one item over time, and purchasing spend per supplier per week (the console).',
+        LocationChartsSchema,
+        {
+          parameters: [
+            pathLocation,
+            query(
+              'days',
+              `The window, in days back from the virtual now (1–${MAX_CHART_DAYS}, default ${DEFAULT_CHART_DAYS}).`,
+            ),
+            query('itemVersionId', 'The item to chart (default: the one with the most entries).'),
+          ],
+        },
+      ),
+    },
+    ...Object.fromEntries(
+      RECORD_KINDS.flatMap((kind) => {
+        const name = `${kind.name[0]!.toUpperCase()}${kind.name.slice(1)}`;
+        return [
+          [
+            `/_larder/locations/{locationId}/${kind.name}/search`,
+            {
+              post: admin(
+                `adminSearch${name}`,
+                `Search ${kind.countLabel} of any location`,
+                `As the retail search does, without a client token (the console).`,
+                kind.pageSchema,
+                {
+                  parameters: [
+                    pathLocation,
+                    query('pageToken', 'The nextPageToken of the previous page.'),
+                    query('pageSize', `Records per page (1–${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}).`),
+                  ],
+                  request: jsonBody(kind.searchSchema),
+                },
+              ),
+            },
+          ],
+          [
+            `/_larder/locations/{locationId}/${kind.name}/{${kind.idParam}}`,
+            {
+              get: admin(
+                `adminGet${name}`,
+                `One ${kind.label} of any location`,
+                `As the retail get by id does, without a client token (the console).`,
+                kind.schema,
+                {
+                  parameters: [
+                    pathLocation,
+                    {
+                      name: kind.idParam,
+                      in: 'path',
+                      required: true,
+                      schema: { type: 'string', format: 'uuid' },
+                    },
+                  ],
+                },
+              ),
+            },
+          ],
+        ];
+      }),
+    ),
     ...Object.fromEntries(
       RECORD_KINDS.map((kind) => [
         `/_larder/locations/{locationId}/${kind.name}`,

@@ -140,6 +140,11 @@ export interface RecordStore {
   get(kind: RecordKind, locationId: string, id: string): Promise<StoredJson | undefined>;
   /** One page in keyset order (modifiedAt, id). */
   search(kind: RecordKind, query: RecordSearch): Promise<StoredRow[]>;
+  /**
+   * The earliest and latest `modifiedDate` (epoch ms) of a location's records of this kind, or undefined when it
+   * holds none (the console's location overview; one index probe each end).
+   */
+  span(kind: RecordKind, locationId: string): Promise<{ first: number; last: number } | undefined>;
   /** Every stored record of a location, in keyset order, in batches (for `larder check` and exports). */
   scan(kind: RecordKind, locationId: string, batchSize?: number): AsyncIterable<string[]>;
   /** Creates the location if needed (name defaults to the id). */

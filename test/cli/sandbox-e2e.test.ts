@@ -158,3 +158,13 @@ test('an integrator test suite: reset, fixtures, sync, two days on, incremental 
   };
   assert.deepEqual(report.findings, []);
 });
+
+test('the banner prints a ready console link, the admin token in its fragment, and /console serves the page', async () => {
+  const link = /(http:\/\/\S+\/console)#token=(\S+)/.exec(server.output());
+  assert.ok(link, server.output());
+  assert.equal(decodeURIComponent(link[2]!), adminToken);
+  const page = await fetch(link[1]!);
+  assert.equal(page.status, 200);
+  assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+  assert.match(await page.text(), /<div id="app"><\/div>/);
+});

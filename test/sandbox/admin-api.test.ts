@@ -4,6 +4,7 @@ import { createClientCredentials } from '../../src/auth/clients.js';
 import { createApp, type LarderApp } from '../../src/server/app.js';
 import { createTestClock, type TestClock } from '../../src/shared/clock.js';
 import { silentLogger } from '../../src/shared/logger.js';
+import { adminRequests } from '../helpers/admin-requests.js';
 import { type BackendInstance, backends, describeBackend } from '../storage/backends.js';
 
 const ADMIN = 'admin-secret-token';
@@ -37,17 +38,7 @@ for (const backend of await backends()) {
     });
     after(() => db.destroy());
 
-    const admin = (method: string, path: string, body?: unknown, token = ADMIN) =>
-      larder.app.request(`/_larder${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-    const json = async <T = Record<string, unknown>>(response: Response | Promise<Response>) =>
-      (await (await response).json()) as T;
+    const { admin, json } = adminRequests(() => larder.app, ADMIN);
     const login = async (clientId: string, clientSecret: string) =>
       larder.app.request(LOGIN, {
         method: 'POST',

@@ -369,6 +369,17 @@ for (const backend of await backends()) {
       });
     });
 
+    describe('span', () => {
+      test('is the earliest and latest modifiedAt of a kind at a location, undefined when it holds none', async () => {
+        assert.deepEqual(await store.records.span(PURCHASE_ORDERS, shop), { first: T0, last: T0 + 3 * S });
+        assert.deepEqual(await store.records.span(INVENTORY_HISTORY, shop), { first: T0, last: T0 + 2 * S });
+        const empty = newLocationId();
+        await store.locations.upsert({ id: empty });
+        assert.equal(await store.records.span(PURCHASE_ORDERS, empty), undefined);
+        assert.equal(await store.records.span(INVENTORY_HISTORY, newLocationId()), undefined);
+      });
+    });
+
     describe('imports', () => {
       test('commit reports the rows written and creates the named location', async () => {
         const id = newLocationId();

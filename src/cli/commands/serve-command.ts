@@ -371,7 +371,7 @@ export const serveCommand: Command = {
           output.banner(store, {
             ...server,
             workers: config.workers,
-            adminOn: resolved.adminToken !== undefined,
+            ...(resolved.adminToken === undefined ? {} : { adminToken: resolved.adminToken }),
             ...(tls?.generated === true ? { certificate: tls.material.cert } : {}),
           }),
         );

@@ -170,6 +170,17 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
   const records: RecordStore = {
     get: (kind: RecordKind, locationId, id) => getters.get(kind.table)!(locationId, id),
     search: (kind, query) => search({ table: kind.table, ...query }),
+    span: async (kind, locationId) => {
+      // bigint arrives as text: epoch milliseconds fit a double exactly.
+      const [row] = await read<{ first: string | null; last: string | null }>({
+        name: `${kind.table}_span`,
+        text: `SELECT min(modified_at) AS first, max(modified_at) AS last FROM ${kind.table} WHERE location_id = $1`,
+        values: [locationId],
+      });
+      return row?.first == null || row.last == null
+        ? undefined
+        : { first: Number(row.first), last: Number(row.last) };
+    },
     scan: (kind, locationId, batchSize) => scan(kind.table, locationId, batchSize),
     beginImport: async ({ id, name }) => {
       // The location row is written inside the import's transaction: a rolled-back import into a new location

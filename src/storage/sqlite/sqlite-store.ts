@@ -213,6 +213,13 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     };
   };
   const getters = new Map(RECORD_KINDS.map((kind) => [kind.table, byId(kind.table)]));
+  const spanOf = (table: string, locationId: string) => {
+    const statement = snapshot.prepare<[string], { first: number | null; last: number | null }>(
+      `SELECT min(modified_at) AS first, max(modified_at) AS last FROM ${table} WHERE location_id = ?`,
+    );
+    snapshot.begin();
+    return statement.get(locationId);
+  };
   const getLocation = db.prepare<[string], LocationInfo>(
     'SELECT id, name, created_at AS createdAt FROM locations WHERE id = ?',
   );
@@ -466,6 +473,11 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
           pageClauses(query, params);
         params.push(query.limit);
         return runSearch(sql, params);
+      }),
+    span: (kind, locationId) =>
+      guarded(() => {
+        const row = spanOf(kind.table, locationId);
+        return row?.first == null || row.last == null ? undefined : { first: row.first, last: row.last };
       }),
     scan: (kind, locationId, batchSize) => scan(kind.table, locationId, batchSize),
     beginImport,

@@ -1,0 +1,127 @@
+// Shapes come from the server's one schema source (type-only imports: nothing of the server is bundled).
+import type { InventoryHistoryLogEntry, PurchaseOrder } from '../../src/records/schemas.js';
+import type { LocationCharts, LocationOverview } from '../../src/sandbox/admin-schemas.js';
+import type { FaultRule, FaultRulesState } from '../../src/sandbox/fault-schemas.js';
+import type { JournalEntry } from '../../src/sandbox/journal-entry.js';
+import type { Finding } from '../../src/sandbox/report.js';
+
+export type {
+  FaultRule,
+  FaultRulesState,
+  Finding,
+  InventoryHistoryLogEntry,
+  JournalEntry,
+  LocationCharts,
+  LocationOverview,
+  PurchaseOrder,
+};
+
+export interface ClockView {
+  now: string;
+  offsetSeconds: number;
+  frozen: boolean;
+}
+
+export interface Page<R> {
+  currentPageToken: string;
+  nextPageToken: string;
+  data: R[];
+}
+
+export interface Report {
+  clientId: string;
+  requestsJudged: number;
+  findings: Finding[];
+}
+
+/** A failed call, with the ErrorMessage the server answered. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const TOKEN_KEY = 'larder-admin-token';
+
+/**
+ * The admin token arrives in the URL fragment (`/console#token=…`), which browsers never send to a server, so it
+ * stays out of server logs and Referer headers. It is kept for this tab only and removed from the address bar.
+ */
+export const takeToken = (): string | undefined => {
+  const match = /(?:^#|&)token=([^&]+)/.exec(location.hash);
+  if (match?.[1] !== undefined) {
+    sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(match[1]));
+    history.replaceState(null, '', `${location.pathname}${location.search}#/locations`);
+  }
+  return sessionStorage.getItem(TOKEN_KEY) ?? undefined;
+};
+
+export const storeToken = (token: string) => sessionStorage.setItem(TOKEN_KEY, token);
+export const forgetToken = () => sessionStorage.removeItem(TOKEN_KEY);
+
+let token = '';
+export const useToken = (value: string) => {
+  token = value;
+};
+
+/** One admin API call: JSON in, JSON out; an error answer becomes an ApiError with the server's message. */
+export const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+  const response = await fetch(`/_larder${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  const json = text === '' ? undefined : (JSON.parse(text) as unknown);
+  if (!response.ok) {
+    const error = json as { message?: string; fieldName?: string } | undefined;
+    const field = error?.fieldName === undefined ? '' : ` (${error.fieldName})`;
+    throw new ApiError(
+      response.status,
+      `${response.status}: ${error?.message ?? response.statusText}${field}`,
+    );
+  }
+  return json as T;
+};
+
+export const query = (params: Record<string, string | number | undefined>): string => {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params))
+    if (value !== undefined && value !== '') search.set(name, String(value));
+  const text = search.toString();
+  return text === '' ? '' : `?${text}`;
+};
+
+const loc = (id: string) => `/locations/${encodeURIComponent(id)}`;
+
+export const api = {
+  clock: () => call<ClockView>('GET', '/clock'),
+  advanceClock: (seconds: number) => call<ClockView>('POST', '/clock/advance', { seconds }),
+  setClock: (now: string, frozen: boolean) => call<ClockView>('PUT', '/clock', { now, frozen }),
+  resetClock: () => call<ClockView>('DELETE', '/clock'),
+  locations: () => call<{ locations: LocationOverview[] }>('GET', '/locations'),
+  searchOrders: (location: string, body: unknown, pageToken: string, pageSize: number) =>
+    call<Page<PurchaseOrder>>(
+      'POST',
+      `${loc(location)}/purchaseOrders/search${query({ pageToken, pageSize })}`,
+      body,
+    ),
+  order: (location: string, id: string) =>
+    call<PurchaseOrder>('GET', `${loc(location)}/purchaseOrders/${encodeURIComponent(id)}`),
+  entry: (location: string, id: string) =>
+    call<InventoryHistoryLogEntry>('GET', `${loc(location)}/inventoryHistory/${encodeURIComponent(id)}`),
+  charts: (location: string, days: number, itemVersionId?: string) =>
+    call<LocationCharts>('GET', `${loc(location)}/charts${query({ days, itemVersionId })}`),
+  requests: (filter: { clientId?: string; status?: string; limit: number }) =>
+    call<{ requests: JournalEntry[] }>('GET', `/requests${query({ ...filter })}`),
+  faults: () => call<FaultRulesState>('GET', '/faults'),
+  setFaults: (rules: FaultRule[]) => call<FaultRulesState>('PUT', '/faults', { rules }),
+  clearFaults: () => call<FaultRulesState>('DELETE', '/faults'),
+  report: (clientId: string) => call<Report>('GET', `/report${query({ clientId })}`),
+};

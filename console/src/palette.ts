@@ -1,0 +1,21 @@
+/** Categorical colours, distinct side by side (Tableau 10, then eight more), for legends of up to 18 names. */
+export const PALETTE = [
+  '#4e79a7',
+  '#f28e2b',
+  '#e15759',
+  '#76b7b2',
+  '#59a14f',
+  '#edc948',
+  '#b07aa1',
+  '#ff9da7',
+  '#9c755f',
+  '#bab0ac',
+  '#1f77b4',
+  '#8c564b',
+  '#17becf',
+  '#bcbd22',
+  '#d62728',
+  '#9467bd',
+  '#2ca02c',
+  '#7f7f7f',
+];

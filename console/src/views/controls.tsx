@@ -1,0 +1,347 @@
+import { useState } from 'preact/hooks';
+import { FAULT_EFFECT_TYPES, FAULT_STATUSES } from '../../../src/sandbox/fault-vocabulary.js';
+import { api, type ClockView, type FaultRule } from '../api';
+import { Card, formatTime, Problem, useLoad } from '../ui';
+
+const HOUR = 3600;
+const DAY = 24 * HOUR;
+
+const describeOffset = (seconds: number) => {
+  if (seconds === 0) return 'real time';
+  const sign = seconds > 0 ? '+' : '−';
+  const abs = Math.abs(seconds);
+  const days = Math.floor(abs / DAY);
+  const hours = Math.floor((abs % DAY) / HOUR);
+  const minutes = Math.floor((abs % HOUR) / 60);
+  return `${sign}${days}d ${hours}h ${minutes}m from real time`;
+};
+
+/** The virtual clock: what it says, advance, jump (optionally frozen), back to real time. */
+const ClockCard = ({ onChange }: { onChange: (clock: ClockView) => void }) => {
+  const clock = useLoad(() => api.clock(), []);
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const [amount, setAmount] = useState(1);
+  const [unit, setUnit] = useState(DAY);
+  const [at, setAt] = useState('');
+  const [frozen, setFrozen] = useState(false);
+  const run = async (change: () => Promise<ClockView>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      onChange(await change());
+      clock.reload();
+    } catch (failure) {
+      setError((failure as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const view = clock.data;
+  return (
+    <Card title="Clock">
+      <Problem error={clock.error ?? error} />
+      {view === undefined ? null : (
+        <p class="clock-now">
+          <strong class="now">{formatTime(view.now)}</strong> UTC
+          <br />
+          <span class="muted">
+            {describeOffset(view.offsetSeconds)}
+            {view.frozen ? ', frozen' : ''}
+          </span>
+        </p>
+      )}
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void run(() => api.advanceClock(amount * unit));
+        }}
+      >
+        <label>
+          Advance by
+          <input
+            type="number"
+            name="amount"
+            min={1}
+            value={amount}
+            onInput={(e) => setAmount(Math.max(1, Math.floor(Number(e.currentTarget.value) || 1)))}
+          />
+        </label>
+        <select
+          name="unit"
+          aria-label="unit"
+          value={unit}
+          onChange={(e) => setUnit(Number(e.currentTarget.value))}
+        >
+          <option value={60}>minutes</option>
+          <option value={HOUR}>hours</option>
+          <option value={DAY}>days</option>
+        </select>
+        <button type="submit" name="advance" disabled={busy}>
+          Advance
+        </button>
+      </form>
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (at !== '') void run(() => api.setClock(new Date(`${at}Z`).toISOString(), frozen));
+        }}
+      >
+        <label>
+          Jump to (UTC)
+          <input type="datetime-local" name="at" value={at} onInput={(e) => setAt(e.currentTarget.value)} />
+        </label>
+        <label>
+          <input
+            type="checkbox"
+            name="frozen"
+            checked={frozen}
+            onChange={(e) => setFrozen(e.currentTarget.checked)}
+          />{' '}
+          frozen
+        </label>
+        <button type="submit" disabled={busy || at === ''}>
+          Set
+        </button>
+        <button
+          type="button"
+          name="reset-clock"
+          disabled={busy}
+          onClick={() => void run(() => api.resetClock())}
+        >
+          Back to real time
+        </button>
+      </form>
+      {busy ? <p class="muted">The live demo is catching up…</p> : null}
+    </Card>
+  );
+};
+
+type When = 'always' | 'next' | 'every' | 'probability';
+
+/** A rule as the form states it: one effect, an optional match, and when it fires. */
+const ruleFrom = (form: {
+  effect: string;
+  status: number;
+  ms: number;
+  operation: string;
+  clientId: string;
+  location: string;
+  when: When;
+  n: number;
+}): FaultRule => {
+  const match = {
+    ...(form.operation === '' ? {} : { operation: form.operation }),
+    ...(form.clientId === '' ? {} : { clientId: form.clientId }),
+    ...(form.location === '' ? {} : { location: form.location }),
+  };
+  const effect =
+    form.effect === 'status'
+      ? { type: 'status' as const, status: form.status as (typeof FAULT_STATUSES)[number] }
+      : form.effect === 'latency'
+        ? { type: 'latency' as const, ms: form.ms }
+        : form.effect === 'slowBody'
+          ? { type: 'slowBody' as const, bytesPerSecond: 1000 }
+          : { type: form.effect as (typeof FAULT_EFFECT_TYPES)[number] };
+  const when =
+    form.when === 'always'
+      ? undefined
+      : form.when === 'probability'
+        ? { probability: Math.min(1, Math.max(0, form.n)) }
+        : { [form.when]: Math.max(1, Math.floor(form.n)) };
+  return {
+    ...(Object.keys(match).length === 0 ? {} : { match }),
+    ...(when === undefined ? {} : { when }),
+    effect,
+  };
+};
+
+/** The rule as PUT takes it back: the counters are the server's. */
+const asRule = ({
+  matched: _m,
+  applied: _a,
+  ...rule
+}: FaultRule & { matched: number; applied: number }): FaultRule => rule;
+
+const describeRule = (rule: FaultRule) => {
+  const pairs = (fields: object | undefined, join: string) =>
+    Object.entries(fields ?? {})
+      .map(([name, value]) => `${name}${join}${value}`)
+      .join(' ');
+  const { type, ...details } = rule.effect;
+  const effect = [type, ...Object.values(details)].join(' ');
+  const match = pairs(rule.match, '=');
+  const when = pairs(rule.when, ' ');
+  return `${effect} · ${match === '' ? 'every request' : match} · ${when === '' ? 'always' : when}`;
+};
+
+/** Fault rules: the list in force with counters, add one, clear all. */
+const FaultsCard = () => {
+  const faults = useLoad(() => api.faults(), []);
+  const [error, setError] = useState<string | undefined>();
+  const [form, setForm] = useState({
+    effect: 'status',
+    status: 503,
+    ms: 800,
+    operation: '',
+    clientId: '',
+    location: '',
+    when: 'next' as When,
+    n: 1,
+  });
+  const change = async (run: () => Promise<unknown>) => {
+    setError(undefined);
+    try {
+      await run();
+    } catch (failure) {
+      setError((failure as Error).message);
+    }
+    faults.reload();
+  };
+  const rules = faults.data?.rules ?? [];
+  return (
+    <Card title="Fault rules">
+      <Problem error={faults.error ?? error} />
+      {rules.length === 0 ? (
+        <p class="empty">No fault rules: every request is answered normally.</p>
+      ) : (
+        <ol class="rules">
+          {rules.map((rule) => (
+            <li key={rule.id} class="rule">
+              <strong>{rule.id}</strong> {describeRule(rule)}
+              <span class="muted">
+                {' '}
+                matched {rule.matched}, applied {rule.applied}
+              </span>
+            </li>
+          ))}
+        </ol>
+      )}
+      <form
+        class="filters fault-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void change(() => api.setFaults([...rules.map(asRule), ruleFrom(form)]));
+        }}
+      >
+        <label>
+          Effect
+          <select
+            name="effect"
+            value={form.effect}
+            onChange={(e) => setForm({ ...form, effect: e.currentTarget.value })}
+          >
+            {FAULT_EFFECT_TYPES.map((type) => (
+              <option key={type} value={type}>
+                {type}
+              </option>
+            ))}
+          </select>
+        </label>
+        {form.effect === 'status' ? (
+          <label>
+            Status
+            <select
+              name="status"
+              value={form.status}
+              onChange={(e) => setForm({ ...form, status: Number(e.currentTarget.value) })}
+            >
+              {FAULT_STATUSES.map((status) => (
+                <option key={status} value={status}>
+                  {status}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
+        {form.effect === 'latency' ? (
+          <label>
+            Delay (ms)
+            <input
+              type="number"
+              name="ms"
+              min={0}
+              max={120000}
+              value={form.ms}
+              onInput={(e) => setForm({ ...form, ms: Number(e.currentTarget.value) })}
+            />
+          </label>
+        ) : null}
+        <label>
+          Operation
+          <input
+            name="operation"
+            placeholder="any (searchPurchaseOrders…)"
+            value={form.operation}
+            onInput={(e) => setForm({ ...form, operation: e.currentTarget.value.trim() })}
+          />
+        </label>
+        <label>
+          Client
+          <input
+            name="clientId"
+            placeholder="any"
+            value={form.clientId}
+            onInput={(e) => setForm({ ...form, clientId: e.currentTarget.value.trim() })}
+          />
+        </label>
+        <label>
+          Location
+          <input
+            name="location"
+            placeholder="any"
+            value={form.location}
+            onInput={(e) => setForm({ ...form, location: e.currentTarget.value.trim() })}
+          />
+        </label>
+        <label>
+          When
+          <select
+            name="when"
+            value={form.when}
+            onChange={(e) => setForm({ ...form, when: e.currentTarget.value as When })}
+          >
+            <option value="always">every matching request</option>
+            <option value="next">the next N</option>
+            <option value="every">every Nth</option>
+            <option value="probability">with probability</option>
+          </select>
+        </label>
+        {form.when === 'always' ? null : (
+          <label>
+            {form.when === 'probability' ? 'Probability' : 'N'}
+            <input
+              type="number"
+              name="n"
+              min={form.when === 'probability' ? 0 : 1}
+              max={form.when === 'probability' ? 1 : undefined}
+              step={form.when === 'probability' ? 0.05 : 1}
+              value={form.n}
+              onInput={(e) => setForm({ ...form, n: Number(e.currentTarget.value) })}
+            />
+          </label>
+        )}
+        <button type="submit" name="add-fault">
+          Add rule
+        </button>
+        <button
+          type="button"
+          name="clear-faults"
+          disabled={rules.length === 0}
+          onClick={() => void change(() => api.clearFaults())}
+        >
+          Clear all
+        </button>
+      </form>
+    </Card>
+  );
+};
+
+export const ControlsView = ({ onClock }: { onClock: (clock: ClockView) => void }) => (
+  <div class="split even">
+    <ClockCard onChange={onClock} />
+    <FaultsCard />
+  </div>
+);

@@ -1,0 +1,145 @@
+import { useState } from 'preact/hooks';
+import { ADJUSTMENT_TYPES } from '../../../src/records/enums.js';
+import { api } from '../api';
+import { type Series, StackedBars, StepChart } from '../charts';
+import { Card, formatMoney, formatTime, href, Json, Problem, shortId, useLoad } from '../ui';
+
+/** Suppliers beyond these are summed into one "Other" series, so the bars stay readable. */
+const TOP_SUPPLIERS = 7;
+
+/** Per item, quantity on hand over time with each adjustment marked by type; spend per supplier per week. */
+export const InventoryView = ({ location }: { location: string }) => {
+  const [days, setDays] = useState(90);
+  const [item, setItem] = useState<string | undefined>(undefined);
+  const { data, error, loading } = useLoad(() => api.charts(location, days, item), [location, days, item]);
+  const suppliers = data?.spend.suppliers ?? [];
+  const series: Series[] = suppliers.slice(0, TOP_SUPPLIERS).map((s) => ({ name: s.name, values: s.weekly }));
+  const rest = suppliers.slice(TOP_SUPPLIERS);
+  if (rest.length > 0)
+    series.push({
+      name: `Other (${rest.length})`,
+      values: (data?.spend.weeks ?? []).map((_, i) => rest.reduce((sum, s) => sum + (s.weekly[i] ?? 0), 0)),
+    });
+  const stock = data?.stock;
+  return (
+    <>
+      <Card title="Inventory history" wide>
+        <form class="filters" onSubmit={(e) => e.preventDefault()}>
+          <label>
+            Window
+            <select name="days" value={days} onChange={(e) => setDays(Number(e.currentTarget.value))}>
+              {[30, 90, 180, 365].map((n) => (
+                <option key={n} value={n}>
+                  last {n} days
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Item
+            <select
+              name="item"
+              value={stock?.itemVersionId ?? ''}
+              onChange={(e) => setItem(e.currentTarget.value)}
+            >
+              {(data?.items ?? []).map((i) => (
+                <option key={i.itemVersionId} value={i.itemVersionId}>
+                  {i.name ?? shortId(i.itemVersionId)} ({i.entries})
+                </option>
+              ))}
+            </select>
+          </label>
+          {loading ? <span class="muted">loading…</span> : null}
+        </form>
+        <Problem error={error} />
+        {data?.truncated === true ? (
+          <p class="muted">This window holds more records than one chart reads; the oldest are shown.</p>
+        ) : null}
+        {stock == null ? (
+          data === undefined ? null : (
+            <p class="empty">No inventory entries in this window.</p>
+          )
+        ) : (
+          <>
+            <h3>Quantity on hand: {stock.name ?? stock.itemVersionId}</h3>
+            <StepChart
+              kinds={ADJUSTMENT_TYPES}
+              title={`Quantity on hand of ${stock.name ?? stock.itemVersionId}`}
+              points={stock.points.map((p) => ({
+                at: Date.parse(p.at),
+                value: p.quantityOnHand,
+                kind: p.adjustmentType,
+                label: `${formatTime(p.at)} ${p.adjustmentType}: ${p.quantityOnHand} on hand`,
+              }))}
+            />
+            <details>
+              <summary>Entries ({stock.points.length})</summary>
+              <ul class="entries">
+                {stock.points
+                  .slice()
+                  .reverse()
+                  .map((p) => (
+                    <li key={p.inventoryHistoryLogId}>
+                      <a href={href('entry', { location, id: p.inventoryHistoryLogId })}>
+                        {formatTime(p.at)}
+                      </a>{' '}
+                      {p.adjustmentType} → {p.quantityOnHand}
+                    </li>
+                  ))}
+              </ul>
+            </details>
+          </>
+        )}
+      </Card>
+      <Card title="Purchasing spend per supplier per week" wide>
+        {data === undefined ? null : (
+          <>
+            <StackedBars title="Spend per supplier per week" columns={data.spend.weeks} series={series} />
+            <p class="muted">
+              totalCost of orders created in the window (drafts and voided orders left out):{' '}
+              {formatMoney(suppliers.reduce((sum, s) => sum + s.total, 0))}
+            </p>
+          </>
+        )}
+      </Card>
+    </>
+  );
+};
+
+/** One inventory history entry, as the API serves it; RECEIVE entries link back to their purchase order. */
+export const EntryView = ({ location, id }: { location: string; id: string }) => {
+  const { data, error } = useLoad(() => api.entry(location, id), [location, id]);
+  return (
+    <Card
+      title={
+        data === undefined
+          ? 'Inventory entry'
+          : `${data.adjustmentType} entry ${shortId(data.inventoryHistoryLogId)}`
+      }
+      wide
+    >
+      <Problem error={error} />
+      {data === undefined ? null : (
+        <>
+          <dl class="facts">
+            <dt>Created</dt>
+            <dd>{formatTime(data.createdDate)}</dd>
+            <dt>Quantity on hand</dt>
+            <dd>{data.quantityInfo.quantityOnHand}</dd>
+            {data.purchaseOrderId == null ? null : (
+              <>
+                <dt>Purchase order</dt>
+                <dd>
+                  <a href={href('orders', { location, id: data.purchaseOrderId })}>
+                    {shortId(data.purchaseOrderId)}
+                  </a>
+                </dd>
+              </>
+            )}
+          </dl>
+          <Json value={data} />
+        </>
+      )}
+    </Card>
+  );
+};

@@ -1,0 +1,175 @@
+import { Fragment } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api, type JournalEntry } from '../api';
+import { Card, formatTime, Json, Problem, useLoad } from '../ui';
+
+/** How often the journal is read again while live. */
+const POLL_MS = 1500;
+const SHOWN = 200;
+
+const STATUSES = ['', '2xx', '4xx', '5xx', '401', '403', '404', '429', '503'];
+
+const statusClass = (status: number) => (status >= 500 ? 's5' : status >= 400 ? 's4' : 's2');
+
+const Report = ({ clientId, refresh }: { clientId: string; refresh: number }) => {
+  const { data, error } = useLoad(() => api.report(clientId), [clientId, refresh]);
+  return (
+    <Card title={`Integration report: ${clientId}`}>
+      <Problem error={error} />
+      {data === undefined ? null : (
+        <>
+          <p class="muted">{data.requestsJudged} request(s) judged.</p>
+          {data.findings.length === 0 ? (
+            <p class="good">No findings: this client follows the guidance.</p>
+          ) : (
+            <ul class="findings">
+              {data.findings.map((finding) => (
+                <li key={finding.rule} class={finding.severity}>
+                  <strong>
+                    {finding.severity}: {finding.rule}
+                  </strong>{' '}
+                  ({finding.count}×)
+                  <div>{finding.message}</div>
+                </li>
+              ))}
+            </ul>
+          )}
+        </>
+      )}
+    </Card>
+  );
+};
+
+/** The request journal, read again every POLL_MS while live, filterable by client and status. */
+export const TrafficView = () => {
+  const [clientId, setClientId] = useState('');
+  const [status, setStatus] = useState('');
+  const [live, setLive] = useState(true);
+  const [tick, setTick] = useState(0);
+  const [open, setOpen] = useState<number | undefined>(undefined);
+  const [clients, setClients] = useState<string[]>([]);
+  const journal = useLoad(
+    () =>
+      api.requests({
+        limit: SHOWN,
+        ...(clientId === '' ? {} : { clientId }),
+        ...(status === '' ? {} : { status }),
+      }),
+    [clientId, status, tick],
+  );
+  useEffect(() => {
+    if (!live) return;
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible') setTick((n) => n + 1);
+    }, POLL_MS);
+    return () => clearInterval(timer);
+  }, [live]);
+  const entries: JournalEntry[] = journal.data?.requests.slice().reverse() ?? [];
+  // Clients seen so far stay selectable when a filter hides them.
+  useEffect(() => {
+    const seen = new Set(clients);
+    for (const entry of entries) if (entry.clientId !== undefined) seen.add(entry.clientId);
+    if (seen.size !== clients.length) setClients([...seen].sort());
+  }, [journal.data]);
+  const reported = clientId !== '' ? clientId : clients[0];
+  return (
+    <div class="split">
+      <Card title="Request journal" wide>
+        <form class="filters" onSubmit={(e) => e.preventDefault()}>
+          <label>
+            Client
+            <select name="clientId" value={clientId} onChange={(e) => setClientId(e.currentTarget.value)}>
+              <option value="">any</option>
+              {clients.map((id) => (
+                <option key={id} value={id}>
+                  {id}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Status
+            <select name="status" value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+              {STATUSES.map((s) => (
+                <option key={s} value={s}>
+                  {s === '' ? 'any' : s}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            <input
+              type="checkbox"
+              name="live"
+              checked={live}
+              onChange={(e) => setLive(e.currentTarget.checked)}
+            />{' '}
+            live
+          </label>
+        </form>
+        <Problem error={journal.error} />
+        {entries.length === 0 ? (
+          <p class="empty">
+            No requests yet{clientId !== '' || status !== '' ? ' match these filters' : ''}.
+          </p>
+        ) : (
+          <div class="scroll">
+            <table class="journal">
+              <thead>
+                <tr>
+                  <th>Time (virtual)</th>
+                  <th>Request</th>
+                  <th>Status</th>
+                  <th>ms</th>
+                  <th>Client</th>
+                  <th>Location</th>
+                </tr>
+              </thead>
+              <tbody>
+                {entries.map((entry) => (
+                  <Fragment key={entry.seq}>
+                    <tr
+                      class={`entry${open === entry.seq ? ' open' : ''}`}
+                      tabIndex={0}
+                      onClick={() => setOpen(open === entry.seq ? undefined : entry.seq)}
+                      onKeyDown={(e) => {
+                        if (e.key === 'Enter') setOpen(open === entry.seq ? undefined : entry.seq);
+                      }}
+                    >
+                      <td>{formatTime(entry.time)}</td>
+                      <td>
+                        <span class="method">{entry.method}</span> {entry.operation ?? entry.path}
+                        {entry.fault === undefined ? null : <span class="fault">fault {entry.fault}</span>}
+                      </td>
+                      <td>
+                        <span class={`code ${statusClass(entry.status)}`}>{entry.status}</span>
+                        {entry.code === undefined ? null : <span class="muted"> {entry.code}</span>}
+                      </td>
+                      <td class="number">{entry.durationMs.toFixed(1)}</td>
+                      <td class="mono">{entry.clientId ?? '–'}</td>
+                      <td>{entry.location ?? '–'}</td>
+                    </tr>
+                    {open === entry.seq ? (
+                      <tr class="entry-detail">
+                        <td colSpan={6}>
+                          <Json value={entry} />
+                        </td>
+                      </tr>
+                    ) : null}
+                  </Fragment>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Card>
+      {reported === undefined ? (
+        <Card title="Integration report">
+          <p class="empty">The report judges one client: it appears once a client has made requests.</p>
+        </Card>
+      ) : (
+        <Report clientId={reported} refresh={journal.data?.requests.at(-1)?.seq ?? 0} />
+      )}
+    </div>
+  );
+};

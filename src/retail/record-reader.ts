@@ -1,0 +1,111 @@
+import type { RecordKind } from '../records/kinds.js';
+import { LarderError } from '../shared/errors.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../shared/limits.js';
+import type { Store, StoredJson, StoredRow } from '../storage/store.js';
+import type { PageTokens } from './page-token.js';
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const parsePageSize = (raw: string | undefined): number => {
+  if (raw === undefined) return DEFAULT_PAGE_SIZE;
+  const size = /^\d{1,3}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(size >= 1 && size <= MAX_PAGE_SIZE)) {
+    throw new LarderError('ERR_QUERY_PARAM', {
+      fieldName: 'pageSize',
+      message: `pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE}.`,
+    });
+  }
+  return size;
+};
+
+const parseId = (raw: string, fieldName: string): string => {
+  if (!UUID.test(raw)) {
+    throw new LarderError('ERR_INVALID_ID', { fieldName, message: `${fieldName} must be a UUID.` });
+  }
+  return raw.toLowerCase();
+};
+
+/**
+ * Splices the stored JSON of each row into the page envelope: records are never parsed on the read path. The
+ * page is written straight into one exactly sized buffer: a concatenated string would be flattened, measured
+ * and UTF-8 encoded again on the way out (0.85 ms against 0.24 ms for a 400 KB page). Rows that come as bytes
+ * are copied as they are.
+ */
+const pageBody = (
+  current: string,
+  next: string,
+  rows: readonly StoredRow[],
+  count: number,
+): Uint8Array<ArrayBuffer> => {
+  const head = `{"currentPageToken":${JSON.stringify(current)},"nextPageToken":${JSON.stringify(next)},"data":[`;
+  let size = Buffer.byteLength(head) + 2 + Math.max(count - 1, 0);
+  for (let i = 0; i < count; i++) {
+    const json = rows[i]!.json;
+    size += typeof json === 'string' ? Buffer.byteLength(json) : json.byteLength;
+  }
+  const body = Buffer.allocUnsafe(size);
+  let offset = body.write(head);
+  for (let i = 0; i < count; i++) {
+    if (i > 0) body[offset++] = 0x2c; // ,
+    const json = rows[i]!.json;
+    if (typeof json === 'string') offset += body.write(json, offset);
+    else {
+      body.set(json, offset);
+      offset += json.byteLength;
+    }
+  }
+  body.write(']}', offset);
+  // allocUnsafe never hands out a SharedArrayBuffer; Hono's body type asks for a plain ArrayBuffer.
+  return body as Uint8Array<ArrayBuffer>;
+};
+
+/** One search page as asked over HTTP: the body, `?pageToken=` and `?pageSize=` as they came. */
+export interface PageRequest {
+  body: unknown;
+  pageToken: string;
+  pageSize: string | undefined;
+}
+
+/**
+ * Reading records as the retail API serves them: one search page or one record by id at a location. The
+ * retail routes (after authorization) and the sandbox console's admin routes share it, so both answer alike.
+ */
+export interface RecordReader {
+  /** The page body, spliced from the stored JSON, and whether a next page exists. */
+  search(
+    kind: RecordKind,
+    locationId: string,
+    request: PageRequest,
+  ): Promise<{ body: Uint8Array<ArrayBuffer>; hasNextPage: boolean }>;
+  /** The stored JSON of one record; 400 when `rawId` is no UUID, 404 when the location has no such record. */
+  get(kind: RecordKind, locationId: string, rawId: string): Promise<StoredJson>;
+}
+
+export const createRecordReader = (store: Store, pageTokens: PageTokens): RecordReader => ({
+  search: async (kind, locationId, { body, pageToken, pageSize: rawPageSize }) => {
+    const filter = kind.parseFilter(body);
+    const pageSize = parsePageSize(rawPageSize);
+    const binding = `${kind.name}\n${locationId}\n${filter.binding}\n${pageSize}`;
+    const after = pageToken === '' ? undefined : pageTokens.decode(binding, pageToken);
+    // One row past the page tells whether another page exists, so no empty page carries a next token.
+    const rows = await store.records.search(kind, {
+      locationId,
+      ...filter,
+      limit: pageSize + 1,
+      ...(after === undefined ? {} : { after }),
+    });
+    const count = Math.min(rows.length, pageSize);
+    const next = rows.length > pageSize ? pageTokens.encode(binding, rows[pageSize - 1]!) : '';
+    return { body: pageBody(pageToken, next, rows, count), hasNextPage: next !== '' };
+  },
+  get: async (kind, locationId, rawId) => {
+    const id = parseId(rawId, kind.idParam);
+    const body = await store.records.get(kind, locationId, id);
+    if (body === undefined) {
+      throw new LarderError('ERR_NOT_FOUND', {
+        message: `No ${kind.label} ${id} at location ${locationId}.`,
+      });
+    }
+    return body;
+  },
+});

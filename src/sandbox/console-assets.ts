@@ -1,0 +1,90 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { extname, join, relative, sep } from 'node:path';
+import { Hono } from 'hono';
+import { LarderError } from '../shared/errors.js';
+
+/** Where the web console is served; the built files (console/dist, made by `npm run build:console`) live below. */
+export const CONSOLE_PATH = '/console';
+
+/** console/dist from src/sandbox (tests) and from dist/sandbox (the built server) alike. */
+const DEFAULT_DIR = join(import.meta.dirname, '..', '..', 'console', 'dist');
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json; charset=utf-8',
+};
+
+/** The built console is a handful of small files: a bound on what is read into memory, should the folder grow. */
+const MAX_FILES = 100;
+const MAX_TOTAL_BYTES = 5 * 1024 * 1024;
+
+/**
+ * The page may load from and talk to this server only: no CDN, font or analytics call can leave it, and the admin
+ * token, read from the URL fragment, never travels in a Referer.
+ */
+const PAGE_HEADERS = {
+  'content-security-policy':
+    "default-src 'self'; connect-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'; " +
+    "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+};
+
+interface Asset {
+  body: Uint8Array<ArrayBuffer>;
+  type: string;
+}
+
+const listFiles = async (dir: string): Promise<string[]> => {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+};
+
+/** The built console's files by URL path, or undefined when it was not built. */
+export const loadConsoleAssets = async (dir = DEFAULT_DIR): Promise<Map<string, Asset> | undefined> => {
+  const files = await listFiles(dir).catch(() => undefined);
+  if (files === undefined || !files.some((file) => file.endsWith(`${sep}index.html`))) return undefined;
+  if (files.length > MAX_FILES)
+    throw new Error(`The console folder ${dir} holds more than ${MAX_FILES} files.`);
+  const assets = new Map<string, Asset>();
+  let total = 0;
+  for (const file of files) {
+    const body = new Uint8Array(await readFile(file));
+    total += body.byteLength;
+    if (total > MAX_TOTAL_BYTES) throw new Error(`The console folder ${dir} holds more than 5 MiB.`);
+    const path = relative(dir, file).split(sep).join('/');
+    assets.set(path, { body, type: TYPES[extname(file)] ?? 'application/octet-stream' });
+  }
+  return assets;
+};
+
+/**
+ * The web console at /console: its page (for /console and /console/) and its hashed assets. Without a built
+ * console every path answers 404 saying how to build it. The page holds no secret: it asks the admin API, with the
+ * admin token the user brings, for everything it shows.
+ */
+export const createConsoleRoutes = (assets: Map<string, Asset> | undefined): Hono => {
+  const routes = new Hono();
+  routes.get('/*', (c) => {
+    if (assets === undefined)
+      throw new LarderError('ERR_ROUTE_NOT_FOUND', {
+        message: 'The console is not built: run `npm run build:console` (npm ci does) and restart.',
+      });
+    const path = c.req.path.slice(CONSOLE_PATH.length).replace(/^\//, '');
+    const page = path === '' || path === 'index.html';
+    const asset = assets.get(page ? 'index.html' : path);
+    if (asset === undefined) throw new LarderError('ERR_ROUTE_NOT_FOUND');
+    return c.body(asset.body, 200, {
+      'content-type': asset.type,
+      // Assets carry a content hash in their name; the page must be read again to pick up a new build.
+      'cache-control': page ? 'no-cache' : 'public, max-age=31536000, immutable',
+      ...(page ? PAGE_HEADERS : { 'x-content-type-options': 'nosniff' }),
+    });
+  });
+  return routes;
+};

@@ -1,0 +1,17 @@
+/**
+ * The fault effects and statuses, in a module of their own with no dependencies, so the web console can offer
+ * them without bundling the schema library. src/sandbox/fault-schemas.ts builds the schemas from them.
+ */
+
+export const FAULT_STATUSES = [429, 500, 502, 503, 504] as const;
+export type FaultStatus = (typeof FAULT_STATUSES)[number];
+export const FAULT_EFFECT_TYPES = [
+  'status',
+  'latency',
+  'reset',
+  'cutBody',
+  'slowBody',
+  'invalidToken',
+  'badPageToken',
+] as const;
+export type FaultEffectType = (typeof FAULT_EFFECT_TYPES)[number];

@@ -1,0 +1,237 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { type BrowserSession, LAPTOP, openBrowser, PHONE } from '../helpers/browser.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+/**
+ * The web console in a real browser against a demo server: every view renders the demo data (charts with points),
+ * the clock moved in the console changes what a search returns, a fault added in the console shows in the
+ * journal, the layout holds at phone width, and no request leaves the server's origin. Screenshots of each view
+ * are saved for the README.
+ */
+
+const DAY = 86_400_000;
+let running: TestServer;
+let browser: BrowserSession;
+let page: Page;
+let url: string;
+let demo: NonNullable<TestServer['demo']>;
+let location: string;
+
+/** A retail search by the demo client, from outside the browser: the integration's traffic. */
+const retailSearch = async (pageSize = 5) => {
+  const login = await fetch(`${url}/authentication/v1/authentication/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      clientId: demo.clientId,
+      clientSecret: demo.clientSecret,
+      userAccessType: 'PLATFORM_MACHINE_CLIENT',
+    }),
+  });
+  const { token } = (await login.json()) as { token: { accessToken: string } };
+  return fetch(`${url}/v1/purchaseOrders/search?pageSize=${pageSize}`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token.accessToken}`,
+      'platform-restaurant-external-id': location,
+      'content-type': 'application/json',
+    },
+    body: '{}',
+  });
+};
+
+const view = async (name: string) => {
+  await page.click(`header nav a:has-text("${name}")`);
+  await page.waitForSelector(`header nav a[aria-current="page"]:has-text("${name}")`);
+};
+
+/** Searches purchase orders modified from `day` on; answers the count the console shows for that search. */
+const ordersModifiedFrom = async (day: string): Promise<number> => {
+  await page.fill('input[name="startDate"]', day);
+  await page.click('form.filters button[type="submit"]');
+  const shown = page.locator(`p[data-search='${JSON.stringify({ updatedDateRange: { startDate: day } })}']`);
+  await shown.waitFor();
+  return Number(await shown.locator('.result-count').textContent());
+};
+
+before(async () => {
+  running = await startTestServer({ demo: true });
+  url = running.server.url;
+  demo = running.demo!;
+  location = (await running.store.locations.list())[0]!.id;
+  assert.equal((await retailSearch()).status, 200);
+  browser = await openBrowser(url, { path: `/console#token=${encodeURIComponent(demo.adminToken)}` });
+  page = browser.page;
+});
+after(async () => {
+  await browser?.close();
+  await running?.stop();
+});
+
+test('the console opens with the token from the fragment, which leaves the address bar and never reaches the server', async () => {
+  await page.waitForSelector('table.locations tbody tr');
+  assert.doesNotMatch(page.url(), /token=/);
+  assert.ok(browser.requests.every((request) => !request.includes(demo.adminToken)));
+  const response = await fetch(`${url}/console`);
+  assert.match(response.headers.get('content-security-policy') ?? '', /default-src 'self'/);
+  assert.equal(response.headers.get('referrer-policy'), 'no-referrer');
+});
+
+test('Locations: every location with its record counts and date spans', async () => {
+  const expected = await running.store.locations.list();
+  const rows = await page.$$eval('table.locations tbody tr', (trs) =>
+    trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim() ?? '')),
+  );
+  assert.equal(rows.length, expected.length);
+  for (const [i, location] of expected.entries()) {
+    const row = rows[i]!;
+    assert.match(row[0]!, new RegExp(location.id));
+    assert.equal(row[1], String(location.purchaseOrders));
+    assert.equal(row[3], String(location.inventoryEntries));
+    assert.match(row[2]!, /^\d{4}-\d{2}-\d{2} → \d{4}-\d{2}-\d{2}$/);
+  }
+  await browser.screenshot('console-locations');
+});
+
+test('Purchase orders: a page of the table, the next page, an order with its items, totals and RECEIVE links', async () => {
+  await view('Purchase orders');
+  await page.waitForSelector('table.orders tbody tr');
+  assert.equal(await page.locator('table.orders tbody tr').count(), 25);
+  const firstPage = await page.textContent('table.orders tbody');
+  await page.click('button:has-text("Next")');
+  await page.locator('main p[aria-live]:has-text("page 2")').waitFor();
+  assert.notEqual(await page.textContent('table.orders tbody'), firstPage);
+  await browser.screenshot('console-orders');
+
+  // A received order links its receipts to their RECEIVE inventory entries.
+  await page.check('label:has-text("RECEIVED") >> nth=1 >> input');
+  await page.click('form.filters button[type="submit"]');
+  await page.locator(`p[data-search='${JSON.stringify({ purchaseOrderStatuses: ['RECEIVED'] })}']`).waitFor();
+  assert.deepEqual(
+    [...new Set(await page.locator('table.orders tbody .status').allTextContents())],
+    ['RECEIVED'],
+  );
+  await page.click('table.orders tbody tr >> nth=0 >> a');
+  await page.waitForSelector('.detail .receive-link');
+  assert.match((await page.textContent('.detail')) ?? '', /Total cost/);
+  assert.ok((await page.locator('.detail table tbody tr').count()) > 0);
+  await browser.screenshot('console-order-detail');
+  await page.click('.detail .receive-link >> nth=0');
+  await page.waitForSelector('h2:has-text("RECEIVE entry")');
+});
+
+test('Inventory: the stock chart of an item has points marked by type; the spend chart has bars', async () => {
+  await view('Inventory');
+  await page.waitForSelector('.chart svg circle.point');
+  const points = await page.locator('.chart svg circle.point').count();
+  assert.ok(points > 1, `${points} points`);
+  assert.ok((await page.locator('.chart svg rect.bar').count()) > 1);
+  assert.ok((await page.locator('.legend li').count()) > 1);
+  // Another item charts its own entries.
+  const second = await page.locator('select[name="item"] option').nth(1).getAttribute('value');
+  const title = await page.textContent('.card h3');
+  await page.selectOption('select[name="item"]', second!);
+  await page
+    .locator('.card h3')
+    .filter({ hasNotText: title ?? '' })
+    .waitFor();
+  assert.ok((await page.locator('.chart svg circle.point').count()) > 0);
+  await browser.screenshot('console-inventory');
+
+  // Another location: its own items and charts, nothing carried over from the first.
+  const other = (await running.store.locations.list())[1]!.id;
+  await page.selectOption('select[name="location"]', other);
+  await page.waitForURL(new RegExp(`location=${other}`));
+  await page.waitForSelector('.chart svg circle.point');
+  assert.equal(await page.locator('.problem').count(), 0);
+});
+
+test('Traffic: the journal lists the integration’s requests, an entry opens, the report sits beside it', async () => {
+  await view('Traffic');
+  await page.waitForSelector('table.journal tr.entry');
+  assert.match((await page.textContent('table.journal')) ?? '', /searchPurchaseOrders/);
+  await page.click('table.journal tr.entry >> nth=0');
+  await page.waitForSelector('table.journal tr.entry-detail pre');
+  assert.match((await page.textContent('tr.entry-detail pre')) ?? '', /"requestId"/);
+  await page.waitForSelector(`h2:has-text("Integration report: ${demo.clientId}")`);
+  // Live: a new request shows up without reloading.
+  const rows = await page.locator('table.journal tr.entry').count();
+  await retailSearch(2);
+  await page.locator('table.journal tr.entry').nth(rows).waitFor();
+  await browser.screenshot('console-traffic');
+});
+
+test('Controls: advancing the clock in the console changes what a search returns', async () => {
+  const now = Date.parse(((await (await adminGet('/clock')).json()) as { now: string }).now);
+  const tomorrow = new Date(now + DAY).toISOString().slice(0, 10);
+  await view('Purchase orders');
+  assert.equal(await ordersModifiedFrom(tomorrow), 0, 'nothing is modified tomorrow yet');
+
+  await view('Controls');
+  await page.fill('input[name="amount"]', '3');
+  await page.selectOption('select[name="unit"]', { label: 'days' });
+  const shown = await page.textContent('.clock-now .now');
+  await page.click('button[name="advance"]');
+  await page
+    .locator('.clock-now .now')
+    .filter({ hasNotText: shown ?? '' })
+    .waitFor();
+  assert.match((await page.textContent('.clock-now')) ?? '', /\+3d 0h/);
+
+  await view('Purchase orders');
+  const after = await ordersModifiedFrom(tomorrow);
+  assert.ok(after > 0, `${after} orders modified since ${tomorrow} once the clock moved 3 days on`);
+});
+
+test('Controls: a fault rule added in the console shows in the journal view; clearing removes it', async () => {
+  await view('Controls');
+  await page.selectOption('select[name="effect"]', 'status');
+  await page.selectOption('select[name="status"]', '503');
+  await page.fill('input[name="operation"]', 'searchPurchaseOrders');
+  await page.selectOption('select[name="when"]', 'next');
+  await page.fill('input[name="n"]', '1');
+  await page.click('button[name="add-fault"]');
+  await page.waitForSelector('ol.rules li.rule:has-text("status")');
+  await browser.screenshot('console-controls');
+
+  assert.equal((await retailSearch()).status, 503);
+  await view('Traffic');
+  await page.waitForSelector('table.journal .fault:has-text("status=503")');
+
+  await view('Controls');
+  await page.click('button[name="clear-faults"]');
+  await page.waitForSelector('p.empty:has-text("No fault rules")');
+  assert.equal((await retailSearch()).status, 200);
+});
+
+test('at phone width every view fits the screen: nothing scrolls sideways but the tables inside their cards', async () => {
+  await page.setViewportSize(PHONE);
+  for (const [name, shot] of [
+    ['Locations', 'console-phone-locations'],
+    ['Purchase orders', undefined],
+    ['Inventory', 'console-phone-inventory'],
+    ['Traffic', undefined],
+    ['Controls', undefined],
+  ] as const) {
+    await view(name);
+    await page.waitForLoadState('networkidle');
+    const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+    assert.ok(Number(overflow) <= 0, `${name} is ${overflow}px wider than the phone`);
+    if (shot !== undefined) await browser.screenshot(shot);
+  }
+  await page.setViewportSize(LAPTOP);
+});
+
+test('no request left the server’s origin, and the console only asked for its files and the admin API', () => {
+  assert.deepEqual(browser.offOrigin(), []);
+  const paths = browser.requests.map((request) => new URL(request).pathname);
+  assert.deepEqual(
+    paths.filter((path) => !path.startsWith('/console') && !path.startsWith('/_larder/')),
+    [],
+  );
+});
+
+const adminGet = (path: string) =>
+  fetch(`${url}/_larder${path}`, { headers: { authorization: `Bearer ${demo.adminToken}` } });
