@@ -5,13 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { createClientCredentials } from '../../src/auth/clients.js';
+import { PURCHASE_ORDER_ROWS } from '../../src/records/rows.js';
 import { type RunningServer, startServer } from '../../src/server/server.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import type { Store } from '../../src/storage/store.js';
 import { LOGIN, loginRequest } from '../auth/harness.js';
-import { importInto, purchaseOrder, T0 } from '../storage/records.js';
+import { purchaseOrderFixture } from '../helpers/fixtures.js';
+import { importInto, T0 } from '../storage/records.js';
 
 /**
  * Pipelined large searches whose answers are never read: the server stops reading the connection once its
@@ -30,7 +32,10 @@ before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'larder-backpressure-'));
   store = await createSqliteStore({ path: join(dir, 'larder.db') });
   const location = await importInto(store, {
-    purchaseOrders: Array.from({ length: 500 }, (_, n) => purchaseOrder(n, T0 + n)),
+    // Whole records: every answer is held to the OpenAPI document in the tests.
+    purchaseOrders: Array.from({ length: 500 }, (_, n) =>
+      PURCHASE_ORDER_ROWS.toRow(purchaseOrderFixture(n, { modifiedAt: T0 + n })),
+    ),
   });
   const search = store.records.search.bind(store.records);
   store.records.search = (...args) => {

@@ -2,13 +2,18 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Hono } from 'hono';
 import { PURCHASE_ORDERS } from '../../src/records/kinds.js';
+import { PURCHASE_ORDER_ROWS } from '../../src/records/rows.js';
 import { StoreError } from '../../src/shared/errors.js';
 import { createPostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import type { Store } from '../../src/storage/store.js';
+import { purchaseOrderFixture } from '../helpers/fixtures.js';
 import { readerApp } from '../helpers/reader-app.js';
 import { adminQuery, freshSchemaName, postgresUnreachable, postgresUrl } from './backends.js';
 import { idFor, importInto, newLocationId, purchaseOrder, purchaseOrderSearch, T0, text } from './records.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+
+/** A whole record where the HTTP answers are read: every answer is held to the OpenAPI document in the tests. */
+const ORDER = purchaseOrderFixture(1, { modifiedAt: T0 });
 
 /** PostgreSQL going away: callers get STORE_UNAVAILABLE (a 503, retry), and the same store recovers by itself. */
 
@@ -210,7 +215,7 @@ if (unreachable !== undefined) {
           statementTimeoutMs: 300,
           connectTimeoutMs: 500,
         });
-        location = await importInto(silent, { purchaseOrders: [purchaseOrder(1, T0)] });
+        location = await importInto(silent, { purchaseOrders: [PURCHASE_ORDER_ROWS.toRow(ORDER)] });
         ({ app, bearer } = await readerApp(silent, location, { requestTimeoutMs: REQUEST_TIMEOUT_MS }));
       });
 
@@ -220,7 +225,7 @@ if (unreachable !== undefined) {
       });
 
       const getOrder = () =>
-        app.request(`/v1/purchaseOrders/${idFor(1)}`, {
+        app.request(`/v1/purchaseOrders/${ORDER.id}`, {
           headers: { authorization: bearer, 'Platform-Restaurant-External-ID': location },
         });
 
@@ -229,7 +234,7 @@ if (unreachable !== undefined) {
       }, async () => {
         assert.equal((await getOrder()).status, 200);
         // Every pooled connection is in use when the network goes silent, so none of them can be trusted.
-        await Promise.all([1, 2, 3].map(() => silent.records.get(PURCHASE_ORDERS, location, idFor(1))));
+        await Promise.all([1, 2, 3].map(() => silent.records.get(PURCHASE_ORDERS, location, ORDER.id)));
         proxy.blackhole();
 
         const started = performance.now();
@@ -242,7 +247,7 @@ if (unreachable !== undefined) {
         }
         assert.ok(performance.now() - started < REQUEST_TIMEOUT_MS + 1000, 'answered within the deadline');
         // Still failing fast, not hanging, while the silence lasts.
-        await assert.rejects(silent.records.get(PURCHASE_ORDERS, location, idFor(1)), isUnavailable);
+        await assert.rejects(silent.records.get(PURCHASE_ORDERS, location, ORDER.id), isUnavailable);
 
         proxy.forward();
         const healed = performance.now();
