@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { type Condition, RECORD_KINDS, type RecordKind, zeroCounts } from '../../records/kinds.js';
+import { RECORD_KINDS, type RecordKind, zeroCounts } from '../../records/kinds.js';
 import { StoreError } from '../../shared/errors.js';
 import { createSettingsStore } from '../settings.js';
 import type {
@@ -10,13 +10,13 @@ import type {
   ImportSessionOptions,
   LocationInfo,
   LocationSummary,
-  RecordSearch,
   RecordStore,
   SigningKeyRecord,
   Store,
   StoredRow,
 } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
+import { searchSql } from './search-sql.js';
 import { createTurnSnapshot } from './turn-snapshot.js';
 
 export interface SqliteStoreOptions {
@@ -143,33 +143,6 @@ const toKey = (row: KeyRow): SigningKeyRecord => ({
 });
 
 const placeholders = (count: number): string => Array.from({ length: count }, () => '?').join(', ');
-
-/** A column condition; boolean ones as literals, so the planner can use partial indexes (`archived = 0`). */
-const conditionClause = (condition: Condition, params: unknown[]): string => {
-  if (condition.op === 'equals') return ` AND ${condition.column} = ${condition.equals ? 1 : 0}`;
-  if (condition.anyOf.length === 0) return '';
-  params.push(...condition.anyOf);
-  return ` AND ${condition.column} IN (${placeholders(condition.anyOf.length)})`;
-};
-
-/** Conditions, time bounds, keyset position, order and limit. */
-const pageClauses = (query: RecordSearch, params: unknown[]): string => {
-  let sql = '';
-  for (const condition of query.where) sql += conditionClause(condition, params);
-  if (query.modifiedFrom !== undefined) {
-    sql += ' AND modified_at >= ?';
-    params.push(query.modifiedFrom);
-  }
-  if (query.modifiedBefore !== undefined) {
-    sql += ' AND modified_at < ?';
-    params.push(query.modifiedBefore);
-  }
-  if (query.after !== undefined) {
-    sql += ' AND (modified_at, id) > (?, ?)';
-    params.push(query.after.modifiedAt, query.after.id);
-  }
-  return `${sql} ORDER BY modified_at, id LIMIT ?`;
-};
 
 export const createSqliteStore = async (options: SqliteStoreOptions): Promise<Store> => {
   const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
@@ -453,11 +426,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     get: (kind, locationId, id) => guarded(() => getters.get(kind.table)!(locationId, id)),
     search: (kind, query) =>
       guarded(() => {
-        const params: unknown[] = [query.locationId];
-        const sql =
-          `SELECT modified_at AS modifiedAt, id, body AS json FROM ${kind.table} WHERE location_id = ?` +
-          pageClauses(query, params);
-        params.push(query.limit);
+        const { sql, params } = searchSql(kind.table, query);
         return runSearch(sql, params);
       }),
     scan: (kind, locationId, batchSize) => scan(kind.table, locationId, batchSize),
