@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { RECORD_KINDS, type RecordKind } from '../../records/kinds.js';
 import { StoreError } from '../../shared/errors.js';
+import { pageOfRows } from '../page.js';
 import { createSettingsStore } from '../settings.js';
 import type {
   AuthStore,
@@ -170,6 +171,8 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
   const records: RecordStore = {
     get: (kind: RecordKind, locationId, id) => getters.get(kind.table)!(locationId, id),
     search: (kind, query) => search({ table: kind.table, ...query }),
+    page: async (kind, query) =>
+      pageOfRows(await search({ table: kind.table, ...query, limit: query.limit + 1 }), query.limit),
     scan: (kind, locationId, batchSize) => scan(kind.table, locationId, batchSize),
     beginImport: async ({ id, name }) => {
       // The location row is written inside the import's transaction: a rolled-back import into a new location
