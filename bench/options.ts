@@ -31,12 +31,15 @@ export interface BenchOptions {
   scaleRun: boolean;
   /** Largest store of the scale run, in inventory entries. */
   scaleMax: number;
+  /** Write the query plans of every search shape on the bench store to docs/query-plans.md, and stop. */
+  explain: boolean;
 }
 
 export const USAGE = `npm run bench -- [--connections N] [--duration S] [--warmup S] [--scale X]
   [--backend sqlite|postgres|both] [--smoke] [--no-prism] [--fresh] [--out DIR] [--only a,b] [--cpu-prof DIR]
   [--dataset demo,unicode] [--workers 1,2] [--serve-args="--flag value …"] [--pool-sizes 2,10,20]
-npm run bench -- --scale [--scale-max 10000000] [--backend …] [--duration S] [--out DIR]`;
+npm run bench -- --scale [--scale-max 10000000] [--backend …] [--duration S] [--out DIR]
+npm run bench -- --explain [--backend …] [--scale X]`;
 
 const positive = (name: string, raw: string | undefined, fallback: number): number => {
   if (raw === undefined) return fallback;
@@ -83,6 +86,7 @@ export const parseOptions = (argv: string[], defaultOut: string): BenchOptions =
       workers: { type: 'string' },
       'serve-args': { type: 'string' },
       'pool-sizes': { type: 'string' },
+      explain: { type: 'boolean', default: false },
     },
   });
   const smoke = values.smoke;
@@ -115,6 +119,7 @@ export const parseOptions = (argv: string[], defaultOut: string): BenchOptions =
     serveArgs,
     poolSizes: integers('pool-sizes', values['pool-sizes'], []),
     scaleRun: values['scale-run'],
+    explain: values.explain,
     scaleMax: Math.round(positive('scale-max', values['scale-max'], smoke ? 20_000 : 10_000_000)),
   };
 };

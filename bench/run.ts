@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Child, startChild, startPrism } from './children.js';
 import { BENCH_LOCATION } from './dataset.js';
+import { writeQueryPlans } from './explain.js';
 import {
   createBenchClient,
   type LarderProcess,
@@ -616,6 +617,10 @@ const main = async () => {
       specs.push(spec);
     }
     if (specs[0] === undefined) throw new Error('no backend to bench');
+    if (options.explain) {
+      await writeQueryPlans(specs, join(ROOT, 'docs', 'query-plans.md'), log);
+      return;
+    }
     const datasets = await loadDatasets(specs[0], scratch);
     const larders: Larder[] = [];
     for (const variant of variants(specs)) {

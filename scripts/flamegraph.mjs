@@ -6,7 +6,7 @@ import { basename } from 'node:path';
  * node scripts/flamegraph.mjs PROFILE.cpuprofile OUT.svg [--title TEXT] [--root FUNCTION]
  *
  * A flame graph of a V8 CPU profile (`node --cpu-prof`, `npm run bench -- --cpu-prof DIR`) as one standalone SVG
- * (hover a frame for its name, file and share). Written by hand because the npm flame-graph tools render HTML
+ * (hover a frame for its name, file and share), idle time left out. Written by hand because the npm flame-graph tools render HTML
  * pages meant for a browser (0x, clinic, speedscope), and the SVG must stand in docs/ on its own; the format
  * is a tree of call frames with sample counts, so the layout is a short recursion. `--root` draws only the
  * stacks under the first frame of that name (e.g. the page handler), as shares of the whole profile.
@@ -35,7 +35,9 @@ const label = (frame) => {
 
 /** Frames merged by label along each path, with total and self sample counts. */
 const merge = (node) => {
-  const merged = { name: label(node.callFrame), self: node.hitCount ?? 0, total: 0, children: new Map() };
+  // Idle time is not work: without it the widths are shares of the CPU the process used.
+  const idle = node.callFrame.functionName === '(idle)';
+  const merged = { name: label(node.callFrame), self: idle ? 0 : (node.hitCount ?? 0), total: 0, children: new Map() };
   for (const childId of node.children ?? []) {
     const child = merge(byId.get(childId));
     const same = merged.children.get(child.name);
@@ -82,7 +84,7 @@ const escapeXml = (text) =>
 const colour = (name) => {
   let hash = 0;
   for (const char of name) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
-  return `rgb(${205 + (hash % 50)},${80 + ((hash >> 8) % 130)},${(hash >> 16) % 60})`;
+  return `rgb(${205 + (hash % 50)},${80 + ((hash >>> 8) % 130)},${(hash >>> 16) % 60})`;
 };
 const layout = (frame, x, depth) => {
   const width = frame.total * scale;
