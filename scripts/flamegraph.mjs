@@ -37,7 +37,12 @@ const label = (frame) => {
 const merge = (node) => {
   // Idle time is not work: without it the widths are shares of the CPU the process used.
   const idle = node.callFrame.functionName === '(idle)';
-  const merged = { name: label(node.callFrame), self: idle ? 0 : (node.hitCount ?? 0), total: 0, children: new Map() };
+  const merged = {
+    name: label(node.callFrame),
+    self: idle ? 0 : (node.hitCount ?? 0),
+    total: 0,
+    children: new Map(),
+  };
   for (const childId of node.children ?? []) {
     const child = merge(byId.get(childId));
     const same = merged.children.get(child.name);
