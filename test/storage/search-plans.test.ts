@@ -116,6 +116,12 @@ describe('search plans on SQLite', () => {
           seeks[i]!.includes(`(${constraint}`),
           `${shape.title}: seeks ${constraint}\n${plan.join('\n')}`,
         );
+        // A later page seeks from its cursor (here after the start date), not from the start date.
+        if (shape.query.after !== undefined)
+          assert.ok(
+            seeks[i]!.includes('(modified_at,id)>(?,?)'),
+            `${shape.title}: seeks the cursor\n${plan.join('\n')}`,
+          );
       }
       for (const detail of plan) {
         assert.ok(!detail.startsWith('SCAN '), `${shape.title}: no scan\n${plan.join('\n')}`);
@@ -182,6 +188,8 @@ describe('search plans on PostgreSQL', async () => {
         for (const column of ['location_id', ...columns]) {
           assert.ok(cond?.includes(`(${column} = `), `index condition on ${column}: ${shown}`);
         }
+        if (shape.query.after !== undefined)
+          assert.ok(cond?.includes('ROW(modified_at, id) >'), `the cursor is an index condition: ${shown}`);
       }
       if (expected.length > 1)
         assert.ok(

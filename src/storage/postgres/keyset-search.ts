@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { type Condition, equalityBranches } from '../../records/kinds.js';
+import { oneLowerBound } from '../page.js';
 import type { Cursor } from '../store.js';
 
 export interface KeysetSearch {
@@ -21,7 +22,8 @@ export interface KeysetSearch {
  * scans (Merge Append), reading each only as far as the page needs: `column = ANY(…)` would need a sort of every
  * match, and a UNION ALL without the inner ORDER BY is pulled up into a plain Append and a Sort (PostgreSQL 15).
  */
-export const keysetSearch = (query: KeysetSearch): pg.QueryConfig => {
+export const keysetSearch = (search: KeysetSearch): pg.QueryConfig => {
+  const query = oneLowerBound(search);
   const values: unknown[] = [query.locationId];
   const common: string[] = [];
   let shape = '';

@@ -1,4 +1,5 @@
 import { type Equality, equalityBranches } from '../../records/kinds.js';
+import { oneLowerBound } from '../page.js';
 import type { RecordSearch } from '../store.js';
 
 /**
@@ -25,9 +26,10 @@ export interface SearchSql {
  */
 export const searchSql = (
   table: string,
-  query: RecordSearch,
+  search: RecordSearch,
   select: 'rows' | 'keys' = 'rows',
 ): SearchSql => {
+  const query = oneLowerBound(search);
   // Keys only: read from the index alone (it holds modified_at and id), never from the table.
   const columns =
     select === 'rows' ? 'modified_at AS modifiedAt, id, body AS json' : 'modified_at AS modifiedAt, id';
