@@ -35,14 +35,16 @@ export interface LarderProcess {
   resetDelay(): Promise<void>;
   /** The delay since the last reset (the worst p99 and max over the processes). */
   readDelay(): Promise<LoopDelay>;
-  /** RSS of every process, summed (the primary and its workers). */
-  rss(): Promise<number>;
+  /** RSS of every process summed (the primary and its workers), and of the largest one. */
+  rss(): Promise<{ total: number; largest: number }>;
 }
 
 export interface LarderStart {
   spec: StoreSpec;
-  /** Extra `larder serve` flags; with any, or with workers, Larder runs as the real CLI. */
+  /** Extra `larder serve` flags (only with `cli`). */
   serveArgs: readonly string[];
+  /** Run the real `larder serve` (workers, serve flags) rather than bench/server-child.mjs. */
+  cli: boolean;
   workers: number;
   cpuProf: string | undefined;
 }
@@ -72,18 +74,26 @@ const signalAll = async (dir: string): Promise<ProbeReport[]> => {
 };
 
 /** `larder serve` itself, on the bench store: the only way to run `--workers N` or any other serve flag. */
-const startCli = async (start: LarderStart, env: Record<string, string>): Promise<Child> => {
+const startCli = async (
+  start: LarderStart,
+  env: Record<string, string>,
+  execArgv: readonly string[],
+): Promise<Child> => {
   const store =
     start.spec.backend === 'sqlite'
       ? ['--db', start.spec.path]
       : ['--database-url', `${DATABASE_URL}?options=-c%20search_path%3D${start.spec.schema}`];
   const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--no-demo', ...store];
   args.push('--workers', String(start.workers), ...start.serveArgs);
-  const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin', 'larder.js'), ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...execArgv, join(ROOT, 'bin', 'larder.js'), ...args],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -117,21 +127,11 @@ export const startLarderProcess = async (start: LarderStart): Promise<LarderProc
     LARDER_BENCH_PROBE_DIR: probeDir,
   };
   const profile = start.cpuProf === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${start.cpuProf}`];
-  const viaCli = start.workers > 1 || start.serveArgs.length > 0;
-  let child: Child;
-  if (viaCli) {
-    // NODE_OPTIONS reaches the cluster's workers too.
-    const options = [`--import=${PROBE}`, ...profile].join(' ');
-    child = await startCli(start, {
-      ...env,
-      NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} ${options}`,
-    });
-  } else {
-    child = await startChild('server-child.mjs', {
-      env,
-      execArgv: ['--expose-gc', `--import=${PROBE}`, ...profile],
-    });
-  }
+  const execArgv = [`--import=${PROBE}`, ...profile];
+  // node:cluster starts its workers with the primary's execArgv: they get the probe (and the profiler) too.
+  const child = start.cli
+    ? await startCli(start, env, execArgv)
+    : await startChild('server-child.mjs', { env, execArgv: ['--expose-gc', ...execArgv] });
   const stop = child.stop;
   return {
     child: {
@@ -153,7 +153,13 @@ export const startLarderProcess = async (start: LarderStart): Promise<LarderProc
         max: Math.max(0, ...serving.map((report) => report.max)),
       };
     },
-    rss: async () => (await signalAll(probeDir)).reduce((sum, report) => sum + report.rss, 0),
+    rss: async () => {
+      const all = await signalAll(probeDir);
+      return {
+        total: all.reduce((sum, report) => sum + report.rss, 0),
+        largest: Math.max(0, ...all.map((report) => report.rss)),
+      };
+    },
   };
 };
 

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 /**
- * Loaded into every process of a Larder under test (`--import`, so cluster workers of `larder serve --workers N`
- * get it too): samples the event loop's delay at 1 ms resolution. On SIGUSR2 it writes what it saw since the last
+ * Loaded into every process of a Larder under test (`--import`; the cluster workers of `larder serve --workers
+ * N` inherit the primary's execArgv): samples the event loop's delay at 1 ms resolution. On SIGUSR2 it writes what it saw since the last
  * signal (p99, max, RSS) to LARDER_BENCH_PROBE_DIR/<pid>.json with a generation count, then starts afresh; the
  * bench signals before and after each scenario. A file, not IPC: cluster workers have no channel to the bench.
  */

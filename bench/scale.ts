@@ -195,7 +195,13 @@ const measurePoint = async (
   const purchaseOrders = seeded.locations.reduce((sum, l) => sum + l.purchaseOrders, 0);
   const totalEntries = seeded.locations.reduce((sum, l) => sum + l.inventoryEntries, 0);
 
-  const larder = await startLarderProcess({ spec, workers: 1, serveArgs: [], cpuProf: undefined });
+  const larder = await startLarderProcess({
+    spec,
+    workers: 1,
+    serveArgs: [],
+    cli: false,
+    cpuProf: undefined,
+  });
   try {
     const accessToken = await logIn(larder.child.url, client);
     const headers = {
@@ -226,7 +232,7 @@ const measurePoint = async (
     const firstPageFiltered = await search(typeFilter, '/v1/inventoryHistory/search');
     const deepPageFiltered = await search(typeFilter, deepPath(typeFilter, filtered.at80));
     const delay = await larder.readDelay();
-    const rss = await larder.rss();
+    const { total: rss } = await larder.rss();
     return {
       backend,
       layout: layout.key,
