@@ -91,6 +91,7 @@ export const lineChart = (chart: { title: string; panels: readonly Panel[] }): s
   });
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
+    `<title>${escapeXml(chart.title)}</title>`,
     `<rect width="100%" height="100%" fill="white"/>`,
     `<text x="20" y="24" font-size="16" font-weight="bold">${escapeXml(chart.title)}</text>`,
     ...panels,

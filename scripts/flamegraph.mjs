@@ -121,6 +121,7 @@ writeFileSync(
   output,
   [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" font-family="monospace" font-size="11">`,
+    `<title>${escapeXml(title)}</title>`,
     '<rect width="100%" height="100%" fill="#fdfdf5"/>',
     `<text x="6" y="20" font-size="14" font-family="sans-serif">${escapeXml(title)} (${root.total.toLocaleString('en-US')} samples${rootName === undefined ? '' : `, ${share(root.total)} of the profile`})</text>`,
     ...body,
