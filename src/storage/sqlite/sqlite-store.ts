@@ -6,7 +6,6 @@ import type {
   AuthStore,
   ClientRecord,
   ClientUpdate,
-  Cursor,
   ImportSession,
   ImportSessionOptions,
   LocationInfo,
@@ -17,7 +16,7 @@ import type {
   StoredRow,
 } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
-import { joinedBodiesSql, searchSql } from './search-sql.js';
+import { pageSql, searchSql } from './search-sql.js';
 import { createTurnSnapshot } from './turn-snapshot.js';
 
 export interface SqliteStoreOptions {
@@ -30,6 +29,9 @@ export interface SqliteStoreOptions {
 }
 
 type Db = Database.Database;
+
+/** pageSql's one row: count, positions, body lengths, bodies (NULLs when no row matches). */
+type PageRow = [number, string | null, string | null, Buffer | null];
 
 // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the last commits.
 const SYNCHRONOUS = 'NORMAL';
@@ -436,19 +438,23 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
       }),
     page: (kind, query) =>
       guarded(() => {
-        // The keys of one row past the page say whether more follow; both reads share the turn's snapshot.
-        const keys = searchSql(kind.table, { ...query, limit: query.limit + 1 }, 'keys');
-        const found = snapshot.prepare<unknown[], Cursor>(keys.sql);
+        const { sql, params } = pageSql(kind.table, query);
+        const statement = snapshot.prepare<unknown[], PageRow>(sql).raw();
         snapshot.begin();
-        const positions = found.all(...keys.params);
-        const count = Math.min(positions.length, query.limit);
-        if (count === 0) return { chunks: [], count, last: undefined, more: false };
-        const bodies = joinedBodiesSql(kind.table, { ...query, limit: count });
-        const joined = snapshot
-          .prepare<unknown[], Buffer>(bodies.sql)
-          .pluck()
-          .get(...bodies.params)!;
-        return { chunks: [joined], count, last: positions[count - 1], more: positions.length > count };
+        const [found, positions, lengths, joined] = statement.get(...params) as unknown as PageRow;
+        if (found === 0 || positions === null || lengths === null || joined === null)
+          return { chunks: [], count: 0, last: undefined, more: false };
+        const more = found > query.limit;
+        const count = more ? query.limit : found;
+        // With one row past the page, its body (and the comma before it) comes off the end of the BLOB.
+        const extra = more ? Number(lengths.slice(lengths.lastIndexOf(' ') + 1)) + 1 : 0;
+        const keys = positions.split(' ');
+        return {
+          chunks: [joined.subarray(0, joined.length - extra)],
+          count,
+          last: { modifiedAt: Number(keys[2 * count - 2]), id: keys[2 * count - 1]! },
+          more,
+        };
       }),
     scan: (kind, locationId, batchSize) => scan(kind.table, locationId, batchSize),
     beginImport,
