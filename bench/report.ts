@@ -19,6 +19,8 @@ export interface Row {
   target?: string;
   pass?: boolean;
   note?: string;
+  /** The event loop's delay in the server under load (ms): p99 and max over the scenario's runs. */
+  loopDelay?: { p99: number; max: number };
 }
 
 export const machineLine = (): string => {
@@ -39,8 +41,8 @@ const cell = (row: Row, key: 'rate' | 'p50' | 'p99'): string => {
 
 export const markdownTable = (rows: readonly Row[]): string => {
   const lines = [
-    '| Scenario | Server | req/s | p50 ms | p99 ms | Ratio | Target | Result |',
-    '|---|---|---:|---:|---:|---:|---|---|',
+    '| Scenario | Server | req/s | p50 ms | p99 ms | Ratio | Target | Result | Loop delay p99 / max ms |',
+    '|---|---|---:|---:|---:|---:|---|---|---:|',
   ];
   for (const row of rows) {
     const rate =
@@ -51,8 +53,12 @@ export const markdownTable = (rows: readonly Row[]): string => {
       row.pass === undefined
         ? (row.note ?? '')
         : `${row.pass ? 'pass' : '**FAIL**'}${row.note ? ` (${row.note})` : ''}`;
+    const delay =
+      row.loopDelay === undefined
+        ? ''
+        : `${row.loopDelay.p99} / ${row.loopDelay.max > 5 ? `**${row.loopDelay.max}**` : row.loopDelay.max}`;
     lines.push(
-      `| ${row.scenario} | ${row.server} | ${rate} | ${cell(row, 'p50')} | ${cell(row, 'p99')} | ${ratio} | ${row.target ?? ''} | ${result} |`,
+      `| ${row.scenario} | ${row.server} | ${rate} | ${cell(row, 'p50')} | ${cell(row, 'p99')} | ${ratio} | ${row.target ?? ''} | ${result} | ${delay} |`,
     );
   }
   return lines.join('\n');

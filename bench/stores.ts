@@ -56,11 +56,11 @@ const fillStore = async (store: Store, scale: number): Promise<void> => {
 const holdsDataset = async (store: Store, scale: number): Promise<boolean> =>
   (await store.settings.benchDataset.get()) === datasetKey(scale);
 
-/** Record counts of the bench location, for the report. */
-export const datasetSize = async (spec: StoreSpec): Promise<DatasetSize> => {
+/** Record counts of a bench location, for the report. */
+export const datasetSize = async (spec: StoreSpec, locationId = BENCH_LOCATION): Promise<DatasetSize> => {
   const store = await openSpec(spec);
   try {
-    const location = (await store.locations.list()).find((entry) => entry.id === BENCH_LOCATION);
+    const location = (await store.locations.list()).find((entry) => entry.id === locationId);
     return {
       purchaseOrders: location?.purchaseOrders ?? 0,
       inventoryEntries: location?.inventoryEntries ?? 0,
@@ -71,19 +71,20 @@ export const datasetSize = async (spec: StoreSpec): Promise<DatasetSize> => {
 };
 
 /**
- * `count` ids spread evenly over the bench location's records in keyset order, read from the tables directly (the
+ * `count` ids spread evenly over a bench location's records in keyset order, read from the tables directly (the
  * Store contract has no id listing; both backends hold the same generated records).
  */
 export const sampleIds = async (
   spec: StoreSpec,
   table: 'purchase_orders' | 'inventory_entries',
   count: number,
+  locationId = BENCH_LOCATION,
 ): Promise<string[]> => {
   const sql = `SELECT id FROM ${table} WHERE location_id = $location ORDER BY modified_at, id`;
   let ids: string[];
   if (spec.backend === 'sqlite') {
     const db = new Database(spec.path, { readonly: true });
-    ids = db.prepare<{ location: string }, string>(sql).pluck().all({ location: BENCH_LOCATION });
+    ids = db.prepare<{ location: string }, string>(sql).pluck().all({ location: locationId });
     db.close();
   } else {
     const client = new pg.Client({
@@ -92,7 +93,7 @@ export const sampleIds = async (
     });
     await client.connect();
     try {
-      const result = await client.query<{ id: string }>(sql.replace('$location', '$1'), [BENCH_LOCATION]);
+      const result = await client.query<{ id: string }>(sql.replace('$location', '$1'), [locationId]);
       ids = result.rows.map((row) => row.id);
     } finally {
       await client.end();

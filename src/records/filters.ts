@@ -107,3 +107,30 @@ export const filterParser = (
     };
   };
 };
+
+/** One column equal to one value: a text column's value, or a boolean column's. */
+export interface Equality {
+  column: string;
+  value: string | boolean;
+}
+
+/**
+ * A search's conditions as alternatives of plain equalities: every value of an `anyOf` set becomes a branch of
+ * its own. Each branch seeks one index on (location_id, its columns, modified_at, id) and yields rows already in
+ * keyset order, so the stores merge the branches under the page's LIMIT; one `IN (…)` over the same index would
+ * return the rows grouped by value and need a sort of every match in the location. Sets are deduplicated by
+ * parsing (canonicalSet), so there are at most as many branches as the column has values.
+ */
+export const equalityBranches = (where: readonly Condition[]): Equality[][] => {
+  let branches: Equality[][] = [[]];
+  for (const condition of where) {
+    if (condition.op === 'equals') {
+      branches = branches.map((branch) => [...branch, { column: condition.column, value: condition.equals }]);
+    } else if (condition.anyOf.length > 0) {
+      branches = branches.flatMap((branch) =>
+        condition.anyOf.map((value) => [...branch, { column: condition.column, value }]),
+      );
+    }
+  }
+  return branches;
+};

@@ -12,7 +12,8 @@ import {
   PurchaseOrdersSearchRequestSchema,
 } from './schemas.js';
 
-export type { Condition, IndexedColumn, RecordFilter } from './filters.js';
+export type { Condition, Equality, IndexedColumn, RecordFilter } from './filters.js';
+export { equalityBranches } from './filters.js';
 export type { RecordRow, RowKind } from './rows.js';
 
 /**

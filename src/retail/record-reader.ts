@@ -1,7 +1,7 @@
 import type { RecordKind } from '../records/kinds.js';
 import { LarderError } from '../shared/errors.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../shared/limits.js';
-import type { Store, StoredJson, StoredRow } from '../storage/store.js';
+import type { Store, StoredJson } from '../storage/store.js';
 import type { PageTokens } from './page-token.js';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -26,28 +26,20 @@ const parseId = (raw: string, fieldName: string): string => {
 };
 
 /**
- * Splices the stored JSON of each row into the page envelope: records are never parsed on the read path. The
+ * Splices the stored JSON of the page into the page envelope: records are never parsed on the read path. The
  * page is written straight into one exactly sized buffer: a concatenated string would be flattened, measured
- * and UTF-8 encoded again on the way out (0.85 ms against 0.24 ms for a 400 KB page). Rows that come as bytes
- * are copied as they are.
+ * and UTF-8 encoded again on the way out (0.85 ms against 0.24 ms for a 400 KB page). Chunks that come as bytes
+ * (each a record, or several already joined with commas) are copied as they are.
  */
-const pageBody = (
-  current: string,
-  next: string,
-  rows: readonly StoredRow[],
-  count: number,
-): Uint8Array<ArrayBuffer> => {
+const pageBody = (current: string, next: string, chunks: readonly StoredJson[]): Uint8Array<ArrayBuffer> => {
   const head = `{"currentPageToken":${JSON.stringify(current)},"nextPageToken":${JSON.stringify(next)},"data":[`;
-  let size = Buffer.byteLength(head) + 2 + Math.max(count - 1, 0);
-  for (let i = 0; i < count; i++) {
-    const json = rows[i]!.json;
-    size += typeof json === 'string' ? Buffer.byteLength(json) : json.byteLength;
-  }
+  let size = Buffer.byteLength(head) + 2 + Math.max(chunks.length - 1, 0);
+  for (const json of chunks) size += typeof json === 'string' ? Buffer.byteLength(json) : json.byteLength;
   const body = Buffer.allocUnsafe(size);
   let offset = body.write(head);
-  for (let i = 0; i < count; i++) {
+  for (let i = 0; i < chunks.length; i++) {
     if (i > 0) body[offset++] = 0x2c; // ,
-    const json = rows[i]!.json;
+    const json = chunks[i]!;
     if (typeof json === 'string') offset += body.write(json, offset);
     else {
       body.set(json, offset);
@@ -87,16 +79,15 @@ export const createRecordReader = (store: Store, pageTokens: PageTokens): Record
     const pageSize = parsePageSize(rawPageSize);
     const binding = `${kind.name}\n${locationId}\n${filter.binding}\n${pageSize}`;
     const after = pageToken === '' ? undefined : pageTokens.decode(binding, pageToken);
-    // One row past the page tells whether another page exists, so no empty page carries a next token.
-    const rows = await store.records.search(kind, {
+    // The store says whether records follow the page, so no empty page carries a next token.
+    const page = await store.records.page(kind, {
       locationId,
       ...filter,
-      limit: pageSize + 1,
+      limit: pageSize,
       ...(after === undefined ? {} : { after }),
     });
-    const count = Math.min(rows.length, pageSize);
-    const next = rows.length > pageSize ? pageTokens.encode(binding, rows[pageSize - 1]!) : '';
-    return { body: pageBody(pageToken, next, rows, count), hasNextPage: next !== '' };
+    const next = page.more && page.last !== undefined ? pageTokens.encode(binding, page.last) : '';
+    return { body: pageBody(pageToken, next, page.chunks), hasNextPage: next !== '' };
   },
   get: async (kind, locationId, rawId) => {
     const id = parseId(rawId, kind.idParam);

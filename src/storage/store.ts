@@ -55,6 +55,18 @@ export interface StoredRow {
 }
 
 /** One keyset page of one kind's records at one location. */
+/** A page of records ready to serve (RecordStore.page). */
+export interface StoredPage {
+  /** The records' JSON in order, to be joined with commas; a chunk may already hold several records so joined. */
+  chunks: readonly StoredJson[];
+  /** How many records the chunks hold. */
+  count: number;
+  /** The keyset position of the page's last record (undefined when the page is empty). */
+  last: Cursor | undefined;
+  /** More records match after this page. */
+  more: boolean;
+}
+
 export interface RecordSearch {
   locationId: string;
   /** Inclusive lower bound on modifiedAt (epoch ms). */
@@ -145,6 +157,11 @@ export interface RecordStore {
    * holds none (the console's location overview; one index probe each end).
    */
   span(kind: RecordKind, locationId: string): Promise<{ first: number; last: number } | undefined>;
+  /**
+   * One page as the API serves it: at most `limit` records, their JSON ready to be joined into the page body, the
+   * position of the last one, and whether records follow. Each backend hands out the cheapest form it has.
+   */
+  page(kind: RecordKind, query: RecordSearch): Promise<StoredPage>;
   /** Every stored record of a location, in keyset order, in batches (for `larder check` and exports). */
   scan(kind: RecordKind, locationId: string, batchSize?: number): AsyncIterable<string[]>;
   /** Creates the location if needed (name defaults to the id). */

@@ -24,8 +24,8 @@ after(async () => {
   if (out !== undefined) await rm(out, { recursive: true, force: true });
 });
 
-test('npm run bench --smoke measures every scenario and writes the table', {
-  timeout: 90_000,
+test('npm run bench --smoke measures every scenario on both datasets and writes the table', {
+  timeout: 240_000,
   skip: missing,
 }, async () => {
   out = await mkdtemp(join(tmpdir(), 'larder-bench-smoke-'));
@@ -34,13 +34,24 @@ test('npm run bench --smoke measures every scenario and writes the table', {
 
   const table = await readFile(join(out, 'smoke.md'), 'utf8');
   assert.match(table, /^Machine: .+ cores, Node v\d+/m);
-  assert.match(table, /\| Scenario \| Server \| req\/s \| p50 ms \| p99 ms \| Ratio \| Target \| Result \|/);
+  assert.match(table, /^Command: `npm run bench -- --smoke/m);
+  assert.match(
+    table,
+    /\| Scenario \| Server \| req\/s \| p50 ms \| p99 ms \| Ratio \| Target \| Result \| Loop delay p99 \/ max ms \|/,
+  );
+  const searches = [
+    'First search page (100 purchase orders, includeArchived)',
+    'First search page, archived left out',
+    'First search page, one status',
+    'Deep search page',
+    'Inventory search, type + date filter',
+    'Inventory search, type + date filter, a later page',
+  ];
   for (const scenario of [
     'GET purchase order by id',
     'GET inventory entry by id',
-    'First search page',
-    'Deep search page',
-    'Inventory search, type + date filter',
+    ...searches,
+    ...searches.map((search) => `${search.replace(/ \(.*$/, '')}`),
     'Login',
     'OAuth token grant',
     'Server RSS after the run',
@@ -48,13 +59,76 @@ test('npm run bench --smoke measures every scenario and writes the table', {
     'Import inventory entries',
   ])
     assert.ok(table.includes(`| ${scenario}`), `the table has a "${scenario}" row`);
+  // The non-ASCII dataset runs every retail scenario too.
+  for (const scenario of [
+    'GET purchase order by id',
+    ...searches.map((search) => search.replace(/ \(.*$/, '')),
+  ])
+    assert.match(table, new RegExp(`\\| ${scenario.replace(/[()+]/g, '\\$&')}[^|]* · non-ASCII`), scenario);
   assert.equal(run.stdout.includes('| raw node:http |'), true, 'the table is printed too');
 
   const results = JSON.parse(await readFile(join(out, 'smoke.json'), 'utf8')) as {
-    rows: { server: string; rate?: number; note?: string }[];
+    rows: { server: string; rate?: number; note?: string; loopDelay?: { p99: number; max: number } }[];
   };
   const larderRows = results.rows.filter((row) => row.server === 'Larder sqlite' && row.rate !== undefined);
   assert.ok(larderRows.length >= 7);
-  // Every request the load generator sent was answered with a 200 (a failure would be noted on its row).
-  for (const row of larderRows) assert.doesNotMatch(row.note ?? '', /failed requests/);
+  // Every request the load generator sent was answered with a 200 (a failure would be noted on its row), and the
+  // event-loop probe reported on every load row.
+  for (const row of larderRows) {
+    assert.doesNotMatch(row.note ?? '', /failed requests/);
+    assert.ok(row.loopDelay !== undefined && row.loopDelay.max >= row.loopDelay.p99, 'loop delay measured');
+  }
+});
+
+test('the bench runs larder serve with workers and serve flags side by side', {
+  timeout: 120_000,
+  skip: missing,
+}, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'larder-bench-workers-'));
+  try {
+    const args = ['--smoke', '--only', 'get-po', '--dataset', 'unicode', '--workers', '1,2'];
+    const run = await runNode(
+      ['--import', 'tsx', 'bench/run.ts', ...args, '--serve-args=--login-throttle off', '--out', dir],
+      { cwd: ROOT },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const table = await readFile(join(dir, 'smoke.md'), 'utf8');
+    for (const server of ['Larder sqlite ×1', 'Larder sqlite ×2'])
+      assert.match(
+        table,
+        new RegExp(`\\| GET purchase order by id · non-ASCII \\| ${server} \\| [\\d,]+ `),
+        server,
+      );
+    assert.match(table, /Every Larder ran with `--login-throttle off`/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('npm run bench -- --scale measures cost against size and draws the chart', {
+  timeout: 180_000,
+  skip: missing,
+}, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'larder-bench-scale-'));
+  try {
+    const run = await runNode(['--import', 'tsx', 'bench/run.ts', '--smoke', '--scale', '--out', dir], {
+      cwd: ROOT,
+    });
+    assert.equal(run.code, 0, run.stderr);
+    const text = await readFile(join(dir, 'scale-smoke.md'), 'utf8');
+    assert.match(text, /\| sqlite \| one location \| [\d,]+ \|/);
+    assert.match(text, /\| sqlite \| 4 locations \| [\d,]+ \|/);
+    const svg = await readFile(join(dir, 'scale-smoke.svg'), 'utf8');
+    assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    assert.ok((svg.match(/<polyline /g) ?? []).length >= 6, 'a curve per panel at least');
+    const { points } = JSON.parse(await readFile(join(dir, 'scale-smoke.json'), 'utf8')) as {
+      points: { importRate: number; diskMb: number; rssMb: number; get: { requestsPerSecond: number } }[];
+    };
+    for (const point of points) {
+      assert.ok(point.importRate > 0 && point.diskMb > 0 && point.rssMb > 0);
+      assert.ok(point.get.requestsPerSecond > 0);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

@@ -37,10 +37,10 @@ before(async () => {
       PURCHASE_ORDER_ROWS.toRow(purchaseOrderFixture(n, { modifiedAt: T0 + n })),
     ),
   });
-  const search = store.records.search.bind(store.records);
-  store.records.search = (...args) => {
+  const page = store.records.page.bind(store.records);
+  store.records.page = (...args) => {
     searches++;
-    return search(...args);
+    return page(...args);
   };
   const client = await createClientCredentials(store, { name: 'pipeliner', locations: [location] });
   server = await startServer({

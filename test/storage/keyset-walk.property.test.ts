@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
+import type { RecordRow } from '../../src/records/kinds.js';
 import { INVENTORY_HISTORY, PURCHASE_ORDERS } from '../../src/records/kinds.js';
 import { ADJUSTMENT_TYPES, PURCHASE_ORDER_STATUSES } from '../../src/records/schemas.js';
-import type { Cursor, Store, StoredRow } from '../../src/storage/store.js';
+import type { Cursor, Store, StoredPage, StoredRow } from '../../src/storage/store.js';
 import { type BackendInstance, backends, describeBackend } from './backends.js';
 import {
   adjustmentTypeOf,
@@ -80,6 +81,37 @@ const walk = async (limit: number, page: (position: { after?: Cursor }) => Promi
   }
 };
 
+/**
+ * The same walk through `page()`, as the API pages: the records' JSON joined with commas, page after page, and
+ * `more` true exactly while records follow (a page followed by more is full).
+ */
+const walkPages = async (limit: number, page: (position: { after?: Cursor }) => Promise<StoredPage>) => {
+  const joined: string[] = [];
+  let position: { after?: Cursor } = {};
+  for (;;) {
+    const result = await page(position);
+    assert.equal(result.chunks.length > 0, result.count > 0, 'chunks exactly when records');
+    if (result.count > 0) joined.push(result.chunks.map((chunk) => text(chunk)).join(','));
+    if (!result.more) {
+      assert.ok(result.count <= limit, 'page longer than the limit');
+      return joined.join(',');
+    }
+    assert.equal(result.count, limit, 'a page followed by more is full');
+    position = { after: result.last! };
+  }
+};
+
+const joinedJson = (rows: readonly StoredRow[]) => rows.map((row) => text(row.json)).join(',');
+
+/**
+ * Non-ASCII text of varying length in each body (one to three bytes a character), so a page whose bodies come
+ * as bytes, trimmed by byte lengths, is checked on more than ASCII.
+ */
+const withText = (row: RecordRow, n: number): RecordRow => ({
+  ...row,
+  json: row.json.replace(/}$/, `,"name":"${'Mëtrø ł€'.repeat(n % 4)}"}`),
+});
+
 const positions = (rows: readonly StoredRow[]) =>
   rows.map(({ modifiedAt, id, json }) => ({ modifiedAt, id, json: text(json) }));
 
@@ -104,7 +136,7 @@ for (const backend of await backends()) {
           fc.boolean(),
           async (specs, bounds, statuses, includeArchived) => {
             const records = specs.map((spec, n) =>
-              purchaseOrder(n, spec.modifiedAt, spec.status, spec.archived),
+              withText(purchaseOrder(n, spec.modifiedAt, spec.status, spec.archived), n),
             );
             const locationId = await importInto(store, { purchaseOrders: records });
             const expected = records
@@ -112,13 +144,16 @@ for (const backend of await backends()) {
               .filter((record) => includeArchived || !archivedOf(record))
               .filter((record) => inRange(record.modifiedAt, bounds))
               .sort(byPosition);
+            const query = (position: { after?: Cursor }) =>
+              purchaseOrderSearch({ locationId, statuses, includeArchived, ...position, ...bounds });
             const seen = await walk(bounds.limit, (position) =>
-              store.records.search(
-                PURCHASE_ORDERS,
-                purchaseOrderSearch({ locationId, statuses, includeArchived, ...position, ...bounds }),
-              ),
+              store.records.search(PURCHASE_ORDERS, query(position)),
             );
             assert.deepEqual(positions(seen), positions(expected));
+            const paged = await walkPages(bounds.limit, (position) =>
+              store.records.page(PURCHASE_ORDERS, query(position)),
+            );
+            assert.equal(paged, joinedJson(expected));
           },
         ),
         { numRuns: RUNS },
@@ -132,7 +167,9 @@ for (const backend of await backends()) {
           range,
           fc.subarray(ADJUSTMENT_TYPES.slice(0, 5)),
           async (specs, bounds, adjustmentTypes) => {
-            const records = specs.map((spec, n) => inventoryEntry(n, spec.modifiedAt, spec.adjustmentType));
+            const records = specs.map((spec, n) =>
+              withText(inventoryEntry(n, spec.modifiedAt, spec.adjustmentType), n),
+            );
             const locationId = await importInto(store, { inventory: records });
             const expected = records
               .filter(
@@ -141,13 +178,16 @@ for (const backend of await backends()) {
               )
               .filter((record) => inRange(record.modifiedAt, bounds))
               .sort(byPosition);
+            const query = (position: { after?: Cursor }) =>
+              inventorySearch({ locationId, adjustmentTypes, ...position, ...bounds });
             const seen = await walk(bounds.limit, (position) =>
-              store.records.search(
-                INVENTORY_HISTORY,
-                inventorySearch({ locationId, adjustmentTypes, ...position, ...bounds }),
-              ),
+              store.records.search(INVENTORY_HISTORY, query(position)),
             );
             assert.deepEqual(positions(seen), positions(expected));
+            const paged = await walkPages(bounds.limit, (position) =>
+              store.records.page(INVENTORY_HISTORY, query(position)),
+            );
+            assert.equal(paged, joinedJson(expected));
           },
         ),
         { numRuns: RUNS },

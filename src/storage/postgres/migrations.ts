@@ -80,6 +80,17 @@ const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
       INSERT INTO auth_version (version) VALUES (1);
     `,
   },
+  {
+    version: 2,
+    name: 'status-indexes',
+    // Every filter a search allows has an index path: a status, with and without archived orders (keyset-search.ts
+    // reads one branch per status from these and merges them in keyset order).
+    sql: `
+      CREATE INDEX purchase_orders_status_keyset ON purchase_orders (location_id, status, modified_at, id);
+      CREATE INDEX purchase_orders_status_live_keyset
+        ON purchase_orders (location_id, status, modified_at, id) WHERE NOT archived;
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

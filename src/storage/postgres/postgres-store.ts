@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { RECORD_KINDS, type RecordKind } from '../../records/kinds.js';
 import { StoreError } from '../../shared/errors.js';
+import { pageOfRows } from '../page.js';
 import { createSettingsStore } from '../settings.js';
 import type {
   AuthStore,
@@ -181,6 +182,8 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
         ? undefined
         : { first: Number(row.first), last: Number(row.last) };
     },
+    page: async (kind, query) =>
+      pageOfRows(await search({ table: kind.table, ...query, limit: query.limit + 1 }), query.limit),
     scan: (kind, locationId, batchSize) => scan(kind.table, locationId, batchSize),
     beginImport: async ({ id, name }) => {
       // The location row is written inside the import's transaction: a rolled-back import into a new location

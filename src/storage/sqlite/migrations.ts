@@ -66,4 +66,14 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   );
   INSERT INTO auth_version (id, version) VALUES (1, 0);
   `,
+  // Every filter a search allows has an index path (search-sql.ts picks it by name): a status, with and without
+  // archived orders. The inventory type index is renamed to the same naming (`<table>_<column>[_live]_page`).
+  `
+  CREATE INDEX purchase_orders_status_page ON purchase_orders (location_id, status, modified_at, id);
+  CREATE INDEX purchase_orders_status_live_page ON purchase_orders (location_id, status, modified_at, id)
+    WHERE archived = 0;
+  DROP INDEX inventory_entries_type_page;
+  CREATE INDEX inventory_entries_adjustment_type_page
+    ON inventory_entries (location_id, adjustment_type, modified_at, id);
+  `,
 ];

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { type Condition, RECORD_KINDS, type RecordKind, zeroCounts } from '../../records/kinds.js';
+import { RECORD_KINDS, type RecordKind, zeroCounts } from '../../records/kinds.js';
 import { StoreError } from '../../shared/errors.js';
 import { createSettingsStore } from '../settings.js';
 import type {
@@ -10,7 +10,6 @@ import type {
   ImportSessionOptions,
   LocationInfo,
   LocationSummary,
-  RecordSearch,
   RecordStore,
   SigningKeyRecord,
   Store,
@@ -18,6 +17,7 @@ import type {
 } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { ensurePrivateFile } from './private-file.js';
+import { pageSql, searchSql } from './search-sql.js';
 import { createTurnSnapshot } from './turn-snapshot.js';
 
 export interface SqliteStoreOptions {
@@ -30,6 +30,9 @@ export interface SqliteStoreOptions {
 }
 
 type Db = Database.Database;
+
+/** pageSql's one row: count, positions, body lengths, bodies (NULLs when no row matches). */
+type PageRow = [number, string | null, string | null, Buffer | null];
 
 // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the last commits.
 const SYNCHRONOUS = 'NORMAL';
@@ -145,33 +148,6 @@ const toKey = (row: KeyRow): SigningKeyRecord => ({
 
 const placeholders = (count: number): string => Array.from({ length: count }, () => '?').join(', ');
 
-/** A column condition; boolean ones as literals, so the planner can use partial indexes (`archived = 0`). */
-const conditionClause = (condition: Condition, params: unknown[]): string => {
-  if (condition.op === 'equals') return ` AND ${condition.column} = ${condition.equals ? 1 : 0}`;
-  if (condition.anyOf.length === 0) return '';
-  params.push(...condition.anyOf);
-  return ` AND ${condition.column} IN (${placeholders(condition.anyOf.length)})`;
-};
-
-/** Conditions, time bounds, keyset position, order and limit. */
-const pageClauses = (query: RecordSearch, params: unknown[]): string => {
-  let sql = '';
-  for (const condition of query.where) sql += conditionClause(condition, params);
-  if (query.modifiedFrom !== undefined) {
-    sql += ' AND modified_at >= ?';
-    params.push(query.modifiedFrom);
-  }
-  if (query.modifiedBefore !== undefined) {
-    sql += ' AND modified_at < ?';
-    params.push(query.modifiedBefore);
-  }
-  if (query.after !== undefined) {
-    sql += ' AND (modified_at, id) > (?, ?)';
-    params.push(query.after.modifiedAt, query.after.id);
-  }
-  return `${sql} ORDER BY modified_at, id LIMIT ?`;
-};
-
 export const createSqliteStore = async (options: SqliteStoreOptions): Promise<Store> => {
   const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
   if (options.readonly !== true) ensurePrivateFile(options.path);
@@ -202,11 +178,15 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     snapshot.begin();
     return statement.all(...params);
   };
+  // Bodies as their UTF-8 bytes (one buffer, copied out of SQLite), not as strings V8 would decode only for the
+  // response to encode back: for non-ASCII text, which V8 holds as two-byte strings, that is 3× the cost.
   const byId = (table: string) => {
-    let statement: Database.Statement<[string, string], string> | undefined;
-    return (locationId: string, id: string): string | undefined => {
+    let statement: Database.Statement<[string, string], Buffer> | undefined;
+    return (locationId: string, id: string): Buffer | undefined => {
       statement ??= snapshot
-        .prepare<[string, string], string>(`SELECT body FROM ${table} WHERE location_id = ? AND id = ?`)
+        .prepare<[string, string], Buffer>(
+          `SELECT CAST(body AS BLOB) FROM ${table} WHERE location_id = ? AND id = ?`,
+        )
         .pluck();
       snapshot.begin();
       return statement.get(locationId, id.toLowerCase());
@@ -467,17 +447,33 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     get: (kind, locationId, id) => guarded(() => getters.get(kind.table)!(locationId, id)),
     search: (kind, query) =>
       guarded(() => {
-        const params: unknown[] = [query.locationId];
-        const sql =
-          `SELECT modified_at AS modifiedAt, id, body AS json FROM ${kind.table} WHERE location_id = ?` +
-          pageClauses(query, params);
-        params.push(query.limit);
+        const { sql, params } = searchSql(kind.table, query);
         return runSearch(sql, params);
       }),
     span: (kind, locationId) =>
       guarded(() => {
         const row = spanOf(kind.table, locationId);
         return row?.first == null || row.last == null ? undefined : { first: row.first, last: row.last };
+      }),
+    page: (kind, query) =>
+      guarded(() => {
+        const { sql, params } = pageSql(kind.table, query);
+        const statement = snapshot.prepare<unknown[], PageRow>(sql).raw();
+        snapshot.begin();
+        const [found, positions, lengths, joined] = statement.get(...params) as unknown as PageRow;
+        if (found === 0 || positions === null || lengths === null || joined === null)
+          return { chunks: [], count: 0, last: undefined, more: false };
+        const more = found > query.limit;
+        const count = more ? query.limit : found;
+        // With one row past the page, its body (and the comma before it) comes off the end of the BLOB.
+        const extra = more ? Number(lengths.slice(lengths.lastIndexOf(' ') + 1)) + 1 : 0;
+        const keys = positions.split(' ');
+        return {
+          chunks: [joined.subarray(0, joined.length - extra)],
+          count,
+          last: { modifiedAt: Number(keys[2 * count - 2]), id: keys[2 * count - 1]! },
+          more,
+        };
       }),
     scan: (kind, locationId, batchSize) => scan(kind.table, locationId, batchSize),
     beginImport,

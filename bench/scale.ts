@@ -1,0 +1,373 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { importFiles } from '../src/import/import-files.js';
+import { INVENTORY_HISTORY } from '../src/records/kinds.js';
+import { createPageTokens } from '../src/retail/page-token.js';
+import { seedStore } from '../src/seed/seed-store.js';
+import { createBenchClient, logIn, startLarderProcess } from './larder-process.js';
+import { type Measurement, measure } from './load.js';
+import type { BenchOptions } from './options.js';
+import { machineLine } from './report.js';
+import { DATABASE_URL, dropSchema, openSpec, type StoreSpec } from './stores.js';
+import { lineChart } from './svg-chart.js';
+import { writeUnicodeFiles } from './unicode.js';
+
+/**
+ * Cost against size (`npm run bench -- --scale`): stores of 10k, 100k, 1M and 10M inventory entries (purchase
+ * orders in the demo's proportion, about one per 11), all in one location or spread over 100, per backend. At
+ * each size: the import rate of a fixed file into the store as it stands, GET by id and first and deep search
+ * pages (unfiltered and filtered) p50/p99, the server's RSS and event-loop delay, and the database's size on disk.
+ * Results go to scale.md, scale.json and scale.svg beside latest.md.
+ */
+
+/** Inventory entries per demo-generator scale unit (bench scale 1: 1,155,079 entries, 99,943 orders). */
+const ENTRIES_PER_UNIT = 1_155_000;
+const SIZES = [10_000, 100_000, 1_000_000, 10_000_000];
+const layouts = (smoke: boolean) =>
+  [
+    { key: 'one', label: 'one location', locations: 1 },
+    // The smoke only proves the run works: a few locations, not a hundred.
+    { key: 'spread', label: `spread over ${smoke ? 4 : 100} locations`, locations: smoke ? 4 : 100 },
+  ] as const;
+type Layout = ReturnType<typeof layouts>[number];
+const PAGE_SIZE = 100;
+const ROTATION = 2000;
+
+export interface ScalePoint {
+  backend: 'sqlite' | 'postgres';
+  layout: 'one' | 'spread';
+  locations: number;
+  entries: number;
+  purchaseOrders: number;
+  seedRate: number;
+  importRate: number;
+  get: Measurement;
+  firstPage: Measurement;
+  deepPage: Measurement;
+  firstPageFiltered: Measurement;
+  deepPageFiltered: Measurement;
+  rssMb: number;
+  loopDelayMax: number;
+  diskMb: number;
+}
+
+interface Context {
+  options: BenchOptions;
+  backends: readonly ('sqlite' | 'postgres')[];
+  scratch: string;
+  log: (line: string) => void;
+  importSources: { purchaseOrders: string; inventoryHistory: string };
+}
+
+/** Entries one location gets from the generator at its smallest (1 order a week, 5 items, 700 days). */
+const SMALLEST_LOCATION = 805;
+
+const generateOptions = (entries: number, locations: number) => {
+  const perLocation = entries / locations;
+  const unit = perLocation / ENTRIES_PER_UNIT;
+  // Below the generator's smallest location, a shorter history instead of fewer orders a week.
+  const days =
+    perLocation < SMALLEST_LOCATION ? Math.max(14, Math.round((700 * perLocation) / SMALLEST_LOCATION)) : 700;
+  return {
+    seed: 7,
+    days,
+    ordersPerWeek: Math.max(1, Math.round(1000 * unit)),
+    items: Math.max(5, Math.round(5000 * unit)),
+    endDate: '2025-06-30',
+  };
+};
+
+const freshSpec = async (
+  backend: 'sqlite' | 'postgres',
+  name: string,
+  scratch: string,
+): Promise<StoreSpec> => {
+  if (backend === 'sqlite') {
+    const path = join(scratch, `${name}.db`);
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+    return { backend, path };
+  }
+  const schema = `larder_bench_scale_${name}`;
+  await dropSchema(schema);
+  return { backend, schema };
+};
+
+const withClient = async <T>(schema: string, work: (client: pg.Client) => Promise<T>): Promise<T> => {
+  const client = new pg.Client({ connectionString: DATABASE_URL, options: `-c search_path=${schema}` });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+};
+
+const diskBytes = async (spec: StoreSpec): Promise<number> => {
+  if (spec.backend === 'sqlite')
+    return ['', '-wal'].reduce((sum, suffix) => {
+      try {
+        return sum + statSync(`${spec.path}${suffix}`).size;
+      } catch {
+        return sum;
+      }
+    }, 0);
+  return withClient(spec.schema, async (client) => {
+    const result = await client.query<{ bytes: string }>(
+      `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::text AS bytes FROM pg_class c
+       JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r'`,
+      [spec.schema],
+    );
+    return Number(result.rows[0]?.bytes ?? 0);
+  });
+};
+
+/** Runs one read-only query on the bench store, outside Larder (placeholders `$1…`). */
+const query = async <R>(spec: StoreSpec, sql: string, params: unknown[]): Promise<R[]> => {
+  if (spec.backend === 'sqlite') {
+    const Database = (await import('better-sqlite3')).default;
+    const db = new Database(spec.path, { readonly: true });
+    try {
+      return db.prepare(sql.replace(/\$\d+/g, '?')).all(...params) as R[];
+    } finally {
+      db.close();
+    }
+  }
+  return withClient(spec.schema, async (client) => (await client.query(sql, params)).rows as R[]);
+};
+
+/**
+ * What the runs at one size need from one location's entries (all, or those `where` selects): ids to rotate over
+ * (a random sample) and the keyset position 80% of the way through, where the deep page starts.
+ */
+const keysetSample = async (spec: StoreSpec, location: string, where: string) => {
+  const from = `FROM inventory_entries WHERE location_id = $1${where}`;
+  const [counted] = await query<{ n: number | string }>(spec, `SELECT count(*) AS n ${from}`, [location]);
+  const total = Number(counted?.n ?? 0);
+  const ids = await query<{ id: string }>(spec, `SELECT id ${from} ORDER BY random() LIMIT ${ROTATION}`, [
+    location,
+  ]);
+  const [at80] = await query<{ modifiedAt: number | string; id: string }>(
+    spec,
+    `SELECT modified_at AS "modifiedAt", id ${from} ORDER BY modified_at, id LIMIT 1 OFFSET ${Math.floor(total * 0.8)}`,
+    [location],
+  );
+  return {
+    ids: ids.map((row) => row.id),
+    total,
+    at80: at80 === undefined ? undefined : { modifiedAt: Number(at80.modifiedAt), id: at80.id },
+  };
+};
+
+const measurePoint = async (
+  context: Context,
+  backend: 'sqlite' | 'postgres',
+  layout: Layout,
+  entries: number,
+): Promise<ScalePoint> => {
+  const { options, scratch, log, importSources: files } = context;
+  const name = `${layout.key}_${entries}`;
+  const spec = await freshSpec(backend, name, scratch);
+  log(`scale: ${backend}, ${entries.toLocaleString('en-US')} entries, ${layout.label} …`);
+  const store = await openSpec(spec);
+  const seeded = await seedStore(store, {
+    ...generateOptions(entries, layout.locations),
+    locations: layout.locations,
+    exclusive: true,
+  });
+  const seededRecords = seeded.locations.reduce((sum, l) => sum + l.purchaseOrders + l.inventoryEntries, 0);
+  if (spec.backend === 'postgres') await withClient(spec.schema, (client) => client.query('ANALYZE'));
+  // The import rate of the same files at every size, into a new location of the store as it stands.
+  const importStarted = performance.now();
+  const imported = await importFiles(store, {
+    locationId: `scale-import-${randomUUID().slice(0, 8)}`,
+    purchaseOrders: { path: files.purchaseOrders },
+    inventoryHistory: { path: files.inventoryHistory },
+  });
+  const importSeconds = (performance.now() - importStarted) / 1000;
+  const location = seeded.locations[0]!.id;
+  const client = await createBenchClient(store);
+  const secret = await store.settings.pageTokenSecret.ensure(randomUUID() + randomUUID());
+  const all = await keysetSample(spec, location, '');
+  const filtered = await keysetSample(spec, location, ` AND adjustment_type = 'COUNT'`);
+  await store.close();
+  const purchaseOrders = seeded.locations.reduce((sum, l) => sum + l.purchaseOrders, 0);
+  const totalEntries = seeded.locations.reduce((sum, l) => sum + l.inventoryEntries, 0);
+
+  const larder = await startLarderProcess({
+    spec,
+    workers: 1,
+    serveArgs: [],
+    cli: false,
+    cpuProf: undefined,
+  });
+  try {
+    const accessToken = await logIn(larder.child.url, client);
+    const headers = {
+      authorization: `Bearer ${accessToken}`,
+      'platform-restaurant-external-id': location,
+      'content-type': 'application/json',
+    };
+    const tokens = createPageTokens(secret);
+    const deepPath = (body: object, at: { modifiedAt: number; id: string } | undefined) => {
+      if (at === undefined) return '/v1/inventoryHistory/search';
+      const filter = INVENTORY_HISTORY.parseFilter(body);
+      const binding = `${INVENTORY_HISTORY.name}\n${location}\n${filter.binding}\n${PAGE_SIZE}`;
+      return `/v1/inventoryHistory/search?pageToken=${encodeURIComponent(tokens.encode(binding, at))}`;
+    };
+    const run = (load: Parameters<typeof measure>[1]) =>
+      measure(larder.child.url, load, { connections: options.connections, duration: options.duration });
+    const search = (body: object, path: string) =>
+      run({ method: 'POST', paths: [path], headers, body: JSON.stringify(body) });
+    const typeFilter = { adjustmentType: ['COUNT'] };
+    await larder.resetDelay();
+    const get = await run({
+      method: 'GET',
+      paths: all.ids.map((id) => `/v1/inventoryHistory/${id}`),
+      headers,
+    });
+    const firstPage = await search({}, '/v1/inventoryHistory/search');
+    const deepPage = await search({}, deepPath({}, all.at80));
+    const firstPageFiltered = await search(typeFilter, '/v1/inventoryHistory/search');
+    const deepPageFiltered = await search(typeFilter, deepPath(typeFilter, filtered.at80));
+    const delay = await larder.readDelay();
+    const { total: rss } = await larder.rss();
+    return {
+      backend,
+      layout: layout.key,
+      locations: layout.locations,
+      entries: totalEntries,
+      purchaseOrders,
+      seedRate: seededRecords / (seeded.ms / 1000),
+      importRate: (imported.counts.purchaseOrders + imported.counts.inventoryEntries) / importSeconds,
+      get,
+      firstPage,
+      deepPage,
+      firstPageFiltered,
+      deepPageFiltered,
+      rssMb: rss / 2 ** 20,
+      loopDelayMax: delay.max,
+      diskMb: (await diskBytes(spec)) / 2 ** 20,
+    };
+  } finally {
+    await larder.child.stop();
+    if (spec.backend === 'postgres') await dropSchema(spec.schema);
+    else for (const suffix of ['', '-wal', '-shm']) rmSync(`${spec.path}${suffix}`, { force: true });
+  }
+};
+
+const ms = (m: Measurement) => `${m.p50} / ${m.p99}`;
+
+const markdown = (points: readonly ScalePoint[]): string => {
+  const lines = [
+    '| Backend | Layout | Entries | Orders | Seed rec/s | Import rec/s | GET p50 / p99 ms | First page | Deep page | First page, filtered | Deep page, filtered | RSS MB | Loop delay max ms | Disk MB |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  const n = (value: number) => Math.round(value).toLocaleString('en-US');
+  for (const p of points)
+    lines.push(
+      `| ${p.backend} | ${p.locations === 1 ? 'one location' : `${p.locations} locations`} | ${n(p.entries)} | ${n(p.purchaseOrders)} | ${n(p.seedRate)} | ${n(p.importRate)} | ${ms(p.get)} | ${ms(p.firstPage)} | ${ms(p.deepPage)} | ${ms(p.firstPageFiltered)} | ${ms(p.deepPageFiltered)} | ${n(p.rssMb)} | ${p.loopDelayMax} | ${n(p.diskMb)} |`,
+    );
+  return lines.join('\n');
+};
+
+/** Growth from the smallest to the largest size of each curve, against the issue's targets. */
+const growth = (points: readonly ScalePoint[]): string[] => {
+  const lines: string[] = [];
+  for (const backend of ['sqlite', 'postgres'] as const)
+    for (const layout of ['one', 'spread'] as const) {
+      const curve = points.filter((p) => p.backend === backend && p.layout === layout);
+      const first = curve[0];
+      const last = curve.at(-1);
+      if (first === undefined || last === undefined || first === last) continue;
+      const factor = (pick: (p: ScalePoint) => number) =>
+        (pick(last) / Math.max(pick(first), 0.01)).toFixed(2);
+      lines.push(
+        `- ${backend}, ${first.locations === 1 ? 'one location' : `${first.locations} locations`}, ${first.entries.toLocaleString('en-US')} → ${last.entries.toLocaleString('en-US')} entries: ` +
+          `GET p50 ×${factor((p) => p.get.p50)}, first page p50 ×${factor((p) => p.firstPage.p50)}, deep page p50 ×${factor((p) => p.deepPage.p50)}, ` +
+          `filtered first/deep ×${factor((p) => p.firstPageFiltered.p50)} / ×${factor((p) => p.deepPageFiltered.p50)} (target ≤ 1.5); ` +
+          `import rate ×${factor((p) => p.importRate)} (target ≥ 0.7); RSS ${Math.round(last.rssMb)} MB (target ≤ 300).`,
+      );
+    }
+  return lines;
+};
+
+const chart = (points: readonly ScalePoint[]): string => {
+  const series = (
+    pick: (p: ScalePoint) => number,
+    label: string,
+  ): { name: string; points: [number, number][] }[] =>
+    (['sqlite', 'postgres'] as const)
+      .flatMap((backend) =>
+        (['one', 'spread'] as const).map((layout) => ({
+          name: `${backend}, ${layout === 'one' ? 'one location' : 'spread over locations'}${label}`,
+          points: points
+            .filter((p) => p.backend === backend && p.layout === layout)
+            .map((p): [number, number] => [p.entries, pick(p)]),
+        })),
+      )
+      .filter((entry) => entry.points.length > 0);
+  return lineChart({
+    title: 'Larder: cost against store size (inventory entries, log scale)',
+    panels: [
+      { title: 'GET by id p50 (ms)', series: series((p) => p.get.p50, '') },
+      {
+        title: 'Search page p50 (ms): first, deep (dashed)',
+        series: [...series((p) => p.firstPage.p50, ''), ...series((p) => p.deepPage.p50, ' deep')],
+      },
+      {
+        title: 'Filtered page p50 (ms): first, deep (dashed)',
+        series: [
+          ...series((p) => p.firstPageFiltered.p50, ''),
+          ...series((p) => p.deepPageFiltered.p50, ' deep'),
+        ],
+      },
+      { title: 'Import rate (records/s)', series: series((p) => p.importRate, '') },
+      { title: 'Server RSS (MB)', series: series((p) => p.rssMb, '') },
+      { title: 'Database on disk (MB)', series: series((p) => p.diskMb, '') },
+    ],
+  });
+};
+
+export const runScale = async (context: Omit<Context, 'importSources'>): Promise<void> => {
+  const { options, backends, scratch } = context;
+  const sizes = SIZES.filter((size) => size <= options.scaleMax);
+  if (sizes.length === 0) sizes.push(options.scaleMax);
+  const importSources = await writeUnicodeFiles(0.1, scratch);
+  const points: ScalePoint[] = [];
+  for (const backend of backends)
+    for (const layout of layouts(options.smoke))
+      for (const entries of sizes)
+        points.push(await measurePoint({ ...context, importSources }, backend, layout, entries));
+  mkdirSync(options.out, { recursive: true });
+  const name = options.smoke ? 'scale-smoke' : 'scale';
+  const text = [
+    '# Larder bench: cost against size',
+    '',
+    `Machine: ${machineLine()}`,
+    '',
+    `Command: \`npm run bench -- ${process.argv.slice(2).join(' ')}\` · ${new Date().toISOString()} · ${options.connections} connections · ${options.duration} s per run`,
+    '',
+    'Each store is generated fresh (the demo generator; sizes are approximate, the table gives the real counts), then: the import rate of ' +
+      'one fixed pair of NDJSON files (2,000 non-ASCII orders and their entries) into a new location of that store; ' +
+      'GET by id (inventory entries, 2,000 random ids of the measured location), inventory search pages unfiltered ' +
+      'and filtered (`adjustmentType: [COUNT]`), the first page and the page 80% of the way through (its page token ' +
+      'made from the keyset position); p50 / p99 in ms. RSS and the event loop delay are the server’s, after its runs. ' +
+      'Spread over several locations, the first one is measured.',
+    '',
+    markdown(points),
+    '',
+    ...growth(points),
+    '',
+    `![Cost against size](${name}.svg)`,
+    '',
+  ].join('\n');
+  writeFileSync(join(options.out, `${name}.md`), text);
+  writeFileSync(
+    join(options.out, `${name}.json`),
+    `${JSON.stringify({ machine: machineLine(), date: new Date().toISOString(), options, points }, null, 2)}\n`,
+  );
+  writeFileSync(join(options.out, `${name}.svg`), chart(points));
+  process.stdout.write(text);
+};
