@@ -76,8 +76,9 @@ export const createConsoleRoutes = (assets: Map<string, Asset> | undefined): Hon
         message: 'The console is not built: run `npm run build:console` (npm ci does) and restart.',
       });
     const path = c.req.path.slice(CONSOLE_PATH.length).replace(/^\//, '');
-    const page = path === '' || path === 'index.html';
-    const asset = assets.get(page ? 'index.html' : path);
+    // The page at /console (and /console/), its files under assets/: the paths the OpenAPI document names.
+    const page = path === '';
+    const asset = page ? assets.get('index.html') : path.startsWith('assets/') ? assets.get(path) : undefined;
     if (asset === undefined) throw new LarderError('ERR_ROUTE_NOT_FOUND');
     return c.body(asset.body, 200, {
       'content-type': asset.type,

@@ -29,6 +29,7 @@ import {
   NewClientRequestSchema,
   ResetSchema,
 } from '../sandbox/admin-schemas.js';
+import { CONSOLE_PATH } from '../sandbox/console-assets.js';
 import { DEFAULT_CHART_DAYS, MAX_CHART_DAYS } from '../sandbox/console-data.js';
 import { FaultRulesSchema, FaultRulesStateSchema } from '../sandbox/fault-schemas.js';
 import { OPERATIONS } from '../sandbox/journal-entry.js';
@@ -547,6 +548,56 @@ export const openApiDocument = (publicUrl: string) => {
               headers: headerRefs(['X-Request-Id']),
               content: { 'text/javascript': { schema: { type: 'string' } } },
             },
+          },
+        },
+      ),
+    },
+    [CONSOLE_PATH]: {
+      get: operation(
+        'sandbox',
+        'getConsole',
+        'The web console',
+        'The data, the traffic, the clock and the fault rules, in a browser (also at /console/). Present only with the admin API; the page asks for the admin token, or takes it from the #token= fragment the demo start prints.',
+        {
+          security: [],
+          responses: {
+            '200': {
+              description: 'The page.',
+              headers: headerRefs(['X-Request-Id']),
+              content: { 'text/html': { schema: { type: 'string' } } },
+            },
+            '404': error(404, 'No admin API on this server, or the console is not built.'),
+          },
+        },
+      ),
+    },
+    [`${CONSOLE_PATH}/assets/{name}`]: {
+      get: operation(
+        'sandbox',
+        'getConsoleAsset',
+        'The web console’s assets',
+        'Its script and style sheet, content-hashed (cached for a year), served by Larder (no CDN).',
+        {
+          security: [],
+          parameters: [
+            {
+              name: 'name',
+              in: 'path',
+              required: true,
+              schema: { type: 'string' },
+              description: 'The file.',
+            },
+          ],
+          responses: {
+            '200': {
+              description: 'The file.',
+              headers: headerRefs(['X-Request-Id']),
+              content: {
+                'text/javascript': { schema: { type: 'string' } },
+                'text/css': { schema: { type: 'string' } },
+              },
+            },
+            '404': error(404, 'No such file, no admin API on this server, or the console is not built.'),
           },
         },
       ),

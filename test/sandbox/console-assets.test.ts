@@ -39,7 +39,7 @@ const app = async (adminToken?: string) =>
 
 test('with the admin API on, /console and /console/ serve the page with headers that keep it on this origin', async () => {
   const larder = await app('console-admin-token-0123');
-  for (const path of ['/console', '/console/', '/console/index.html']) {
+  for (const path of ['/console', '/console/']) {
     const response = await larder.request(path);
     assert.equal(response.status, 200, path);
     assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
@@ -58,6 +58,8 @@ test('with the admin API on, /console and /console/ serve the page with headers 
     assert.match(asset.headers.get('content-type') ?? '', /^text\/javascript/);
     assert.match(asset.headers.get('cache-control') ?? '', /immutable/);
   }
+  // Only the page and its assets: the page's file name is not a second address for it.
+  assert.equal((await larder.request('/console/index.html')).status, 404);
   const missing = await larder.request('/console/assets/nothing.js');
   assert.equal(missing.status, 404);
   assert.equal(((await missing.json()) as { code: number }).code, 40402);

@@ -149,10 +149,12 @@ export const OrdersView = ({ location, id }: { location: string; id: string | un
   // The tokens of the pages before this one: "previous" pops one.
   const [tokens, setTokens] = useState<string[]>([]);
   const [token, setToken] = useState('');
-  // The answer carries the body it answers, so the page says which search it shows.
+  // The answer carries the body and the page number it answers, so the page says which search it shows (and
+  // never names the next page while the previous one is still on screen).
   const page = useLoad(async () => {
     const body = searchBody(filter);
-    return { body, ...(await api.searchOrders(location, body, token, filter.pageSize)) };
+    const number = tokens.length + 1;
+    return { body, number, ...(await api.searchOrders(location, body, token, filter.pageSize)) };
   }, [location, filter, token]);
   if (id !== undefined) return <OrderDetail location={location} id={id} />;
   const toggle = (status: string) =>
@@ -233,7 +235,7 @@ export const OrdersView = ({ location, id }: { location: string; id: string | un
       {page.data === undefined ? null : (
         <>
           <p class="muted" aria-live="polite" data-search={JSON.stringify(page.data.body)}>
-            <span class="result-count">{page.data.data.length}</span> order(s) on page {tokens.length + 1}
+            <span class="result-count">{page.data.data.length}</span> order(s) on page {page.data.number}
             {page.data.nextPageToken === '' ? ' (last page)' : ''}
           </p>
           <div class="scroll">

@@ -92,7 +92,9 @@ export const createContractChecker = (document: Document) => {
         return [`${where}: the body is not JSON`];
       }
     }
-    const route = routes.find((candidate) => candidate.pattern.test(path));
+    // The document names paths without a trailing slash (Redocly's rule); `/console/` is the console's page too.
+    const matched = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+    const route = routes.find((candidate) => candidate.pattern.test(matched));
     if (route === undefined) {
       // Usually 404; a sandbox fault rule may answer any error status anywhere.
       if (status < 400) problems.push(`${where}: no documented path, yet answered ${status}`);
