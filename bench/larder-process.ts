@@ -84,7 +84,8 @@ const startCli = async (
       ? ['--db', start.spec.path]
       : ['--database-url', `${DATABASE_URL}?options=-c%20search_path%3D${start.spec.schema}`];
   const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--no-demo', ...store];
-  args.push('--workers', String(start.workers), ...start.serveArgs);
+  // As the in-process child: no access log unless the run asks for it (--serve-args="--log-level info").
+  args.push('--workers', String(start.workers), '--log-level', 'warn', ...start.serveArgs);
   const child: ChildProcess = spawn(
     process.execPath,
     [...execArgv, join(ROOT, 'bin', 'larder.js'), ...args],

@@ -1,7 +1,7 @@
 import { parseRateLimit } from '../dist/middleware/rate-limit/rate-windows.js';
 import { startServer } from '../dist/server/server.js';
 import { systemClock } from '../dist/shared/clock.js';
-import { createJsonLogger } from '../dist/shared/logger.js';
+import { createLogger } from '../dist/shared/logger.js';
 import { openSpecStore } from './open-spec.mjs';
 
 /**
@@ -33,7 +33,8 @@ const store = await openSpecStore(spec);
 const server = await startServer({
   store,
   clock: systemClock,
-  logger: createJsonLogger(),
+  // The access log is priced on its own (LARDER_BENCH_ACCESS_LOG=1); otherwise only warnings, as --log-level warn.
+  logger: createLogger({ level: process.env.LARDER_BENCH_ACCESS_LOG === '1' ? 'info' : 'warn' }),
   config: {
     host: '127.0.0.1',
     port: 0,

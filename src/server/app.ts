@@ -168,7 +168,8 @@ export const createApp = async ({
   // The test suite's contract check (scripts/run-tests.mjs sets it): every answer is held to the document.
   if (process.env['LARDER_CONTRACT'] === 'enforce') app.use(responseContract(apiDocument));
   app.use(requestId());
-  app.use(accessLog({ logger }));
+  // Off (--log-level warn or above) it is not installed at all, so it costs nothing.
+  if (logger.enabled?.('info') ?? true) app.use(accessLog({ logger }));
   if (metrics !== undefined)
     app.use(measureRequests({ metrics, operationOf, tokenOperations: new Set(TOKEN_OPERATIONS) }));
   // Before the journal, so preflights are not journaled; never on the admin API.

@@ -13,6 +13,8 @@ export interface Logger {
   error(msg: string, fields?: LogFields): void;
   /** Writes out what is buffered (before process.exit). */
   flush?(): void;
+  /** Whether lines of `level` are written (absent: all are), so work done only to log them can be skipped. */
+  enabled?(level: LogLevel): boolean;
 }
 
 export interface LineSink {
@@ -78,6 +80,7 @@ export const createLogger = (options: LoggerOptions = {}): Logger => {
     info: (msg, fields) => base.info(fields ?? {}, msg),
     warn: (msg, fields) => base.warn(fields ?? {}, msg),
     error: (msg, fields) => base.error(fields ?? {}, msg),
+    enabled: (at) => base.isLevelEnabled(at),
     flush: () => {
       try {
         stderr?.flushSync();
@@ -93,4 +96,10 @@ export const createJsonLogger = (sink?: LineSink, clock: Clock = systemClock): L
   createLogger({ ...(sink === undefined ? {} : { sink }), clock });
 
 const ignore = () => {};
-export const silentLogger: Logger = { debug: ignore, info: ignore, warn: ignore, error: ignore };
+export const silentLogger: Logger = {
+  debug: ignore,
+  info: ignore,
+  warn: ignore,
+  error: ignore,
+  enabled: () => false,
+};

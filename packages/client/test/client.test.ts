@@ -209,9 +209,9 @@ describe('retries and failures', () => {
         ...store,
         records: {
           ...store.records,
-          search: (kind, query) => {
+          page: (kind, query) => {
             if (failures-- > 0) return Promise.reject(new StoreError('STORE_UNAVAILABLE', 'database down'));
-            return store.records.search(kind, query);
+            return store.records.page(kind, query);
           },
         },
       }),

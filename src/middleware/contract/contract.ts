@@ -92,9 +92,12 @@ export const createContractChecker = (document: Document) => {
         return [`${where}: the body is not JSON`];
       }
     }
-    // The document names paths without a trailing slash (Redocly's rule); `/console/` is the console's page too.
-    const matched = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-    const route = routes.find((candidate) => candidate.pattern.test(matched));
+    const find = (at: string) => routes.find((candidate) => candidate.pattern.test(at));
+    // The document names paths without a trailing slash (Redocly's rule), yet `/console/` serves the console's
+    // page too: a path served with a slash is held to its slashless entry; refused, it counts as undocumented.
+    const route =
+      find(path) ??
+      (status < 400 && path.length > 1 && path.endsWith('/') ? find(path.slice(0, -1)) : undefined);
     if (route === undefined) {
       // Usually 404; a sandbox fault rule may answer any error status anywhere.
       if (status < 400) problems.push(`${where}: no documented path, yet answered ${status}`);
