@@ -2,6 +2,7 @@ import { parseRateLimit } from '../dist/middleware/rate-limit/rate-windows.js';
 import { startServer } from '../dist/server/server.js';
 import { systemClock } from '../dist/shared/clock.js';
 import { createLogger } from '../dist/shared/logger.js';
+import { createMetrics } from '../dist/shared/metrics.js';
 import { openSpecStore } from './open-spec.mjs';
 
 /**
@@ -43,6 +44,8 @@ const server = await startServer({
     // LARDER_BENCH_SANDBOX=1: the admin API, the virtual clock and the request journal on, to price them.
     ...(process.env.LARDER_BENCH_SANDBOX === '1' ? { adminToken: 'bench-admin-token-0123456789' } : {}),
     ...(rateLimit === undefined ? {} : { rateLimit }),
+    // LARDER_BENCH_METRICS=1: requests measured into prom-client, as with --metrics-port (the scrape is not run).
+    ...(process.env.LARDER_BENCH_METRICS === '1' ? { metrics: createMetrics() } : {}),
   },
 });
 process.on('message', (message) => {

@@ -25,10 +25,16 @@ if (list) {
   for (const file of files) console.log(file);
   process.exit(0);
 }
+// A test that waits for an event that never comes fails after 3 minutes instead of hanging CI.
+const TEST_TIMEOUT_MS = 180_000;
 // LARDER_CONTRACT=enforce: every answer an app gives in the tests is checked against the OpenAPI document
 // (src/middleware/contract), so the document and the behaviour cannot drift.
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
-  stdio: 'inherit',
-  env: { LARDER_CONTRACT: 'enforce', ...process.env },
-});
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', `--test-timeout=${TEST_TIMEOUT_MS}`, '--test-reporter=spec', ...files],
+  {
+    stdio: 'inherit',
+    env: { LARDER_CONTRACT: 'enforce', ...process.env },
+  },
+);
 process.exit(result.status ?? 1);

@@ -28,12 +28,12 @@ before(async () => {
       ...store,
       records: {
         ...store.records,
-        search: async (kind, query) => {
+        page: async (kind, query) => {
           if (hold !== undefined && ++searches > 1) {
             hold.reached();
             await hold.released;
           }
-          return store.records.search(kind, query);
+          return store.records.page(kind, query);
         },
       },
     }),
