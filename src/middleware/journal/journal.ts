@@ -17,9 +17,9 @@ export interface JournalDeps {
 }
 
 /**
- * Records every answered request in the bounded journal, with the facts its middlewares and handler noted. One
- * object per request, filled in place (the facts collected become the entry), and the ISO time is made only when
- * the journal is read: entries live ~10,000 requests, so each byte and object kept costs the collector.
+ * Records every answered request in the bounded journal, with the facts its middlewares and handler noted. The
+ * facts object becomes the entry, which the journal copies into its columns (src/sandbox/journal.ts), so nothing
+ * of the request outlives it but a few strings; the ISO time is made only when the journal is read.
  */
 export const journalRequests =
   ({ journal, clock, operationOf, skipPrefix }: JournalDeps): MiddlewareHandler =>
