@@ -1,45 +1,25 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { type RunningServer, startServer } from '../../src/server/server.js';
-import { systemClock } from '../../src/shared/clock.js';
-import { silentLogger } from '../../src/shared/logger.js';
-import { createSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
-import type { Store } from '../../src/storage/store.js';
+import type { RunningServer } from '../../src/server/server.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /** --max-connections and the header timeout, on a real socket: idle connections cannot pile up. */
 
 const MAX_CONNECTIONS = 3;
 const HEADERS_TIMEOUT_MS = 300;
 
-let dir: string;
-let store: Store;
+let running: TestServer;
 let server: RunningServer;
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'larder-limits-'));
-  store = await createSqliteStore({ path: join(dir, 'larder.db') });
-  server = await startServer({
-    store,
-    clock: systemClock,
-    logger: silentLogger,
-    config: {
-      host: '127.0.0.1',
-      port: 0,
-      tokenTtlSeconds: 3600,
-      trustProxy: false,
-      maxConnections: MAX_CONNECTIONS,
-      headersTimeoutMs: HEADERS_TIMEOUT_MS,
-    },
+  running = await startTestServer({
+    config: { maxConnections: MAX_CONNECTIONS, headersTimeoutMs: HEADERS_TIMEOUT_MS },
   });
+  server = running.server;
 });
 after(async () => {
-  await server.stop();
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
+  await running.stop();
 });
 
 interface Connection {

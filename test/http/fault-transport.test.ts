@@ -1,14 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type RunningServer, startServer } from '../../src/server/server.js';
-import { systemClock } from '../../src/shared/clock.js';
-import { silentLogger } from '../../src/shared/logger.js';
-import { createSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
-import type { Store } from '../../src/storage/store.js';
+import type { RunningServer } from '../../src/server/server.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const ADMIN = 'admin-secret-token-0123';
 
@@ -49,30 +43,14 @@ const send = (url: string, path: string, headers: Record<string, string> = {}, m
 const bodyOf = (outcome: Outcome) => Buffer.concat(outcome.chunks);
 
 describe('transport-level faults on a real socket', () => {
-  let dir: string;
-  let store: Store;
+  let running: TestServer;
   let server: RunningServer;
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-faults-'));
-    store = await createSqliteStore({ path: join(dir, 'larder.db') });
-    server = await startServer({
-      store,
-      clock: systemClock,
-      logger: silentLogger,
-      config: {
-        host: '127.0.0.1',
-        port: 0,
-        tokenTtlSeconds: 3600,
-        trustProxy: false,
-        adminToken: ADMIN,
-        allowFaultHeader: true,
-      },
-    });
+    running = await startTestServer({ config: { adminToken: ADMIN, allowFaultHeader: true } });
+    server = running.server;
   });
   after(async () => {
-    await server.stop();
-    await store.close();
-    await rm(dir, { recursive: true, force: true });
+    await running.stop();
   });
 
   test('reset: the connection is reset before any byte, and the journal says so', async () => {
