@@ -10,7 +10,10 @@ declare module 'autocannon' {
   interface Options extends RequestOptions {
     url: string;
     connections: number;
-    duration: number;
+    /** Seconds of load, unless `amount` is given. */
+    duration?: number;
+    /** Stop after this many requests (instead of after `duration`). */
+    amount?: number;
     requests?: RequestOptions[];
   }
   interface Histogram {

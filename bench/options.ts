@@ -31,6 +31,12 @@ export interface BenchOptions {
   scaleRun: boolean;
   /** Largest store of the scale run, in inventory entries. */
   scaleMax: number;
+  /** The cost run (bench/cost.ts): server CPU per request with each optional path off and on. */
+  cost: boolean;
+  /** Configurations of the cost run besides off (`--paths sandbox,rate-limit`); all when empty. */
+  costPaths: string[];
+  /** Alternating rounds of the cost run. */
+  rounds: number;
   /** Write the query plans of every search shape on the bench store to docs/query-plans.md, and stop. */
   explain: boolean;
 }
@@ -39,7 +45,8 @@ export const USAGE = `npm run bench -- [--connections N] [--duration S] [--warmu
   [--backend sqlite|postgres|both] [--smoke] [--no-prism] [--fresh] [--out DIR] [--only a,b] [--cpu-prof DIR]
   [--dataset demo,unicode] [--workers 1,2] [--serve-args="--flag value …"] [--pool-sizes 2,10,20]
 npm run bench -- --scale [--scale-max 10000000] [--backend …] [--duration S] [--out DIR]
-npm run bench -- --explain [--backend …] [--scale X]`;
+npm run bench -- --explain [--backend …] [--scale X]
+npm run bench -- --cost [--rounds 5] [--only get-po,search-first] [--paths sandbox,rate-limit,metrics,access-log] [--backend …] [--connections N] [--out DIR]`;
 
 const positive = (name: string, raw: string | undefined, fallback: number): number => {
   if (raw === undefined) return fallback;
@@ -87,6 +94,9 @@ export const parseOptions = (argv: string[], defaultOut: string): BenchOptions =
       'serve-args': { type: 'string' },
       'pool-sizes': { type: 'string' },
       explain: { type: 'boolean', default: false },
+      cost: { type: 'boolean', default: false },
+      rounds: { type: 'string' },
+      paths: { type: 'string' },
     },
   });
   const smoke = values.smoke;
@@ -120,6 +130,9 @@ export const parseOptions = (argv: string[], defaultOut: string): BenchOptions =
     poolSizes: integers('pool-sizes', values['pool-sizes'], []),
     scaleRun: values['scale-run'],
     explain: values.explain,
+    cost: values.cost,
+    costPaths: values.paths === undefined ? [] : values.paths.split(','),
+    rounds: Math.round(positive('rounds', values.rounds, smoke ? 1 : 5)),
     scaleMax: Math.round(positive('scale-max', values['scale-max'], smoke ? 20_000 : 10_000_000)),
   };
 };

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Child, startChild, startPrism } from './children.js';
+import { runCost } from './cost.js';
 import { BENCH_LOCATION } from './dataset.js';
 import { writeQueryPlans } from './explain.js';
 import {
@@ -631,6 +632,24 @@ const main = async () => {
       return;
     }
     const datasets = await loadDatasets(specs[0], scratch);
+    if (options.cost) {
+      const demo = datasets.find((dataset) => dataset.key === 'demo') ?? datasets[0]!;
+      for (const spec of specs)
+        await runCost({
+          spec,
+          location: demo.location,
+          // Ids sampled from the first backend's store: every store holds the same generated records.
+          poPaths: demo.poPaths,
+          rounds: options.rounds,
+          connections: options.connections,
+          out: options.out,
+          cpuProf: options.cpuProf,
+          only: options.only,
+          paths: options.costPaths,
+          log,
+        });
+      return;
+    }
     const larders: Larder[] = [];
     for (const variant of variants(specs)) {
       const larder = await startLarder(variant, datasets);

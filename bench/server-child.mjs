@@ -10,7 +10,7 @@ import { openSpecStore } from './open-spec.mjs';
  * no TypeScript loader (tsx keeps a loader thread and esbuild, ~35 MB of RSS that is not Larder's). The load
  * generator runs elsewhere, so the RSS it reports is Larder's own. Reports `{ url }` once serving, answers `rss`
  * with its memory usage as the run left it and after a full GC, and exits (writing a CPU profile when started
- * with --cpu-prof) when the parent disconnects. The store spec is bench/stores.ts's StoreSpec.
+ * with --cpu-prof) when the parent disconnects. Answers `cpu` with its CPU time so far. The store spec is bench/stores.ts's StoreSpec.
  */
 const spec = JSON.parse(process.env.LARDER_BENCH_STORE ?? '');
 /**
@@ -49,6 +49,13 @@ const server = await startServer({
   },
 });
 process.on('message', (message) => {
+  // The server's CPU time so far (user + system, µs): the cost bench (bench/cost.ts) reads it around a fixed load.
+  if (message === 'cpu') {
+    process.send?.({ cpu: process.cpuUsage() });
+  }
+  if (message === 'pid') {
+    process.send?.({ pid: process.pid });
+  }
   if (message === 'rss') {
     const before = process.memoryUsage();
     // Started with --expose-gc: the live set, next to what the process happens to hold after the load.

@@ -42,7 +42,7 @@ const insufficientScope = (): LarderError =>
   });
 
 /**
- * Authorizes a retail call. Verified tokens are cached (LRU keyed by the token string, honouring `exp`), so
+ * Authorizes a retail call. Verified tokens are cached (LRU keyed by the Authorization header, honouring `exp`), so
  * the hot path is a Map lookup plus checks against the in-memory client table: no ECDSA per request. The
  * client's current state (revocation, scopes, locations) is checked on every call, so changes apply to
  * tokens already issued.
@@ -62,20 +62,20 @@ export const createRetailGuard = ({
   // Concurrent first uses of one token share one signature verification.
   const pending = new Map<string, Promise<VerifiedToken>>();
 
-  const verify = async (token: string): Promise<VerifiedToken> => {
+  const verify = async (authorization: string, token: string): Promise<VerifiedToken> => {
     let result = await verifyAccessToken(token, state.keys(), settings, clock);
     if (!result.ok && result.unknownKey && (await state.reloadForUnknownKey()))
       result = await verifyAccessToken(token, state.keys(), settings, clock);
     if (!result.ok) throw invalidToken(result.reason);
-    verified.set(token, result.token);
+    verified.set(authorization, result.token);
     return result.token;
   };
 
-  const verifyOnce = (token: string): Promise<VerifiedToken> => {
-    let promise = pending.get(token);
+  const verifyOnce = (authorization: string, token: string): Promise<VerifiedToken> => {
+    let promise = pending.get(authorization);
     if (promise === undefined) {
-      promise = verify(token).finally(() => pending.delete(token));
-      pending.set(token, promise);
+      promise = verify(authorization, token).finally(() => pending.delete(authorization));
+      pending.set(authorization, promise);
     }
     return promise;
   };
@@ -96,14 +96,10 @@ export const createRetailGuard = ({
   };
 
   return async (authorization, locationId) => {
-    const match = authorization === undefined ? null : BEARER.exec(authorization);
-    if (match === null) {
-      if (authorization !== undefined && /^Bearer +\S/i.test(authorization))
-        throw invalidToken('The access token is malformed');
-      throw unauthenticated();
-    }
-    const text = match[1] as string;
-    let token = verified.get(text);
+    if (authorization === undefined) throw unauthenticated();
+    // Keyed by the whole Authorization header: a header seen and verified before needs no regex, and its hash
+    // (which V8 keeps on the string) serves every later lookup of this request.
+    let token = verified.get(authorization);
     // A deleted key, an expiry or a clock moved back before issue drops the entry; verification says why.
     const now = clock.now();
     if (
@@ -114,10 +110,17 @@ export const createRetailGuard = ({
         state.keys().verificationKey(token.kid) !== undefined
       )
     ) {
-      verified.delete(text);
+      verified.delete(authorization);
       token = undefined;
     }
-    token ??= await verifyOnce(text);
+    if (token === undefined) {
+      const match = BEARER.exec(authorization);
+      if (match === null) {
+        if (/^Bearer +\S/i.test(authorization)) throw invalidToken('The access token is malformed');
+        throw unauthenticated();
+      }
+      token = await verifyOnce(authorization, match[1] as string);
+    }
     // One promise per call on the hot path (cached token, known client): nothing else is awaited.
     return decide(
       token,

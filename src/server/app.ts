@@ -269,10 +269,7 @@ export const createApp = async ({
       authorize:
         retailLimit === undefined
           ? authorize
-          : (c, next) =>
-              authorize(c, async () => {
-                await retailLimit(c, next);
-              }),
+          : (c, next) => authorize(c, () => retailLimit(c, next) as Promise<void>),
       records,
     }),
   );

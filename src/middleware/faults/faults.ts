@@ -169,11 +169,7 @@ const apply = async (
  */
 export const injectFaults = (deps: FaultsDeps): MiddlewareHandler => {
   const { control, allowHeader, operationOf, skip } = deps;
-  return async (c, next) => {
-    const path = c.req.path;
-    if (skip(path)) return next();
-    const header = allowHeader ? requestHeader(c, HEADER_KEY) : undefined;
-    if (header === undefined && control?.active !== true) return next();
+  const injected = async (c: Context, next: Next, path: string, header: string | undefined) => {
     let fault: AppliedFault | undefined;
     const request = faultRequest(c, path, operationOf(c.req.method, path));
     if (header !== undefined) fault = parseFaultHeader(header);
@@ -190,5 +186,13 @@ export const injectFaults = (deps: FaultsDeps): MiddlewareHandler => {
     const response = await apply(c, next, fault, deps);
     if (response !== undefined) c.res = response;
     return response;
+  };
+  // Not async: with no rule and no header (the sandbox's usual state) a request passes straight through.
+  return (c, next) => {
+    const path = c.req.path;
+    if (skip(path)) return next();
+    const header = allowHeader ? requestHeader(c, HEADER_KEY) : undefined;
+    if (header === undefined && control?.active !== true) return next();
+    return injected(c, next, path, header);
   };
 };

@@ -32,7 +32,8 @@ export const journalRequests =
       await next();
     } finally {
       const entry = facts as RecordedEntry;
-      const location = requestHeader(c, LOCATION_HEADER_KEY)?.trim();
+      // Authorized retail requests have it parsed already; only refused ones need the header read again.
+      const location = c.get('locationId') ?? requestHeader(c, LOCATION_HEADER_KEY)?.trim();
       const path = c.req.path;
       const operation = operationOf(c.req.method, path);
       entry.timeMs = timeMs;

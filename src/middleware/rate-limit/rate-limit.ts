@@ -1,4 +1,5 @@
-import type { Context, MiddlewareHandler } from 'hono';
+import type { HttpBindings } from '@hono/node-server';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import { oauthError } from '../../auth/oauth-token-route.js';
 import { claimedClientId, collectingFacts, noteFacts } from '../../http/request-facts.js';
 import { requestHeader } from '../../http/request-header.js';
@@ -33,16 +34,33 @@ const stateHeaders = (policies: readonly RatePolicy[]) => {
   const names = policies.map(policyName);
   const limits = policies.map((p) => String(p.limit));
   const policyHeader = policies.map((p, i) => `${names[i]};q=${p.limit};w=${p.windowMs / 1000}`).join(', ');
-  /** Hands each field to `set`: the context's headers as a rule, an error's headers on a refusal. */
-  return (verdict: RateVerdict, nowMs: number, set: (name: string, value: string) => void): void => {
-    const reset = Math.max(0, Math.ceil((verdict.resetMs - nowMs) / 1000));
-    set('RateLimit-Policy', policyHeader);
-    set('RateLimit', `${names[verdict.policy]};r=${verdict.remaining};t=${reset}`);
-    set('X-RateLimit-Limit', limits[verdict.policy]!);
-    set('X-RateLimit-Remaining', String(verdict.remaining));
-    set('X-RateLimit-Reset', String(Math.ceil(verdict.resetMs / 1000)));
+  // The Unix-time reset changes once a window: its text is kept rather than made per request.
+  let resetMs = -1;
+  let resetText = '';
+  /** Hands each field to `target`: the Node response as a rule, an error's headers on a refusal. */
+  return (verdict: RateVerdict, nowMs: number, target: HeaderTarget): void => {
+    if (verdict.resetMs !== resetMs) {
+      resetMs = verdict.resetMs;
+      resetText = String(Math.ceil(resetMs / 1000));
+    }
+    const reset = Math.max(0, Math.ceil((resetMs - nowMs) / 1000));
+    target.setHeader('RateLimit-Policy', policyHeader);
+    target.setHeader('RateLimit', `${names[verdict.policy]};r=${verdict.remaining};t=${reset}`);
+    target.setHeader('X-RateLimit-Limit', limits[verdict.policy]!);
+    target.setHeader('X-RateLimit-Remaining', String(verdict.remaining));
+    target.setHeader('X-RateLimit-Reset', resetText);
   };
 };
+
+interface HeaderTarget {
+  setHeader(name: string, value: string): unknown;
+}
+
+/** The Node response when served over node:http (Hono's own header map would be built and merged per request). */
+const headerTarget = (c: Context): HeaderTarget =>
+  (c.env as Partial<HttpBindings> | undefined)?.outgoing ?? {
+    setHeader: (name, value) => c.header(name, value),
+  };
 
 /**
  * The platform's rate limits: every counted request carries the limit state; past a limit the answer is 429
@@ -58,26 +76,40 @@ export const rateLimit = ({
   tokenPath,
 }: RateLimitDeps): MiddlewareHandler => {
   const setHeaders = stateHeaders(policies);
-  return async (c, next) => {
-    const setHeader = (name: string, value: string) => c.header(name, value);
+  const refuse = (c: Context, verdict: RateVerdict, nowMs: number): Promise<Response> => {
+    // Refused before any handler names the client: the journal (and the report) learn it from the credentials.
+    if (collectingFacts(c) && c.req.path === tokenPath) {
+      const clientId = claimedClientId(requestHeader(c, 'authorization'));
+      if (clientId !== undefined) noteFacts(c, { clientId });
+    }
+    const headers: Record<string, string> = { 'Retry-After': String(verdict.retryAfterSeconds) };
+    setHeaders(verdict, nowMs, {
+      setHeader: (name, value) => {
+        headers[name] = value;
+      },
+    });
+    if (c.req.path === tokenPath)
+      return Promise.resolve(
+        oauthError(c, 429, 'temporarily_unavailable', 'Rate limit exceeded; retry later', headers),
+      );
+    return Promise.reject(new LarderError('ERR_RATE_LIMIT_EXCEEDED', { headers }));
+  };
+  const decide = (
+    c: Context,
+    next: Next,
+    verdict: RateVerdict,
+    nowMs: number,
+  ): ReturnType<MiddlewareHandler> => {
+    if (!verdict.allowed) return refuse(c, verdict, nowMs);
+    setHeaders(verdict, nowMs, headerTarget(c));
+    return next();
+  };
+  // Not async: in one process the verdict is there at once, and an async wrapper costs a promise per request.
+  return (c, next) => {
     const nowMs = clock.now();
     const taken = limiter.take(scopeOf(c), keyOf(c), nowMs);
-    const verdict = taken instanceof Promise ? await taken : taken;
-    if (!verdict.allowed) {
-      // Refused before any handler names the client: the journal (and the report) learn it from the credentials.
-      if (collectingFacts(c) && c.req.path === tokenPath) {
-        const clientId = claimedClientId(requestHeader(c, 'authorization'));
-        if (clientId !== undefined) noteFacts(c, { clientId });
-      }
-      const headers: Record<string, string> = { 'Retry-After': String(verdict.retryAfterSeconds) };
-      setHeaders(verdict, nowMs, (name, value) => {
-        headers[name] = value;
-      });
-      if (c.req.path === tokenPath)
-        return oauthError(c, 429, 'temporarily_unavailable', 'Rate limit exceeded; retry later', headers);
-      throw new LarderError('ERR_RATE_LIMIT_EXCEEDED', { headers });
-    }
-    setHeaders(verdict, nowMs, setHeader);
-    await next();
+    return taken instanceof Promise
+      ? taken.then((verdict) => decide(c, next, verdict, nowMs))
+      : decide(c, next, taken, nowMs);
   };
 };

@@ -31,3 +31,21 @@ test('a handler that answers in time is untouched', async () => {
   assert.equal(response.status, 200);
   assert.equal(await response.text(), 'ok');
 });
+
+test('every request stuck at once gets its own 503, and a quick one among them is untouched', async () => {
+  const answers = await Promise.all([
+    app.request('/stuck'),
+    app.request('/quick'),
+    app.request('/stuck'),
+    app.request('/stuck'),
+  ]);
+  assert.deepEqual(
+    answers.map((answer) => answer.status),
+    [503, 200, 503, 503],
+  );
+  const refused = answers.filter((answer) => answer.status === 503);
+  const ids = await Promise.all(
+    refused.map(async (answer) => ((await answer.json()) as { requestId: string }).requestId),
+  );
+  assert.equal(new Set(ids).size, 3);
+});

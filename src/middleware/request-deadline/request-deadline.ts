@@ -1,31 +1,56 @@
 import type { MiddlewareHandler } from 'hono';
 import { LarderError } from '../../shared/errors.js';
 
+interface InFlight {
+  deadline: number;
+  fail: (error: unknown) => void;
+}
+
+/** How often the requests in flight are checked: the deadline fires up to this much late (a tenth of it, ≥ 10 ms). */
+const sweepEvery = (timeoutMs: number): number => Math.max(10, Math.min(1000, Math.round(timeoutMs / 10)));
+
 /**
  * Answers 503 (canRetry) when the handler has not produced a response within `timeoutMs`: a database that went
  * silent, or a pool with no free connection, costs a caller seconds, never an open-ended wait. The handler's
  * work is not cancelled (the store's own timeouts end it); its late result is dropped. Real time on purpose:
  * this bounds how long a caller waits, whatever the sandbox's virtual clock says.
+ *
+ * One sweep over the requests in flight rather than a timer and a Promise.race per request: with one deadline for
+ * all, requests expire in the order they started, so a sweep stops at the first that has time left, and a request
+ * costs a Set entry instead of a timer-list insert and removal (a measurable share of a cached GET by id).
  */
-export const requestDeadline =
-  (timeoutMs: number): MiddlewareHandler =>
-  async (_c, next) => {
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new LarderError('ERR_UNAVAILABLE', {
-              message: `The request did not complete within ${timeoutMs / 1000} s; retry shortly.`,
-              headers: { 'Retry-After': '1' },
-            }),
-          ),
-        timeoutMs,
+export const requestDeadline = (timeoutMs: number): MiddlewareHandler => {
+  const inFlight = new Set<InFlight>();
+  let sweeper: NodeJS.Timeout | undefined;
+  const sweep = () => {
+    const now = Date.now();
+    for (const request of inFlight) {
+      if (request.deadline > now) break;
+      inFlight.delete(request);
+      request.fail(
+        new LarderError('ERR_UNAVAILABLE', {
+          message: `The request did not complete within ${timeoutMs / 1000} s; retry shortly.`,
+          headers: { 'Retry-After': '1' },
+        }),
       );
-    });
-    try {
-      await Promise.race([next(), expired]);
-    } finally {
-      clearTimeout(timer);
+    }
+    if (inFlight.size === 0) {
+      clearInterval(sweeper);
+      sweeper = undefined;
     }
   };
+  return async (_c, next) => {
+    const request: InFlight = { deadline: Date.now() + timeoutMs, fail: () => {} };
+    inFlight.add(request);
+    // Stopped by the sweep that finds nothing in flight, so an idle server holds no timer.
+    sweeper ??= setInterval(sweep, sweepEvery(timeoutMs));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        request.fail = reject;
+        next().then(resolve, reject);
+      });
+    } finally {
+      inFlight.delete(request);
+    }
+  };
+};

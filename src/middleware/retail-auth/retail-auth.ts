@@ -21,20 +21,24 @@ declare module 'hono' {
 
 const LOCATION_HEADER_KEY = LOCATION_HEADER.toLowerCase();
 
-/** A token's journal facts, worked out once per token: a hash and a JSON parse per request cost too much. */
+/**
+ * A token's journal facts, worked out once per Authorization header: a hash, a JSON parse (or even the regex that
+ * finds the token) per request cost too much.
+ */
 const tokenFacts = new Map<string, { tokenFingerprint: string; clientId?: string }>();
 const MAX_TOKEN_FACTS = 10_000;
 
 /** For the journal: which token was used, and whose it claims to be (refused tokens included). */
 const noteToken = (c: Context, authorization: string | undefined): void => {
-  const token = /^Bearer +(\S+)/i.exec(authorization ?? '')?.[1];
-  if (token === undefined) return;
-  let facts = tokenFacts.get(token);
+  if (authorization === undefined) return;
+  let facts = tokenFacts.get(authorization);
   if (facts === undefined) {
+    const token = /^Bearer +(\S+)/i.exec(authorization)?.[1];
+    if (token === undefined) return;
     const clientId = unverifiedClientId(token);
     facts = { tokenFingerprint: tokenFingerprint(token), ...(clientId === undefined ? {} : { clientId }) };
     if (tokenFacts.size >= MAX_TOKEN_FACTS) tokenFacts.clear();
-    tokenFacts.set(token, facts);
+    tokenFacts.set(authorization, facts);
   }
   noteFacts(c, facts);
 };
@@ -58,7 +62,9 @@ export const retailAuth =
       });
     }
     const principal = await guard(authorization, locationId);
-    if (collectingFacts(c)) noteFacts(c, { clientId: principal.clientId });
+    const facts = c.get('facts');
+    // Usually the token's claim already named it (noteToken): no object and no copy per request then.
+    if (facts !== undefined && facts.clientId !== principal.clientId) facts.clientId = principal.clientId;
     // After the grant: a client learns whether a location exists only when it may read it.
     if (!(await locationExists(locationId)))
       throw new LarderError('ERR_LOCATION_NOT_FOUND', {

@@ -1,0 +1,232 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { LOCATION_HEADER } from '../src/shared/limits.js';
+import { type Child, startChild } from './children.js';
+import { createBenchClient, logIn } from './larder-process.js';
+import { machineLine } from './report.js';
+import { openSpec, type StoreSpec } from './stores.js';
+
+/**
+ * What each optional path costs (`npm run bench -- --cost`): the server's own CPU time per request, with the path
+ * off and on, on the same store, in alternating rounds. Throughput ratios on a 2-core machine where the load
+ * generator shares the cores swing ±0.1 run to run, which hides a 5% cost; CPU time per request, read by the
+ * server itself (process.cpuUsage) around a fixed number of requests, does not depend on how the cores were shared.
+ * Every configuration runs at once in its own process, so a round measures each in turn within seconds.
+ */
+
+export interface CostPath {
+  key: string;
+  label: string;
+  env: Record<string, string>;
+}
+
+export const COST_PATHS: readonly CostPath[] = [
+  { key: 'off', label: 'all optional paths off', env: {} },
+  { key: 'sandbox', label: 'admin API + journal (--admin-token)', env: { LARDER_BENCH_SANDBOX: '1' } },
+  {
+    key: 'rate-limit',
+    label: '--rate-limit platform, never triggering',
+    env: { LARDER_BENCH_RATE_LIMIT: 'platform-high' },
+  },
+  { key: 'metrics', label: 'metrics (--metrics-port)', env: { LARDER_BENCH_METRICS: '1' } },
+  { key: 'access-log', label: 'access log (--log-level info)', env: { LARDER_BENCH_ACCESS_LOG: '1' } },
+];
+
+interface CostLoad {
+  key: string;
+  label: string;
+  method: 'GET' | 'POST';
+  paths: readonly string[];
+  body?: string;
+  /** Requests per measurement: enough for about two seconds of load. */
+  requests: number;
+}
+
+export interface CostInput {
+  spec: StoreSpec;
+  location: string;
+  poPaths: readonly string[];
+  rounds: number;
+  connections: number;
+  out: string;
+  /** Request keys to measure (get-po, search-first); all when empty. */
+  only: readonly string[];
+  /** Configuration keys to measure besides off (sandbox, rate-limit, metrics, access-log); all when empty. */
+  paths: readonly string[];
+  /** Writes a CPU profile of each configuration's server into <dir>/<configuration>/. */
+  cpuProf: string | undefined;
+  log: (line: string) => void;
+}
+
+interface Server {
+  path: CostPath;
+  child: Child;
+  token: string;
+}
+
+const fire = async (server: Server, load: CostLoad, input: CostInput, amount: number): Promise<number> => {
+  let next = 0;
+  const result = await autocannon({
+    url: server.child.url,
+    connections: input.connections,
+    amount,
+    method: load.method,
+    headers: {
+      authorization: `Bearer ${server.token}`,
+      [LOCATION_HEADER]: input.location,
+      ...(load.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(load.body === undefined ? {} : { body: load.body }),
+    requests: [
+      {
+        setupRequest: (request) => {
+          request.path = load.paths[next]!;
+          next = next + 1 === load.paths.length ? 0 : next + 1;
+          return request;
+        },
+      },
+    ],
+  });
+  return result.non2xx + result.errors + result.timeouts;
+};
+
+interface CpuUsage {
+  user: number;
+  system: number;
+}
+
+/** Server CPU µs per request over `amount` requests: user (the JavaScript and what it calls) and system. */
+const measureOnce = async (server: Server, load: CostLoad, input: CostInput): Promise<CpuUsage> => {
+  const before = await server.child.ask<CpuUsage>('cpu', 'cpu');
+  const failures = await fire(server, load, input, load.requests);
+  const after = await server.child.ask<CpuUsage>('cpu', 'cpu');
+  if (failures > 0) throw new Error(`${server.path.key} ${load.key}: ${failures} failed requests`);
+  return {
+    user: (after.user - before.user) / load.requests,
+    system: (after.system - before.system) / load.requests,
+  };
+};
+
+const SERVER_CPU = 0;
+const LOAD_CPU = 1;
+
+/** Pins a process and all its threads to one CPU (Linux taskset; without it the figures are only noisier). */
+const pin = (pid: number, cpu: number): void => {
+  const result = spawnSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' });
+  if (result.status !== 0) throw new Error(`taskset could not pin process ${pid} to CPU ${cpu}`);
+};
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+export const runCost = async (input: CostInput): Promise<void> => {
+  const { spec, log } = input;
+  const allLoads: CostLoad[] = [
+    {
+      key: 'get-po',
+      label: 'GET purchase order by id',
+      method: 'GET',
+      paths: input.poPaths,
+      requests: 30_000,
+    },
+    {
+      key: 'search-first',
+      label: 'First search page (100 purchase orders, includeArchived)',
+      method: 'POST',
+      paths: ['/v1/purchaseOrders/search'],
+      body: JSON.stringify({ includeArchived: true }),
+      requests: 2_000,
+    },
+  ];
+  const loads = allLoads.filter((load) => input.only.length === 0 || input.only.includes(load.key));
+  const paths = COST_PATHS.filter(
+    (path) => path.key === 'off' || input.paths.length === 0 || input.paths.includes(path.key),
+  );
+  const servers: Server[] = [];
+  // The load generator on one core, every server on the other: left to the scheduler, a server sometimes shares
+  // a core with the load generator, and its CPU per request then swings by a third between runs.
+  pin(process.pid, LOAD_CPU);
+  try {
+    for (const path of paths) {
+      const store = await openSpec(spec);
+      const client = await createBenchClient(store);
+      await store.close();
+      const child = await startChild('server-child.mjs', {
+        env: { ...path.env, LARDER_BENCH_STORE: JSON.stringify(spec) },
+        execArgv: [
+          '--expose-gc',
+          ...(input.cpuProf === undefined
+            ? []
+            : ['--cpu-prof', `--cpu-prof-dir=${join(input.cpuProf, path.key)}`]),
+        ],
+      });
+      pin(await child.ask<number>('pid', 'pid'), SERVER_CPU);
+      servers.push({ path, child, token: await logIn(child.url, client) });
+    }
+    const samples = new Map<string, CpuUsage[]>();
+    for (const load of loads)
+      for (const server of servers) {
+        // Warm-up: JIT, caches, the journal's ring filled once.
+        await fire(server, load, input, load.requests);
+        samples.set(`${load.key}/${server.path.key}`, []);
+      }
+    for (let round = 0; round < input.rounds; round++) {
+      for (const load of loads) {
+        // A different order each round, so drift on the machine does not always favour the same path.
+        const order = servers.map((_, i) => servers[(i + round) % servers.length]!);
+        for (const server of order) {
+          const perRequest = await measureOnce(server, load, input);
+          samples.get(`${load.key}/${server.path.key}`)!.push(perRequest);
+        }
+      }
+      log(`[cost] round ${round + 1} of ${input.rounds}`);
+    }
+    const lines = [
+      '# What each optional path costs: server CPU per request',
+      '',
+      `Machine: ${machineLine()}`,
+      '',
+      `Command: \`npm run bench -- --cost --rounds ${input.rounds}\` · ${new Date().toISOString()} · ${spec.backend} · ${input.connections} connections · each figure the median of ${input.rounds} alternating rounds of a fixed number of requests (${loads.map((load) => `${load.requests.toLocaleString('en-US')} for ${load.key}`).join(', ')}): the server's own CPU time (process.cpuUsage) divided by the requests. Every configuration runs at the same time in its own process on the same store, all pinned to CPU 0 and the load generator to CPU 1. User time is the JavaScript and what it calls, where an optional path does its work; system time is mostly the sockets, and moves with how the load generator and the server happened to share the two cores, so the user column is the steadier measure of a path's cost.`,
+      '',
+      '| Request | Configuration | user + system µs | user µs (min–max) | Cost vs off, user | Cost vs off, user + system |',
+      '|---|---|---:|---:|---:|---:|',
+    ];
+    const percent = (value: number) => `${value >= 0 ? '+' : ''}${(value * 100).toFixed(1)}%`;
+    const results: Record<string, unknown>[] = [];
+    for (const load of loads) {
+      const offSamples = samples.get(`${load.key}/off`)!;
+      const offUser = median(offSamples.map((sample) => sample.user));
+      const offTotal = median(offSamples.map((sample) => sample.user + sample.system));
+      for (const server of servers) {
+        const values = samples.get(`${load.key}/${server.path.key}`)!;
+        const users = values.map((sample) => sample.user);
+        const user = median(users);
+        const total = median(values.map((sample) => sample.user + sample.system));
+        const off = server.path.key === 'off';
+        results.push({
+          request: load.key,
+          path: server.path.key,
+          user,
+          total,
+          costUser: (user - offUser) / offUser,
+          costTotal: (total - offTotal) / offTotal,
+          samples: values,
+        });
+        lines.push(
+          `| ${load.label} | ${server.path.label} | ${total.toFixed(1)} | ${user.toFixed(1)} (${Math.min(...users).toFixed(1)}–${Math.max(...users).toFixed(1)}) | ${off ? '' : percent((user - offUser) / offUser)} | ${off ? '' : percent((total - offTotal) / offTotal)} |`,
+        );
+      }
+    }
+    mkdirSync(input.out, { recursive: true });
+    writeFileSync(join(input.out, `cost-${spec.backend}.md`), `${lines.join('\n')}\n`);
+    writeFileSync(join(input.out, `cost-${spec.backend}.json`), `${JSON.stringify(results, null, 2)}\n`);
+    log(lines.join('\n'));
+  } finally {
+    for (const server of servers) await server.child.stop();
+  }
+};
