@@ -40,7 +40,7 @@ interface CostLoad {
   method: 'GET' | 'POST';
   paths: readonly string[];
   body?: string;
-  /** Requests per measurement: enough for about two seconds of load. */
+  /** Requests per measurement: a second or two of load. */
   requests: number;
 }
 
@@ -132,7 +132,7 @@ export const runCost = async (input: CostInput): Promise<void> => {
       label: 'GET purchase order by id',
       method: 'GET',
       paths: input.poPaths,
-      requests: 30_000,
+      requests: 40_000,
     },
     {
       key: 'search-first',

@@ -1,3 +1,4 @@
+import { tokenFingerprint } from '../http/request-facts.js';
 import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
 import { type TokenSettings, type VerifiedToken, verifyAccessToken } from './access-tokens.js';
@@ -10,6 +11,13 @@ import { grantsRetailRead, RETAIL_INVENTORY_READ } from './scopes.js';
 export interface Principal {
   clientId: string;
   scopes: readonly string[];
+  /** For the request journal: the token's fingerprint, worked out once per token (absent for stand-in guards). */
+  tokenFingerprint?: string;
+}
+
+/** A verified token as cached, with its fingerprint. */
+interface CachedToken extends VerifiedToken {
+  fingerprint: string;
 }
 
 /**
@@ -58,20 +66,21 @@ export const createRetailGuard = ({
   clock: Clock;
   cacheSize?: number;
 }): RetailGuard => {
-  const verified = createLruCache<string, VerifiedToken>(cacheSize);
+  const verified = createLruCache<string, CachedToken>(cacheSize);
   // Concurrent first uses of one token share one signature verification.
-  const pending = new Map<string, Promise<VerifiedToken>>();
+  const pending = new Map<string, Promise<CachedToken>>();
 
-  const verify = async (authorization: string, token: string): Promise<VerifiedToken> => {
+  const verify = async (authorization: string, token: string): Promise<CachedToken> => {
     let result = await verifyAccessToken(token, state.keys(), settings, clock);
     if (!result.ok && result.unknownKey && (await state.reloadForUnknownKey()))
       result = await verifyAccessToken(token, state.keys(), settings, clock);
     if (!result.ok) throw invalidToken(result.reason);
-    verified.set(authorization, result.token);
-    return result.token;
+    const cached = { ...result.token, fingerprint: tokenFingerprint(token) };
+    verified.set(authorization, cached);
+    return cached;
   };
 
-  const verifyOnce = (authorization: string, token: string): Promise<VerifiedToken> => {
+  const verifyOnce = (authorization: string, token: string): Promise<CachedToken> => {
     let promise = pending.get(authorization);
     if (promise === undefined) {
       promise = verify(authorization, token).finally(() => pending.delete(authorization));
@@ -81,7 +90,7 @@ export const createRetailGuard = ({
   };
 
   const decide = (
-    token: VerifiedToken,
+    token: CachedToken,
     client: ClientGrant | undefined,
     locationId: string | undefined,
   ): Principal => {
@@ -92,7 +101,7 @@ export const createRetailGuard = ({
     if (!grantsRetailRead(scopes)) throw insufficientScope();
     if (locationId !== undefined && !grantsLocation(client, locationId))
       throw new LarderError('ERR_LOCATION_FORBIDDEN');
-    return { clientId: token.clientId, scopes };
+    return { clientId: token.clientId, scopes, tokenFingerprint: token.fingerprint };
   };
 
   return async (authorization, locationId) => {

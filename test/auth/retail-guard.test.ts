@@ -13,6 +13,7 @@ import { POLL_INTERVAL_MS } from '../../src/auth/auth-service.js';
 import { revokeClient, updateClientGrants } from '../../src/auth/clients.js';
 import type { AuthenticationResponse } from '../../src/auth/schemas.js';
 import { rotateSigningKey } from '../../src/auth/signing-keys.js';
+import { tokenFingerprint } from '../../src/http/request-facts.js';
 import { LarderError } from '../../src/shared/errors.js';
 import {
   type AuthHarness,
@@ -110,6 +111,7 @@ describe('retail guard (authorizeRetail)', () => {
     assert.deepEqual(await h.auth.guard(bearer, LOCATION), {
       clientId: client.clientId,
       scopes: ['retail.inventory:read'],
+      tokenFingerprint: tokenFingerprint(bearer.replace(/^Bearer /, '')),
     });
     // The guard answers one way, a promise, for a cached token too.
     const again = h.auth.guard(bearer, LOCATION);
@@ -204,6 +206,7 @@ describe('retail guard (authorizeRetail)', () => {
     assert.deepEqual(await h.auth.guard(bearer, LOCATION), {
       clientId: client.clientId,
       scopes: ['retail:read'],
+      tokenFingerprint: tokenFingerprint(bearer.replace(/^Bearer /, '')),
     });
   });
 

@@ -80,3 +80,28 @@ test('the ring keeps the newest `capacity` entries in order, filters and limits 
     ),
   );
 });
+
+test('paths and request ids come back exactly, short or long, ASCII or not, as their slots are reused', () => {
+  fc.assert(
+    fc.property(
+      fc.array(
+        fc.record({
+          path: fc.string({ unit: 'grapheme', maxLength: 300 }),
+          requestId: fc.string({ unit: 'grapheme', maxLength: 140 }),
+        }),
+        {
+          minLength: 1,
+          maxLength: 12,
+        },
+      ),
+      (values) => {
+        const journal = createJournal(3);
+        for (const [n, value] of values.entries()) journal.record(entry(n, value));
+        assert.deepEqual(
+          journal.list().map(({ path, requestId }) => ({ path, requestId })),
+          values.slice(-3).map(({ path, requestId }) => ({ path, requestId })),
+        );
+      },
+    ),
+  );
+});

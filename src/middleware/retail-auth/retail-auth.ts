@@ -1,11 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Principal, RetailGuard } from '../../auth/retail-guard.js';
-import {
-  collectingFacts,
-  noteFacts,
-  tokenFingerprint,
-  unverifiedClientId,
-} from '../../http/request-facts.js';
+import { noteFacts, tokenFingerprint, unverifiedClientId } from '../../http/request-facts.js';
 import { requestHeader } from '../../http/request-header.js';
 import { LarderError } from '../../shared/errors.js';
 import { LOCATION_HEADER } from '../../shared/limits.js';
@@ -44,27 +39,50 @@ const noteToken = (c: Context, authorization: string | undefined): void => {
 };
 
 /**
+ * The guard's verdict, with the journal told whose token it was. An accepted token's fingerprint comes with the
+ * principal (worked out once per token); only a refused one is looked at here.
+ */
+const guardedBy =
+  (guard: RetailGuard) =>
+  async (
+    c: Context,
+    authorization: string | undefined,
+    locationId: string | undefined,
+  ): Promise<Principal> => {
+    const facts = c.get('facts');
+    if (facts === undefined) return guard(authorization, locationId);
+    try {
+      const principal = await guard(authorization, locationId);
+      facts.clientId = principal.clientId;
+      if (principal.tokenFingerprint !== undefined) facts.tokenFingerprint = principal.tokenFingerprint;
+      return principal;
+    } catch (error) {
+      noteToken(c, authorization);
+      throw error;
+    }
+  };
+
+/**
  * Retail authorization, before a handler touches data: the token first (401/403), then the location header
  * (400), then the grant (403), then whether the location exists (404). With the header missing the token is still checked, so an anonymous caller
  * learns nothing but "401".
  */
-export const retailAuth =
-  (guard: RetailGuard, locationExists: (locationId: string) => Promise<boolean>): MiddlewareHandler =>
-  async (c, next) => {
+export const retailAuth = (
+  guard: RetailGuard,
+  locationExists: (locationId: string) => Promise<boolean>,
+): MiddlewareHandler => {
+  const guarded = guardedBy(guard);
+  return async (c, next) => {
     const authorization = requestHeader(c, 'authorization');
-    if (collectingFacts(c)) noteToken(c, authorization);
     const locationId = requestHeader(c, LOCATION_HEADER_KEY)?.trim();
     if (locationId === undefined || locationId === '') {
-      await guard(authorization, undefined);
+      await guarded(c, authorization, undefined);
       throw new LarderError('ERR_LOCATION_HEADER', {
         fieldName: LOCATION_HEADER,
         message: `The ${LOCATION_HEADER} header is required and must not be empty.`,
       });
     }
-    const principal = await guard(authorization, locationId);
-    const facts = c.get('facts');
-    // Usually the token's claim already named it (noteToken): no object and no copy per request then.
-    if (facts !== undefined && facts.clientId !== principal.clientId) facts.clientId = principal.clientId;
+    const principal = await guarded(c, authorization, locationId);
     // After the grant: a client learns whether a location exists only when it may read it.
     if (!(await locationExists(locationId)))
       throw new LarderError('ERR_LOCATION_NOT_FOUND', {
@@ -75,3 +93,4 @@ export const retailAuth =
     c.set('locationId', locationId);
     await next();
   };
+};
