@@ -173,7 +173,16 @@ export const createJournal = (capacity = DEFAULT_JOURNAL_SIZE): Journal => {
     },
     clear: () => {
       // Drop the references now, so what a cleared journal held can be collected.
-      for (const column of [method, longPath, longId, operation, clientId, location, tokenFingerprint, extras])
+      for (const column of [
+        method,
+        longPath,
+        longId,
+        operation,
+        clientId,
+        location,
+        tokenFingerprint,
+        extras,
+      ])
         column.fill(undefined as never);
       oldest = seq;
     },
