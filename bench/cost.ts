@@ -55,6 +55,8 @@ export interface CostInput {
   only: readonly string[];
   /** Configuration keys to measure besides off (sandbox, rate-limit, metrics, access-log); all when empty. */
   paths: readonly string[];
+  /** Only proves the run works (`--smoke`): a hundredth of the requests. */
+  smoke: boolean;
   /** Writes a CPU profile of each configuration's server into <dir>/<configuration>/. */
   cpuProf: string | undefined;
   log: (line: string) => void;
@@ -143,7 +145,9 @@ export const runCost = async (input: CostInput): Promise<void> => {
       requests: 2_000,
     },
   ];
-  const loads = allLoads.filter((load) => input.only.length === 0 || input.only.includes(load.key));
+  const loads = allLoads
+    .filter((load) => input.only.length === 0 || input.only.includes(load.key))
+    .map((load) => (input.smoke ? { ...load, requests: Math.ceil(load.requests / 100) } : load));
   const paths = COST_PATHS.filter(
     (path) => path.key === 'off' || input.paths.length === 0 || input.paths.includes(path.key),
   );
@@ -193,8 +197,8 @@ export const runCost = async (input: CostInput): Promise<void> => {
       '',
       `Command: \`npm run bench -- --cost --rounds ${input.rounds}\` · ${new Date().toISOString()} · ${spec.backend} · ${input.connections} connections · each figure the median of ${input.rounds} alternating rounds of a fixed number of requests (${loads.map((load) => `${load.requests.toLocaleString('en-US')} for ${load.key}`).join(', ')}): the server's own CPU time (process.cpuUsage) divided by the requests. Every configuration runs at the same time in its own process on the same store, all pinned to CPU 0 and the load generator to CPU 1. User time is the JavaScript and what it calls, where an optional path does its work; system time is mostly the sockets, and moves with how the load generator and the server happened to share the two cores, so the user column is the steadier measure of a path's cost.`,
       '',
-      '| Request | Configuration | user + system µs | user µs (min–max) | Cost vs off, user | Cost vs off, user + system |',
-      '|---|---|---:|---:|---:|---:|',
+      '| Request | Configuration | user + system µs | user µs (min–max) | Cost vs off, user | Cost vs off, user + system | Cost vs off, paired by round |',
+      '|---|---|---:|---:|---:|---:|---:|',
     ];
     const percent = (value: number) => `${value >= 0 ? '+' : ''}${(value * 100).toFixed(1)}%`;
     const results: Record<string, unknown>[] = [];
@@ -208,6 +212,13 @@ export const runCost = async (input: CostInput): Promise<void> => {
         const user = median(users);
         const total = median(values.map((sample) => sample.user + sample.system));
         const off = server.path.key === 'off';
+        // Each round measures every configuration within seconds: its ratio to off cancels slower drift.
+        const paired = median(
+          values.map(
+            (sample, round) =>
+              (sample.user + sample.system) / (offSamples[round]!.user + offSamples[round]!.system) - 1,
+          ),
+        );
         results.push({
           request: load.key,
           path: server.path.key,
@@ -215,10 +226,11 @@ export const runCost = async (input: CostInput): Promise<void> => {
           total,
           costUser: (user - offUser) / offUser,
           costTotal: (total - offTotal) / offTotal,
+          costPaired: paired,
           samples: values,
         });
         lines.push(
-          `| ${load.label} | ${server.path.label} | ${total.toFixed(1)} | ${user.toFixed(1)} (${Math.min(...users).toFixed(1)}–${Math.max(...users).toFixed(1)}) | ${off ? '' : percent((user - offUser) / offUser)} | ${off ? '' : percent((total - offTotal) / offTotal)} |`,
+          `| ${load.label} | ${server.path.label} | ${total.toFixed(1)} | ${user.toFixed(1)} (${Math.min(...users).toFixed(1)}–${Math.max(...users).toFixed(1)}) | ${off ? '' : percent((user - offUser) / offUser)} | ${off ? '' : percent((total - offTotal) / offTotal)} | ${off ? '' : percent(paired)} |`,
         );
       }
     }

@@ -646,6 +646,7 @@ const main = async () => {
           cpuProf: options.cpuProf,
           only: options.only,
           paths: options.costPaths,
+          smoke: options.smoke,
           log,
         });
       return;

@@ -132,3 +132,36 @@ test('npm run bench -- --scale measures cost against size and draws the chart', 
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('npm run bench -- --cost --smoke prices every optional path in server CPU per request', {
+  timeout: 240_000,
+  skip: missing,
+}, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'larder-bench-cost-'));
+  try {
+    const run = await runNode(
+      ['--import', 'tsx', 'bench/run.ts', '--cost', '--smoke', '--dataset', 'demo', '--out', dir],
+      { cwd: ROOT },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const table = await readFile(join(dir, 'cost-sqlite.md'), 'utf8');
+    for (const path of [
+      'all optional paths off',
+      'admin API + journal',
+      '--rate-limit platform',
+      'metrics',
+      'access log',
+    ])
+      for (const request of ['GET purchase order by id', 'First search page'])
+        assert.match(
+          table,
+          new RegExp(`\\| ${request}[^|]*\\| ${path.replace(/[+]/g, '\\$&')}[^|]*\\| [0-9.]+ \\|`),
+          `${request}: ${path}`,
+        );
+    const results = JSON.parse(await readFile(join(dir, 'cost-sqlite.json'), 'utf8')) as { user: number }[];
+    assert.equal(results.length, 10);
+    for (const result of results) assert.ok(result.user > 0);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
