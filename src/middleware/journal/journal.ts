@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { type RequestFacts, startFacts } from '../../http/request-facts.js';
 import { requestHeader } from '../../http/request-header.js';
 import type { Journal, RecordedEntry } from '../../sandbox/journal.js';
@@ -21,29 +21,40 @@ export interface JournalDeps {
  * facts object becomes the entry, which the journal copies into its columns (src/sandbox/journal.ts), so nothing
  * of the request outlives it but a few strings; the ISO time is made only when the journal is read.
  */
-export const journalRequests =
-  ({ journal, clock, operationOf, skipPrefix }: JournalDeps): MiddlewareHandler =>
-  async (c, next) => {
+export const journalRequests = ({
+  journal,
+  clock,
+  operationOf,
+  skipPrefix,
+}: JournalDeps): MiddlewareHandler => {
+  const finish = (c: Context, facts: RequestFacts, timeMs: number, started: number): void => {
+    const entry = facts as RecordedEntry;
+    // Authorized retail requests have it parsed already; only refused ones need the header read again.
+    const location = c.get('locationId') ?? requestHeader(c, LOCATION_HEADER_KEY)?.trim();
+    const path = c.req.path;
+    const operation = operationOf(c.req.method, path);
+    entry.timeMs = timeMs;
+    entry.method = c.req.method;
+    entry.path = path;
+    if (operation !== undefined) entry.operation = operation;
+    if (facts.status === undefined) entry.status = c.res.status;
+    entry.durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+    if (location !== undefined && location !== '') entry.location = location;
+    entry.requestId = c.get('requestId');
+    journal.record(entry);
+  };
+  // Not async: one `then` on the rest of the pipeline costs less than an async frame awaiting it, per request.
+  return (c, next) => {
     if (skipPrefix !== undefined && c.req.path.startsWith(skipPrefix)) return next();
     const timeMs = clock.now();
     const started = performance.now();
     const facts: RequestFacts = startFacts(c);
-    try {
-      await next();
-    } finally {
-      const entry = facts as RecordedEntry;
-      // Authorized retail requests have it parsed already; only refused ones need the header read again.
-      const location = c.get('locationId') ?? requestHeader(c, LOCATION_HEADER_KEY)?.trim();
-      const path = c.req.path;
-      const operation = operationOf(c.req.method, path);
-      entry.timeMs = timeMs;
-      entry.method = c.req.method;
-      entry.path = path;
-      if (operation !== undefined) entry.operation = operation;
-      if (facts.status === undefined) entry.status = c.res.status;
-      entry.durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-      if (location !== undefined && location !== '') entry.location = location;
-      entry.requestId = c.get('requestId');
-      journal.record(entry);
-    }
+    return next().then(
+      () => finish(c, facts, timeMs, started),
+      (error: unknown) => {
+        finish(c, facts, timeMs, started);
+        throw error;
+      },
+    );
   };
+};

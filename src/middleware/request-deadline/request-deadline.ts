@@ -39,18 +39,24 @@ export const requestDeadline = (timeoutMs: number): MiddlewareHandler => {
       sweeper = undefined;
     }
   };
-  return async (_c, next) => {
+  // Not async: one promise per request, settled by the pipeline or by the sweep, whichever comes first.
+  return (_c, next) => {
     const request: InFlight = { deadline: Date.now() + timeoutMs, fail: () => {} };
     inFlight.add(request);
     // Stopped by the sweep that finds nothing in flight, so an idle server holds no timer.
     sweeper ??= setInterval(sweep, sweepEvery(timeoutMs));
-    try {
-      await new Promise<void>((resolve, reject) => {
-        request.fail = reject;
-        next().then(resolve, reject);
-      });
-    } finally {
-      inFlight.delete(request);
-    }
+    return new Promise<void>((resolve, reject) => {
+      request.fail = reject;
+      next().then(
+        () => {
+          inFlight.delete(request);
+          resolve();
+        },
+        (error: unknown) => {
+          inFlight.delete(request);
+          reject(error);
+        },
+      );
+    });
   };
 };
