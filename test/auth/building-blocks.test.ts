@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { createSecretHasher, generateClientSecret } from '../../src/auth/client-secret.js';
 import { createFailureThrottle, parseThrottleLimit, throttleKeys } from '../../src/auth/failure-throttle.js';
 import { createLruCache } from '../../src/auth/lru-cache.js';
@@ -69,6 +70,25 @@ describe('LRU cache', () => {
     assert.equal(cache.get('b'), undefined);
     assert.equal(cache.get('a'), 1);
     assert.equal(cache.size, 2);
+  });
+
+  it('keeps a key used on every other request, however many other keys come and go', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 2, max: 8 }),
+        fc.array(fc.integer({ min: 1, max: 1000 }), { maxLength: 300 }),
+        (max, others) => {
+          const cache = createLruCache<number, number>(max);
+          cache.set(0, 0);
+          for (const key of others) {
+            // The hot key: a miss here would cost the guard a signature check per request.
+            assert.equal(cache.get(0), 0);
+            if (cache.get(key) === undefined) cache.set(key, key);
+            assert.ok(cache.size <= max);
+          }
+        },
+      ),
+    );
   });
 });
 
