@@ -32,12 +32,20 @@ const readLimited = async (request: Request, maxBytes: number): Promise<string> 
   return Buffer.concat(chunks).toString('utf8');
 };
 
+const cutOff = () => new LarderError('ERR_BODY_NOT_JSON', { message: 'The request body was cut off.' });
+
 /**
  * The same from Node's request stream: a fetch Request (web stream, abort signal) costs more than a small search
  * body. Past the limit the rest is drained, not the socket destroyed, so the 413 still reaches the client.
  */
 const readIncoming = (incoming: IncomingMessage, maxBytes: number): Promise<string> =>
   new Promise((resolve, reject) => {
+    // Gone before the handler came to read it (a client that timed out while its request waited): its 'close'
+    // has fired already and its 'end' never will, so without this the handler would wait for the deadline.
+    if (incoming.destroyed && !incoming.readableEnded) {
+      reject(cutOff());
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     const settle = (error: LarderError | undefined) => {
@@ -55,8 +63,7 @@ const readIncoming = (incoming: IncomingMessage, maxBytes: number): Promise<stri
     };
     const onEnd = () => settle(undefined);
     // A client that goes away mid-body: nobody reads the answer, but the handler must not wait forever.
-    const onClose = () =>
-      settle(new LarderError('ERR_BODY_NOT_JSON', { message: 'The request body was cut off.' }));
+    const onClose = () => settle(cutOff());
     incoming.on('data', onData).once('end', onEnd).once('close', onClose).once('error', onClose);
   });
 
