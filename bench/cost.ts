@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import { LOCATION_HEADER } from '../src/shared/limits.js';
 import { type Child, startChild } from './children.js';
 import { createBenchClient, logIn } from './larder-process.js';
+import { measure } from './load.js';
 import { machineLine } from './report.js';
 import { openSpec, type StoreSpec } from './stores.js';
 
@@ -68,30 +68,22 @@ interface Server {
   token: string;
 }
 
-const fire = async (server: Server, load: CostLoad, input: CostInput, amount: number): Promise<number> => {
-  let next = 0;
-  const result = await autocannon({
-    url: server.child.url,
-    connections: input.connections,
-    amount,
-    method: load.method,
-    headers: {
-      authorization: `Bearer ${server.token}`,
-      [LOCATION_HEADER]: input.location,
-      ...(load.body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(load.body === undefined ? {} : { body: load.body }),
-    requests: [
-      {
-        setupRequest: (request) => {
-          request.path = load.paths[next]!;
-          next = next + 1 === load.paths.length ? 0 : next + 1;
-          return request;
-        },
+const fire = async (server: Server, load: CostLoad, input: CostInput): Promise<number> => {
+  const { failures } = await measure(
+    server.child.url,
+    {
+      method: load.method,
+      paths: load.paths,
+      headers: {
+        authorization: `Bearer ${server.token}`,
+        [LOCATION_HEADER]: input.location,
+        ...(load.body === undefined ? {} : { 'content-type': 'application/json' }),
       },
-    ],
-  });
-  return result.non2xx + result.errors + result.timeouts;
+      ...(load.body === undefined ? {} : { body: load.body }),
+    },
+    { connections: input.connections, amount: load.requests },
+  );
+  return failures;
 };
 
 interface CpuUsage {
@@ -102,7 +94,7 @@ interface CpuUsage {
 /** Server CPU µs per request over `amount` requests: user (the JavaScript and what it calls) and system. */
 const measureOnce = async (server: Server, load: CostLoad, input: CostInput): Promise<CpuUsage> => {
   const before = await server.child.ask<CpuUsage>('cpu', 'cpu');
-  const failures = await fire(server, load, input, load.requests);
+  const failures = await fire(server, load, input);
   const after = await server.child.ask<CpuUsage>('cpu', 'cpu');
   if (failures > 0) throw new Error(`${server.path.key} ${load.key}: ${failures} failed requests`);
   return {
@@ -176,7 +168,7 @@ export const runCost = async (input: CostInput): Promise<void> => {
     for (const load of loads)
       for (const server of servers) {
         // Warm-up: JIT, caches, the journal's ring filled once.
-        await fire(server, load, input, load.requests);
+        await fire(server, load, input);
         samples.set(`${load.key}/${server.path.key}`, []);
       }
     for (let round = 0; round < input.rounds; round++) {

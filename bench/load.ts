@@ -20,14 +20,14 @@ export interface Measurement {
 export const measure = async (
   baseUrl: string,
   load: Load,
-  options: { connections: number; duration: number },
+  /** Load for `duration` seconds, or until `amount` requests have been answered. */
+  options: { connections: number } & ({ duration: number } | { amount: number }),
 ): Promise<Measurement> => {
   let next = 0;
   const { paths } = load;
   const result = await autocannon({
     url: baseUrl,
-    connections: options.connections,
-    duration: options.duration,
+    ...options,
     method: load.method,
     headers: load.headers,
     ...(load.body === undefined ? {} : { body: load.body }),

@@ -19,9 +19,21 @@ export const requestHeader = (c: Context, name: string): string | undefined => {
   return value;
 };
 
-/** Sets a response header on the Node response when there is one, so Hono need not build a `Headers` object. */
+/** Where a request's response headers go: the Node response when there is one, else Hono's context. */
+export interface ResponseHeaders {
+  setHeader(name: string, value: string): unknown;
+}
+
+/**
+ * The response's headers, to set several at once: on the Node response when served over node:http, so Hono need
+ * not build a `Headers` object and merge it per request.
+ */
+export const responseHeaders = (c: Context): ResponseHeaders =>
+  (c.env as Partial<HttpBindings> | undefined)?.outgoing ?? {
+    setHeader: (name, value) => c.header(name, value),
+  };
+
+/** Sets one response header (see responseHeaders). */
 export const setResponseHeader = (c: Context, name: string, value: string): void => {
-  const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
-  if (outgoing === undefined) c.header(name, value);
-  else outgoing.setHeader(name, value);
+  responseHeaders(c).setHeader(name, value);
 };

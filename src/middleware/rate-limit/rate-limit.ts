@@ -1,8 +1,7 @@
-import type { HttpBindings } from '@hono/node-server';
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import { oauthError } from '../../auth/oauth-token-route.js';
 import { claimedClientId, collectingFacts, noteFacts } from '../../http/request-facts.js';
-import { requestHeader } from '../../http/request-header.js';
+import { type ResponseHeaders, requestHeader, responseHeaders } from '../../http/request-header.js';
 import type { Clock } from '../../shared/clock.js';
 import { LarderError } from '../../shared/errors.js';
 import type { RateLimiter, RatePolicy, RateVerdict } from './rate-windows.js';
@@ -38,7 +37,7 @@ const stateHeaders = (policies: readonly RatePolicy[]) => {
   let resetMs = -1;
   let resetText = '';
   /** Hands each field to `target`: the Node response as a rule, an error's headers on a refusal. */
-  return (verdict: RateVerdict, nowMs: number, target: HeaderTarget): void => {
+  return (verdict: RateVerdict, nowMs: number, target: ResponseHeaders): void => {
     if (verdict.resetMs !== resetMs) {
       resetMs = verdict.resetMs;
       resetText = String(Math.ceil(resetMs / 1000));
@@ -51,16 +50,6 @@ const stateHeaders = (policies: readonly RatePolicy[]) => {
     target.setHeader('X-RateLimit-Reset', resetText);
   };
 };
-
-interface HeaderTarget {
-  setHeader(name: string, value: string): unknown;
-}
-
-/** The Node response when served over node:http (Hono's own header map would be built and merged per request). */
-const headerTarget = (c: Context): HeaderTarget =>
-  (c.env as Partial<HttpBindings> | undefined)?.outgoing ?? {
-    setHeader: (name, value) => c.header(name, value),
-  };
 
 /**
  * The platform's rate limits: every counted request carries the limit state; past a limit the answer is 429
@@ -101,7 +90,7 @@ export const rateLimit = ({
     nowMs: number,
   ): ReturnType<MiddlewareHandler> => {
     if (!verdict.allowed) return refuse(c, verdict, nowMs);
-    setHeaders(verdict, nowMs, headerTarget(c));
+    setHeaders(verdict, nowMs, responseHeaders(c));
     return next();
   };
   // Not async: in one process the verdict is there at once, and an async wrapper costs a promise per request.
