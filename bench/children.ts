@@ -7,6 +7,8 @@ const ROOT = join(import.meta.dirname, '..');
 
 export interface Child {
   url: string;
+  /** Every server the child runs (server-child.mjs with LARDER_BENCH_CONFIGS); else just `url`. */
+  urls?: readonly string[];
   /** Sends `message` and resolves with the first reply that has `key`. */
   ask<T>(message: unknown, key: string): Promise<T>;
   stop(): Promise<void>;
@@ -18,7 +20,7 @@ const exited = (child: ChildProcess) =>
     else child.once('exit', () => resolve());
   });
 
-const reply = <T>(child: ChildProcess, key: string, timeoutMs: number) =>
+const reply = <T>(child: ChildProcess, key: string, timeoutMs: number, whole = false) =>
   new Promise<T>((resolve, reject) => {
     const timer = setTimeout(
       () => fail(new Error(`no "${key}" from the child within ${timeoutMs} ms`)),
@@ -27,7 +29,7 @@ const reply = <T>(child: ChildProcess, key: string, timeoutMs: number) =>
     const onMessage = (message: Record<string, unknown>) => {
       if (!(key in message)) return;
       cleanup();
-      resolve(message[key] as T);
+      resolve((whole ? message : message[key]) as T);
     };
     const onExit = (code: number | null) =>
       fail(new Error(`the child exited (${code}) before sending "${key}"`));
@@ -55,9 +57,11 @@ export const startChild = async (
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const url = await reply<string>(child, 'url', 60_000);
+  const ready = await reply<{ url: string; urls?: string[] }>(child, 'url', 60_000, true);
+  const { url } = ready;
   return {
     url,
+    urls: ready.urls ?? [url],
     ask: (message, key) => {
       const answer = reply<never>(child, key, 30_000);
       child.send(message as never);

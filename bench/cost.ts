@@ -49,12 +49,24 @@ export interface CostInput {
   location: string;
   poPaths: readonly string[];
   rounds: number;
+  /**
+   * Server processes per configuration. One process's CPU per request is steady from round to round, but two
+   * processes of the same configuration differ by up to a fifth (JIT and memory layout), which alone would hide
+   * a 5% cost: each figure is taken over several.
+   */
+  instances: number;
   connections: number;
   out: string;
   /** Request keys to measure (get-po, search-first); all when empty. */
   only: readonly string[];
   /** Configuration keys to measure besides off (sandbox, rate-limit, metrics, access-log); all when empty. */
   paths: readonly string[];
+  /**
+   * One server process per configuration, instead of one process serving every configuration on its own port.
+   * Two processes of one configuration differ by up to a fifth in CPU per request (JIT, memory layout); in one
+   * process the configurations share all of that, and each measurement's CPU time is the loaded server's.
+   */
+  separateProcesses: boolean;
   /** Only proves the run works (`--smoke`): a hundredth of the requests. */
   smoke: boolean;
   /** Writes a CPU profile of each configuration's server into <dir>/<configuration>/. */
@@ -64,13 +76,15 @@ export interface CostInput {
 
 interface Server {
   path: CostPath;
+  instance: number;
+  url: string;
   child: Child;
   token: string;
 }
 
 const fire = async (server: Server, load: CostLoad, input: CostInput): Promise<number> => {
   const { failures } = await measure(
-    server.child.url,
+    server.url,
     {
       method: load.method,
       paths: load.paths,
@@ -148,37 +162,58 @@ export const runCost = async (input: CostInput): Promise<void> => {
   // a core with the load generator, and its CPU per request then swings by a third between runs.
   pin(process.pid, LOAD_CPU);
   try {
-    for (const path of paths) {
+    // Each instance starts the configurations in another order: the first server started measured a few percent
+    // slower than a later one of the same configuration (seen with two identical ones).
+    for (let instance = 0; instance < input.instances; instance++) {
+      const order = paths.map((_, i) => paths[(i + instance) % paths.length]!);
       const store = await openSpec(spec);
-      const client = await createBenchClient(store);
+      const clients = await Promise.all(order.map(() => createBenchClient(store)));
       await store.close();
-      const child = await startChild('server-child.mjs', {
-        env: { ...path.env, LARDER_BENCH_STORE: JSON.stringify(spec) },
-        execArgv: [
-          '--expose-gc',
-          ...(input.cpuProf === undefined
-            ? []
-            : ['--cpu-prof', `--cpu-prof-dir=${join(input.cpuProf, path.key)}`]),
-        ],
-      });
-      pin(await child.ask<number>('pid', 'pid'), SERVER_CPU);
-      servers.push({ path, child, token: await logIn(child.url, client) });
+      const start = (env: Record<string, string>, profileDir: string) =>
+        startChild('server-child.mjs', {
+          env: { ...env, LARDER_BENCH_STORE: JSON.stringify(spec) },
+          execArgv: [
+            '--expose-gc',
+            ...(input.cpuProf === undefined
+              ? []
+              : ['--cpu-prof', `--cpu-prof-dir=${join(input.cpuProf, profileDir, String(instance))}`]),
+          ],
+        });
+      // One process serving every configuration (the default), or one process each (--separate-processes).
+      const children = input.separateProcesses
+        ? await Promise.all(order.map((path) => start(path.env, path.key)))
+        : [await start({ LARDER_BENCH_CONFIGS: JSON.stringify(order.map((path) => path.env)) }, 'all')];
+      for (const child of children) pin(await child.ask<number>('pid', 'pid'), SERVER_CPU);
+      for (const [i, path] of order.entries()) {
+        const child = input.separateProcesses ? children[i]! : children[0]!;
+        const url = input.separateProcesses ? child.url : child.urls?.[i];
+        if (url === undefined) throw new Error(`the server child did not start configuration ${path.key}`);
+        servers.push({ path, instance, child, url, token: await logIn(url, clients[i]!) });
+      }
     }
     const samples = new Map<string, CpuUsage[]>();
+    /** Per round, the mean over a configuration's instances (user + system µs), for the paired cost. */
+    const rounds = new Map<string, number[]>();
     for (const load of loads)
       for (const server of servers) {
         // Warm-up: JIT, caches, the journal's ring filled once.
         await fire(server, load, input);
         samples.set(`${load.key}/${server.path.key}`, []);
+        rounds.set(`${load.key}/${server.path.key}`, []);
       }
     for (let round = 0; round < input.rounds; round++) {
       for (const load of loads) {
         // A different order each round, so drift on the machine does not always favour the same path.
         const order = servers.map((_, i) => servers[(i + round) % servers.length]!);
+        const totals = new Map<string, number[]>();
         for (const server of order) {
           const perRequest = await measureOnce(server, load, input);
-          samples.get(`${load.key}/${server.path.key}`)!.push(perRequest);
+          const key = `${load.key}/${server.path.key}`;
+          samples.get(key)!.push(perRequest);
+          totals.set(key, [...(totals.get(key) ?? []), perRequest.user + perRequest.system]);
         }
+        for (const [key, values] of totals)
+          rounds.get(key)!.push(values.reduce((sum, value) => sum + value, 0) / values.length);
       }
       log(`[cost] round ${round + 1} of ${input.rounds}`);
     }
@@ -187,7 +222,7 @@ export const runCost = async (input: CostInput): Promise<void> => {
       '',
       `Machine: ${machineLine()}`,
       '',
-      `Command: \`npm run bench -- --cost --rounds ${input.rounds}\` · ${new Date().toISOString()} · ${spec.backend} · ${input.connections} connections · each figure the median of ${input.rounds} alternating rounds of a fixed number of requests (${loads.map((load) => `${load.requests.toLocaleString('en-US')} for ${load.key}`).join(', ')}): the server's own CPU time (process.cpuUsage) divided by the requests. Every configuration runs at the same time in its own process on the same store, all pinned to CPU 0 and the load generator to CPU 1. User time is the JavaScript and what it calls, where an optional path does its work; system time is mostly the sockets, and moves with how the load generator and the server happened to share the two cores, so the user column is the steadier measure of a path's cost.`,
+      `Command: \`npm run bench -- --cost --rounds ${input.rounds} --instances ${input.instances}\` · ${new Date().toISOString()} · ${spec.backend} · ${input.connections} connections · each figure the median over ${input.instances} server processes per configuration × ${input.rounds} alternating rounds of a fixed number of requests (${loads.map((load) => `${load.requests.toLocaleString('en-US')} for ${load.key}`).join(', ')}): the server's own CPU time (process.cpuUsage) divided by the requests. Every configuration runs at the same time in its own process on the same store, all pinned to CPU 0 and the load generator to CPU 1. User time is the JavaScript and what it calls, where an optional path does its work; system time is mostly the sockets, and moves with how the load generator and the server happened to share the two cores, so the user column is the steadier measure of a path's cost.`,
       '',
       '| Request | Configuration | user + system µs | user µs (min–max) | Cost vs off, user | Cost vs off, user + system | Cost vs off, paired by round |',
       '|---|---|---:|---:|---:|---:|---:|',
@@ -196,9 +231,10 @@ export const runCost = async (input: CostInput): Promise<void> => {
     const results: Record<string, unknown>[] = [];
     for (const load of loads) {
       const offSamples = samples.get(`${load.key}/off`)!;
+      const offRounds = rounds.get(`${load.key}/off`)!;
       const offUser = median(offSamples.map((sample) => sample.user));
       const offTotal = median(offSamples.map((sample) => sample.user + sample.system));
-      for (const server of servers) {
+      for (const server of servers.filter((candidate) => candidate.instance === 0)) {
         const values = samples.get(`${load.key}/${server.path.key}`)!;
         const users = values.map((sample) => sample.user);
         const user = median(users);
@@ -206,10 +242,7 @@ export const runCost = async (input: CostInput): Promise<void> => {
         const off = server.path.key === 'off';
         // Each round measures every configuration within seconds: its ratio to off cancels slower drift.
         const paired = median(
-          values.map(
-            (sample, round) =>
-              (sample.user + sample.system) / (offSamples[round]!.user + offSamples[round]!.system) - 1,
-          ),
+          rounds.get(`${load.key}/${server.path.key}`)!.map((total, round) => total / offRounds[round]! - 1),
         );
         results.push({
           request: load.key,
@@ -231,6 +264,6 @@ export const runCost = async (input: CostInput): Promise<void> => {
     writeFileSync(join(input.out, `cost-${spec.backend}.json`), `${JSON.stringify(results, null, 2)}\n`);
     log(lines.join('\n'));
   } finally {
-    for (const server of servers) await server.child.stop();
+    for (const child of new Set(servers.map((server) => server.child))) await child.stop();
   }
 };

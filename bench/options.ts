@@ -37,6 +37,10 @@ export interface BenchOptions {
   costPaths: string[];
   /** Alternating rounds of the cost run. */
   rounds: number;
+  /** Server processes per configuration in the cost run (`--instances N`). */
+  instances: number;
+  /** The cost run starts a process per configuration rather than one serving them all (`--separate-processes`). */
+  separateProcesses: boolean;
   /** Write the query plans of every search shape on the bench store to docs/query-plans.md, and stop. */
   explain: boolean;
 }
@@ -46,7 +50,7 @@ export const USAGE = `npm run bench -- [--connections N] [--duration S] [--warmu
   [--dataset demo,unicode] [--workers 1,2] [--serve-args="--flag value …"] [--pool-sizes 2,10,20]
 npm run bench -- --scale [--scale-max 10000000] [--backend …] [--duration S] [--out DIR]
 npm run bench -- --explain [--backend …] [--scale X]
-npm run bench -- --cost [--rounds 5] [--only get-po,search-first] [--paths sandbox,rate-limit,metrics,access-log] [--backend …] [--connections N] [--out DIR]`;
+npm run bench -- --cost [--rounds 5] [--instances 3] [--separate-processes] [--only get-po,search-first] [--paths sandbox,rate-limit,metrics,access-log] [--backend …] [--connections N] [--out DIR]`;
 
 const positive = (name: string, raw: string | undefined, fallback: number): number => {
   if (raw === undefined) return fallback;
@@ -96,6 +100,8 @@ export const parseOptions = (argv: string[], defaultOut: string): BenchOptions =
       explain: { type: 'boolean', default: false },
       cost: { type: 'boolean', default: false },
       rounds: { type: 'string' },
+      instances: { type: 'string' },
+      'separate-processes': { type: 'boolean', default: false },
       paths: { type: 'string' },
     },
   });
@@ -133,6 +139,8 @@ export const parseOptions = (argv: string[], defaultOut: string): BenchOptions =
     cost: values.cost,
     costPaths: values.paths === undefined ? [] : values.paths.split(','),
     rounds: Math.round(positive('rounds', values.rounds, smoke ? 1 : 5)),
+    instances: Math.round(positive('instances', values.instances, smoke ? 1 : 3)),
+    separateProcesses: values['separate-processes'],
     scaleMax: Math.round(positive('scale-max', values['scale-max'], smoke ? 20_000 : 10_000_000)),
   };
 };

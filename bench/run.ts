@@ -641,6 +641,8 @@ const main = async () => {
           // Ids sampled from the first backend's store: every store holds the same generated records.
           poPaths: demo.poPaths,
           rounds: options.rounds,
+          instances: options.instances,
+          separateProcesses: options.separateProcesses,
           connections: options.connections,
           out: options.out,
           cpuProf: options.cpuProf,

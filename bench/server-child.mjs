@@ -18,36 +18,49 @@ const spec = JSON.parse(process.env.LARDER_BENCH_STORE ?? '');
  * with limits no run reaches, so every request is counted and carries the limit state but none is refused; any
  * other value is a --rate-limit value (`platform`, `5/s,100/15m`).
  */
-const rateLimitOption = process.env.LARDER_BENCH_RATE_LIMIT;
-const rateLimit =
-  rateLimitOption === undefined || rateLimitOption === ''
-    ? undefined
-    : rateLimitOption === 'platform-high'
+const rateLimitOf = (option) => {
+  if (option === undefined || option === '') return undefined;
+  const rateLimit =
+    option === 'platform-high'
       ? [
           { limit: 1_000_000_000, windowMs: 1000 },
           { limit: 1_000_000_000_000, windowMs: 900_000 },
         ]
-      : parseRateLimit(rateLimitOption);
-if (rateLimit === undefined && rateLimitOption !== undefined && rateLimitOption !== '')
-  throw new Error(`LARDER_BENCH_RATE_LIMIT: not a --rate-limit value: ${rateLimitOption}`);
+      : parseRateLimit(option);
+  if (rateLimit === undefined)
+    throw new Error(`LARDER_BENCH_RATE_LIMIT: not a --rate-limit value: ${option}`);
+  return rateLimit;
+};
+/** One server, configured by the LARDER_BENCH_* variables of `env`. */
+const serve = (env) => {
+  const rateLimit = rateLimitOf(env.LARDER_BENCH_RATE_LIMIT);
+  return startServer({
+    store,
+    clock: systemClock,
+    // The access log is priced on its own (LARDER_BENCH_ACCESS_LOG=1); otherwise only warnings, as --log-level warn.
+    logger: createLogger({ level: env.LARDER_BENCH_ACCESS_LOG === '1' ? 'info' : 'warn' }),
+    config: {
+      host: '127.0.0.1',
+      port: 0,
+      tokenTtlSeconds: 86_400,
+      trustProxy: false,
+      // LARDER_BENCH_SANDBOX=1: the admin API, the virtual clock and the request journal on, to price them.
+      ...(env.LARDER_BENCH_SANDBOX === '1' ? { adminToken: 'bench-admin-token-0123456789' } : {}),
+      ...(rateLimit === undefined ? {} : { rateLimit }),
+      // LARDER_BENCH_METRICS=1: requests measured into prom-client, as with --metrics-port (the scrape is not run).
+      ...(env.LARDER_BENCH_METRICS === '1' ? { metrics: createMetrics() } : {}),
+    },
+  });
+};
 const store = await openSpecStore(spec);
-const server = await startServer({
-  store,
-  clock: systemClock,
-  // The access log is priced on its own (LARDER_BENCH_ACCESS_LOG=1); otherwise only warnings, as --log-level warn.
-  logger: createLogger({ level: process.env.LARDER_BENCH_ACCESS_LOG === '1' ? 'info' : 'warn' }),
-  config: {
-    host: '127.0.0.1',
-    port: 0,
-    tokenTtlSeconds: 86_400,
-    trustProxy: false,
-    // LARDER_BENCH_SANDBOX=1: the admin API, the virtual clock and the request journal on, to price them.
-    ...(process.env.LARDER_BENCH_SANDBOX === '1' ? { adminToken: 'bench-admin-token-0123456789' } : {}),
-    ...(rateLimit === undefined ? {} : { rateLimit }),
-    // LARDER_BENCH_METRICS=1: requests measured into prom-client, as with --metrics-port (the scrape is not run).
-    ...(process.env.LARDER_BENCH_METRICS === '1' ? { metrics: createMetrics() } : {}),
-  },
-});
+/**
+ * LARDER_BENCH_CONFIGS (the cost run's --same-process): a JSON list of variable sets, one server each, all in this
+ * process, so a comparison of configurations is not also a comparison of processes. Otherwise one server.
+ */
+const configs = process.env.LARDER_BENCH_CONFIGS;
+const servers = [];
+for (const env of configs === undefined ? [process.env] : JSON.parse(configs)) servers.push(await serve(env));
+const server = servers[0];
 process.on('message', (message) => {
   // The server's CPU time so far (user + system, µs): the cost bench (bench/cost.ts) reads it around a fixed load.
   if (message === 'cpu') {
@@ -64,9 +77,8 @@ process.on('message', (message) => {
   }
 });
 process.once('disconnect', () => {
-  void server
-    .stop()
+  void Promise.all(servers.map((each) => each.stop()))
     .then(() => store.close())
     .finally(() => process.exit(0));
 });
-process.send?.({ url: server.url });
+process.send?.({ url: server.url, urls: servers.map((each) => each.url) });

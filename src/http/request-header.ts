@@ -1,5 +1,6 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
+import { LarderResponse } from './larder-response.js';
 
 /**
  * A request header by lower-case name. Served over node:http, it is read from the raw header list: building the
@@ -19,21 +20,26 @@ export const requestHeader = (c: Context, name: string): string | undefined => {
   return value;
 };
 
-/** Where a request's response headers go: the Node response when there is one, else Hono's context. */
+/** Where a request's response headers go: deferred on Larder's Node response, else set at once. */
 export interface ResponseHeaders {
-  setHeader(name: string, value: string): unknown;
+  /** `name` in lower case (see LarderResponse.deferHeader). */
+  deferHeader(name: string, value: string): unknown;
 }
 
 /**
- * The response's headers, to set several at once: on the Node response when served over node:http, so Hono need
- * not build a `Headers` object and merge it per request.
+ * The response's headers. Served by Larder's server they wait on its LarderResponse and are written with the
+ * route's own in one `writeHead`, so Hono need not build a `Headers` object per request, nor Node take its slow
+ * header path. On another Node response they are set on it; without one (app.request in tests), on Hono's context.
  */
-export const responseHeaders = (c: Context): ResponseHeaders =>
-  (c.env as Partial<HttpBindings> | undefined)?.outgoing ?? {
-    setHeader: (name, value) => c.header(name, value),
-  };
+export const responseHeaders = (c: Context): ResponseHeaders => {
+  const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
+  if (outgoing instanceof LarderResponse) return outgoing;
+  return outgoing === undefined
+    ? { deferHeader: (name, value) => c.header(name, value) }
+    : { deferHeader: (name, value) => outgoing.setHeader(name, value) };
+};
 
-/** Sets one response header (see responseHeaders). */
+/** Sets one response header (see responseHeaders); `name` in lower case. */
 export const setResponseHeader = (c: Context, name: string, value: string): void => {
-  responseHeaders(c).setHeader(name, value);
+  responseHeaders(c).deferHeader(name, value);
 };

@@ -15,10 +15,30 @@ export interface JournalFilter {
 /** An entry as recorded: its ISO `time` is made when read, its `seq` when recorded. */
 export type RecordedEntry = Omit<JournalEntry, 'seq' | 'time'>;
 
+/** What the pipeline's middlewares and handler noted about a request: whose it was, and the extras. */
+export type EntryFacts = {
+  [K in 'clientId' | 'tokenFingerprint' | keyof Extras]?: RecordedEntry[K] | undefined;
+};
+
 export interface Journal {
   readonly capacity: number;
   /** Copies what it keeps out of `entry`: the caller may drop or reuse it. */
   record(entry: RecordedEntry): void;
+  /**
+   * The same, for the journal middleware: the request's own fields as arguments and the noted ones in `facts`,
+   * so no entry object is built or grown per request.
+   */
+  recordRequest(
+    timeMs: number,
+    method: string,
+    path: string,
+    status: number,
+    durationMs: number,
+    requestId: string,
+    operation: string | undefined,
+    location: string | undefined,
+    facts: EntryFacts,
+  ): void;
   /** Matching entries, oldest first. */
   list(filter?: JournalFilter): JournalEntry[];
   clear(): void;
@@ -49,7 +69,7 @@ const EXTRA_FIELDS = [
   'fault',
 ] as const satisfies readonly (keyof Extras)[];
 
-const extrasOf = (entry: RecordedEntry): Extras | undefined => {
+const extrasOf = (entry: EntryFacts): Extras | undefined => {
   let extras: Record<string, unknown> | undefined;
   for (const field of EXTRA_FIELDS) {
     if (entry[field] === undefined) continue;
@@ -137,27 +157,51 @@ export const createJournal = (capacity = DEFAULT_JOURNAL_SIZE): Journal => {
     return extras[i] === undefined ? entry : Object.assign(entry, extras[i]);
   };
 
+  const recordRequest: Journal['recordRequest'] = (
+    time,
+    methodName,
+    path,
+    statusCode,
+    duration,
+    requestId,
+    operationId,
+    locationId,
+    facts,
+  ) => {
+    const i = seq % capacity;
+    timeMs[i] = time;
+    durationMs[i] = duration;
+    status[i] = statusCode;
+    method[i] = methodName;
+    const slot = i * SLOT_BYTES;
+    pathLength[i] = put(path, slot, PATH_BYTES);
+    idLength[i] = put(requestId, slot + PATH_BYTES, ID_BYTES);
+    longPath[i] = pathLength[i] === OVERFLOW ? path : undefined;
+    longId[i] = idLength[i] === OVERFLOW ? requestId : undefined;
+    operation[i] = operationId;
+    clientId[i] = facts.clientId;
+    location[i] = locationId === undefined ? undefined : intern(locationId);
+    tokenFingerprint[i] = facts.tokenFingerprint;
+    extras[i] = extrasOf(facts);
+    seq++;
+    if (seq - oldest > capacity) oldest = seq - capacity;
+  };
+
   return {
     capacity,
-    record: (entry) => {
-      const i = seq % capacity;
-      timeMs[i] = entry.timeMs;
-      durationMs[i] = entry.durationMs;
-      status[i] = entry.status;
-      method[i] = entry.method;
-      const slot = i * SLOT_BYTES;
-      pathLength[i] = put(entry.path, slot, PATH_BYTES);
-      idLength[i] = put(entry.requestId, slot + PATH_BYTES, ID_BYTES);
-      longPath[i] = pathLength[i] === OVERFLOW ? entry.path : undefined;
-      longId[i] = idLength[i] === OVERFLOW ? entry.requestId : undefined;
-      operation[i] = entry.operation;
-      clientId[i] = entry.clientId;
-      location[i] = entry.location === undefined ? undefined : intern(entry.location);
-      tokenFingerprint[i] = entry.tokenFingerprint;
-      extras[i] = extrasOf(entry);
-      seq++;
-      if (seq - oldest > capacity) oldest = seq - capacity;
-    },
+    record: (entry) =>
+      recordRequest(
+        entry.timeMs,
+        entry.method,
+        entry.path,
+        entry.status,
+        entry.durationMs,
+        entry.requestId,
+        entry.operation,
+        entry.location,
+        entry,
+      ),
+    recordRequest,
     list: (filter = {}) => {
       const found: JournalEntry[] = [];
       for (let at = oldest; at < seq; at++) {

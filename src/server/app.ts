@@ -112,13 +112,14 @@ const POST_OPERATIONS: ReadonlyMap<string, string> = new Map([
   [TOKEN_ENDPOINT_PATH, OPERATIONS.oauthToken],
   ...RECORD_KINDS.map((kind): [string, string] => [`/v1/${kind.name}/search`, kind.operations.search]),
 ]);
-const GET_PREFIXES = RECORD_KINDS.map((kind) => [`/v1/${kind.name}/`, kind.operations.get] as const);
+const GET_PREFIXES = RECORD_KINDS.map(
+  (kind) => [`/v1/${kind.name}/`, `/v1/${kind.name}/search`, kind.operations.get] as const,
+);
 const operationOf = (method: string, path: string): string | undefined => {
   if (method === 'POST') return POST_OPERATIONS.get(path);
   if (method !== 'GET') return undefined;
-  for (const [prefix, operation] of GET_PREFIXES)
-    if (path.startsWith(prefix) && path.indexOf('/', prefix.length) === -1 && path !== `${prefix}search`)
-      return operation;
+  for (const [prefix, search, operation] of GET_PREFIXES)
+    if (path.startsWith(prefix) && path.indexOf('/', prefix.length) === -1 && path !== search) return operation;
   return undefined;
 };
 

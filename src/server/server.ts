@@ -1,9 +1,11 @@
 import type { Server } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createAdaptorServer, type HttpBindings } from '@hono/node-server';
 import type { ThrottleLimit } from '../auth/failure-throttle.js';
 import type { TrustProxy } from '../auth/source-address.js';
 import { admit } from '../http/connection-gate.js';
+import { LarderResponse } from '../http/larder-response.js';
 import { answerClientError, errorResponse } from '../http/error-edge.js';
 import type { RatePolicy } from '../middleware/rate-limit/rate-windows.js';
 import type { FaultRule } from '../sandbox/fault-schemas.js';
@@ -119,14 +121,21 @@ export const startServer = async (deps: {
       return admitted === undefined ? handle(request, env) : admitted.then(() => handle(request, env));
     },
     // Node checks the header and request timeouts this often (default 30 s, which would triple the bound).
+    // LarderResponse: the pipeline's own headers are written with the route's, in one writeHead.
     ...(config.tls === undefined
-      ? { serverOptions: { connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS } }
+      ? {
+          serverOptions: {
+            connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+            ServerResponse: LarderResponse as typeof ServerResponse,
+          },
+        }
       : {
           createServer: createHttpsServer,
           serverOptions: {
             key: config.tls.key,
             cert: config.tls.cert,
             connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+            ServerResponse: LarderResponse as typeof ServerResponse,
           },
         }),
   }) as Server;

@@ -189,6 +189,8 @@ export const injectFaults = (deps: FaultsDeps): MiddlewareHandler => {
   };
   // Not async: with no rule and no header (the sandbox's usual state) a request passes straight through.
   return (c, next) => {
+    // The cheapest test first: no rule and no header allowed is the sandbox's usual state.
+    if (!allowHeader && control?.active !== true) return next();
     const path = c.req.path;
     if (skip(path)) return next();
     const header = allowHeader ? requestHeader(c, HEADER_KEY) : undefined;

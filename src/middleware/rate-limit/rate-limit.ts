@@ -43,11 +43,11 @@ const stateHeaders = (policies: readonly RatePolicy[]) => {
       resetText = String(Math.ceil(resetMs / 1000));
     }
     const reset = Math.max(0, Math.ceil((resetMs - nowMs) / 1000));
-    target.setHeader('RateLimit-Policy', policyHeader);
-    target.setHeader('RateLimit', `${names[verdict.policy]};r=${verdict.remaining};t=${reset}`);
-    target.setHeader('X-RateLimit-Limit', limits[verdict.policy]!);
-    target.setHeader('X-RateLimit-Remaining', String(verdict.remaining));
-    target.setHeader('X-RateLimit-Reset', resetText);
+    target.deferHeader('ratelimit-policy', policyHeader);
+    target.deferHeader('ratelimit', `${names[verdict.policy]};r=${verdict.remaining};t=${reset}`);
+    target.deferHeader('x-ratelimit-limit', limits[verdict.policy]!);
+    target.deferHeader('x-ratelimit-remaining', String(verdict.remaining));
+    target.deferHeader('x-ratelimit-reset', resetText);
   };
 };
 
@@ -73,7 +73,7 @@ export const rateLimit = ({
     }
     const headers: Record<string, string> = { 'Retry-After': String(verdict.retryAfterSeconds) };
     setHeaders(verdict, nowMs, {
-      setHeader: (name, value) => {
+      deferHeader: (name, value) => {
         headers[name] = value;
       },
     });

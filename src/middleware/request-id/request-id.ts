@@ -16,7 +16,7 @@ export const requestId = (): MiddlewareHandler => (c, next) => {
   const incoming = requestHeader(c, 'x-request-id');
   const id = incoming !== undefined && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
   c.set('requestId', id);
-  setResponseHeader(c, 'X-Request-Id', id);
+  setResponseHeader(c, 'x-request-id', id);
   // Not async: nothing follows the rest of the pipeline, so no frame needs to wait for it.
   return next();
 };

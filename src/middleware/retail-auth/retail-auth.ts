@@ -40,26 +40,25 @@ const noteToken = (c: Context, authorization: string | undefined): void => {
 
 /**
  * The guard's verdict, with the journal told whose token it was. An accepted token's fingerprint comes with the
- * principal (worked out once per token); only a refused one is looked at here.
+ * principal (worked out once per token); only a refused one is looked at here. Without a collector it is the
+ * guard's own promise, and with one a `then` on it, not an async frame awaiting it: one promise fewer per request.
  */
 const guardedBy =
   (guard: RetailGuard) =>
-  async (
-    c: Context,
-    authorization: string | undefined,
-    locationId: string | undefined,
-  ): Promise<Principal> => {
+  (c: Context, authorization: string | undefined, locationId: string | undefined): Promise<Principal> => {
     const facts = c.get('facts');
     if (facts === undefined) return guard(authorization, locationId);
-    try {
-      const principal = await guard(authorization, locationId);
-      facts.clientId = principal.clientId;
-      if (principal.tokenFingerprint !== undefined) facts.tokenFingerprint = principal.tokenFingerprint;
-      return principal;
-    } catch (error) {
-      noteToken(c, authorization);
-      throw error;
-    }
+    return guard(authorization, locationId).then(
+      (principal) => {
+        facts.clientId = principal.clientId;
+        if (principal.tokenFingerprint !== undefined) facts.tokenFingerprint = principal.tokenFingerprint;
+        return principal;
+      },
+      (error: unknown) => {
+        noteToken(c, authorization);
+        throw error;
+      },
+    );
   };
 
 /**
