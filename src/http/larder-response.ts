@@ -18,7 +18,8 @@ export class LarderResponse extends ServerResponse {
    */
   deferHeader(name: string, value: string): void {
     if (this.headersSent) return;
-    (this.#deferred ??= {})[name] = value;
+    this.#deferred ??= {};
+    this.#deferred[name] = value;
   }
 
   /** Node's own headers first, then the deferred ones. */

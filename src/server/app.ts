@@ -119,7 +119,8 @@ const operationOf = (method: string, path: string): string | undefined => {
   if (method === 'POST') return POST_OPERATIONS.get(path);
   if (method !== 'GET') return undefined;
   for (const [prefix, search, operation] of GET_PREFIXES)
-    if (path.startsWith(prefix) && path.indexOf('/', prefix.length) === -1 && path !== search) return operation;
+    if (path.startsWith(prefix) && path.indexOf('/', prefix.length) === -1 && path !== search)
+      return operation;
   return undefined;
 };
 

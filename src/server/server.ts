@@ -1,12 +1,11 @@
-import type { Server } from 'node:http';
-import type { ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createAdaptorServer, type HttpBindings } from '@hono/node-server';
 import type { ThrottleLimit } from '../auth/failure-throttle.js';
 import type { TrustProxy } from '../auth/source-address.js';
 import { admit } from '../http/connection-gate.js';
-import { LarderResponse } from '../http/larder-response.js';
 import { answerClientError, errorResponse } from '../http/error-edge.js';
+import { LarderResponse } from '../http/larder-response.js';
 import type { RatePolicy } from '../middleware/rate-limit/rate-windows.js';
 import type { FaultRule } from '../sandbox/fault-schemas.js';
 import type { Clock } from '../shared/clock.js';

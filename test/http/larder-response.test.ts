@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { IncomingMessage } from 'node:http';
 import { connect, Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { LarderResponse } from '../../src/http/larder-response.js';
 import { TOKEN_ENDPOINT_PATH } from '../../src/auth/oauth-token-route.js';
+import { LarderResponse } from '../../src/http/larder-response.js';
 import { PLATFORM_RATE_LIMITS } from '../../src/middleware/rate-limit/rate-windows.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
