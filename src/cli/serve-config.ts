@@ -2,7 +2,12 @@ import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { parseThrottleLimit, type ThrottleLimit } from '../auth/failure-throttle.js';
 import { parseTrustProxy, type TrustProxy } from '../auth/source-address.js';
-import { parseRateLimit, type RatePolicy } from '../middleware/rate-limit/rate-windows.js';
+import {
+  parseRateLimit,
+  RATE_LIMIT_HEADER_STYLES,
+  type RateLimitHeaderStyle,
+  type RatePolicy,
+} from '../middleware/rate-limit/rate-windows.js';
 import type { FaultRule } from '../sandbox/fault-schemas.js';
 import { loadFaultsFile } from '../sandbox/faults.js';
 import { isWildcardHost } from '../server/server.js';
@@ -51,6 +56,8 @@ export interface ServeConfig {
   cors?: readonly string[];
   /** --rate-limit: the platform's limits, others, or off. */
   rateLimit: readonly RatePolicy[] | 'off';
+  /** --rate-limit-headers: the platform's X-RateLimit-* fields, the IETF ones, or both. */
+  rateLimitHeaders: RateLimitHeaderStyle;
   /** --faults FILE: rules injected from the start (with or without the admin API: the operator asked). */
   faults?: readonly FaultRule[];
   /** --allow-fault-header: honour Larder-Fault on requests. */
@@ -175,6 +182,7 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
     ...(tls === undefined ? {} : { tls }),
     ...(cors === undefined ? {} : { cors }),
     rateLimit,
+    rateLimitHeaders: oneOf('rate-limit-headers', RATE_LIMIT_HEADER_STYLES, args.strings['rate-limit-headers']),
     ...(faults === undefined ? {} : { faults }),
     allowFaultHeader: args.flags['allow-fault-header'] === true,
     requestTimeoutMs: intOption(args, 'request-timeout', 1, MAX_REQUEST_TIMEOUT_SECONDS) * 1000,

@@ -111,6 +111,7 @@ export const serve = async (
         ...(metrics === undefined ? {} : { metrics }),
         ...(config.cors === undefined ? {} : { cors: config.cors }),
         rateLimit: config.rateLimit,
+        rateLimitHeaders: config.rateLimitHeaders,
         ...(config.faults === undefined ? {} : { faults: config.faults }),
         allowFaultHeader: config.allowFaultHeader,
         requestTimeoutMs: config.requestTimeoutMs,

@@ -18,6 +18,7 @@ import { rateLimit } from '../middleware/rate-limit/rate-limit.js';
 import {
   clusterRateLimiter,
   createRateLimiter,
+  type RateLimitHeaderStyle,
   type RatePolicy,
 } from '../middleware/rate-limit/rate-windows.js';
 import { requestDeadline } from '../middleware/request-deadline/request-deadline.js';
@@ -68,6 +69,8 @@ export interface AppConfig {
   cors?: readonly string[];
   /** The platform's rate limits (`--rate-limit`); off when absent. */
   rateLimit?: readonly RatePolicy[] | 'off';
+  /** `--rate-limit-headers`: which fields carry the limit state (default: the platform's). */
+  rateLimitHeaders?: RateLimitHeaderStyle;
   /** Fault rules from `--faults FILE`: injected even without the admin API (the operator asked for them). */
   faults?: readonly FaultRule[];
   /** `--allow-fault-header`: honour the Larder-Fault request header. */
@@ -247,7 +250,15 @@ export const createApp = async ({
   const limited = (scopeOf: (c: Context) => string, keyOf: (c: Context) => string) =>
     limiter === undefined || policies === undefined
       ? undefined
-      : rateLimit({ limiter, policies, clock, scopeOf, keyOf, tokenPath: TOKEN_ENDPOINT_PATH });
+      : rateLimit({
+          limiter,
+          policies,
+          clock,
+          scopeOf,
+          keyOf,
+          tokenPath: TOKEN_ENDPOINT_PATH,
+          ...(config.rateLimitHeaders === undefined ? {} : { headerStyle: config.rateLimitHeaders }),
+        });
   // Token endpoints count per address; retail per client and location, once the token names the client.
   const addressLimit = limited(
     () => '',

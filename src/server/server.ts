@@ -6,7 +6,7 @@ import type { TrustProxy } from '../auth/source-address.js';
 import { admit } from '../http/connection-gate.js';
 import { answerClientError, errorResponse } from '../http/error-edge.js';
 import { LarderResponse } from '../http/larder-response.js';
-import type { RatePolicy } from '../middleware/rate-limit/rate-windows.js';
+import type { RateLimitHeaderStyle, RatePolicy } from '../middleware/rate-limit/rate-windows.js';
 import type { FaultRule } from '../sandbox/fault-schemas.js';
 import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
@@ -41,6 +41,7 @@ export interface ServerConfig {
   metrics?: Metrics;
   cors?: readonly string[];
   rateLimit?: readonly RatePolicy[] | 'off';
+  rateLimitHeaders?: RateLimitHeaderStyle;
   faults?: readonly FaultRule[];
   allowFaultHeader?: boolean;
   /** Default DEFAULT_REQUEST_TIMEOUT_SECONDS. */
@@ -166,6 +167,7 @@ export const startServer = async (deps: {
         ...(config.clusterWorker === undefined ? {} : { clusterWorker: config.clusterWorker }),
         ...(config.cors === undefined ? {} : { cors: config.cors }),
         ...(config.rateLimit === undefined ? {} : { rateLimit: config.rateLimit }),
+        ...(config.rateLimitHeaders === undefined ? {} : { rateLimitHeaders: config.rateLimitHeaders }),
         ...(config.faults === undefined ? {} : { faults: config.faults }),
         ...(config.allowFaultHeader === undefined ? {} : { allowFaultHeader: config.allowFaultHeader }),
         ...(config.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: config.requestTimeoutMs }),

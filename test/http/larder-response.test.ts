@@ -77,7 +77,7 @@ describe('LarderResponse: deferred headers join the route’s in one writeHead',
 describe('on a real socket: the request id and the rate-limit state, once each', () => {
   let running: TestServer;
   before(async () => {
-    running = await startTestServer({ config: { rateLimit: PLATFORM_RATE_LIMITS } });
+    running = await startTestServer({ config: { rateLimit: PLATFORM_RATE_LIMITS, rateLimitHeaders: 'both' } });
   });
   after(() => running.stop());
 

@@ -280,6 +280,14 @@ export const serveCommand: Command = {
       description:
         'Rate limits as the platform applies them: platform (20/s and 10000/15m), limits such as 5/s,100/15m, or off. Retail counts per client and location, login and token per address; 429 with Retry-After past them.',
     },
+    'rate-limit-headers': {
+      type: 'string',
+      env: 'LARDER_RATE_LIMIT_HEADERS',
+      default: 'platform',
+      placeholder: 'STYLE',
+      description:
+        "Which fields carry the limit state: platform (X-RateLimit-Limit, -Remaining, -Reset as a Unix time: the platform's own), ietf (RateLimit and RateLimit-Policy), or both.",
+    },
     faults: {
       type: 'string',
       env: 'LARDER_FAULTS',

@@ -7,7 +7,13 @@ import { createTestClock } from '../../shared/clock.js';
 import { silentLogger } from '../../shared/logger.js';
 import { requestId } from '../request-id/request-id.js';
 import { rateLimit } from './rate-limit.js';
-import { createRateLimiter, PLATFORM_RATE_LIMITS, parseRateLimit, type RatePolicy } from './rate-windows.js';
+import {
+  createRateLimiter,
+  PLATFORM_RATE_LIMITS,
+  parseRateLimit,
+  type RateLimitHeaderStyle,
+  type RatePolicy,
+} from './rate-windows.js';
 
 const T0 = Date.UTC(2025, 2, 10, 9); // on a 15-minute boundary
 
@@ -102,7 +108,7 @@ describe('createRateLimiter', () => {
 });
 
 describe('the rateLimit middleware', () => {
-  const setup = () => {
+  const setup = (headerStyle?: RateLimitHeaderStyle) => {
     const clock = createTestClock(T0);
     const policies = [
       { limit: 2, windowMs: 1000 },
@@ -119,14 +125,25 @@ describe('the rateLimit middleware', () => {
         scopeOf: () => '',
         keyOf: (c) => c.req.header('x-key') ?? '-',
         tokenPath: '/token',
+        ...(headerStyle === undefined ? {} : { headerStyle }),
       }),
     );
     app.all('*', (c) => c.json({ ok: true }));
     return { app, clock };
   };
 
-  test('every counted answer carries the IETF and the platform fields; past the limit a 429 ErrorMessage', async () => {
-    const { app, clock } = setup();
+  test('by default only the platform fields; ietf only the IETF ones', async () => {
+    const platform = await setup().app.request('/x');
+    assert.equal(platform.headers.get('x-ratelimit-remaining'), '1');
+    assert.equal(platform.headers.get('ratelimit'), null);
+    assert.equal(platform.headers.get('ratelimit-policy'), null);
+    const ietf = await setup('ietf').app.request('/x');
+    assert.equal(ietf.headers.get('ratelimit'), '"2/1s";r=1;t=1');
+    assert.equal(ietf.headers.get('x-ratelimit-remaining'), null);
+  });
+
+  test('with both, every counted answer carries the IETF and the platform fields; past the limit a 429 ErrorMessage', async () => {
+    const { app, clock } = setup('both');
     const first = await app.request('/x');
     assert.equal(first.status, 200);
     assert.equal(first.headers.get('ratelimit-policy'), '"2/1s";q=2;w=1, "5/900s";q=5;w=900');
@@ -162,7 +179,7 @@ describe('the rateLimit middleware', () => {
   });
 
   test('the token endpoint answers RFC 6749 temporarily_unavailable with the same headers', async () => {
-    const { app } = setup();
+    const { app } = setup('both');
     await app.request('/token', { method: 'POST' });
     await app.request('/token', { method: 'POST' });
     const refused = await app.request('/token', { method: 'POST' });

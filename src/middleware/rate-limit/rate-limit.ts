@@ -4,7 +4,7 @@ import { claimedClientId, collectingFacts, noteFacts } from '../../http/request-
 import { type ResponseHeaders, requestHeader, responseHeaders } from '../../http/request-header.js';
 import type { Clock } from '../../shared/clock.js';
 import { LarderError } from '../../shared/errors.js';
-import type { RateLimiter, RatePolicy, RateVerdict } from './rate-windows.js';
+import type { RateLimitHeaderStyle, RateLimiter, RatePolicy, RateVerdict } from './rate-windows.js';
 
 export interface RateLimitDeps {
   limiter: RateLimiter;
@@ -19,17 +19,22 @@ export interface RateLimitDeps {
   keyOf: (c: Context) => string;
   /** Refusals on this path answer in RFC 6749's error shape (the OAuth token endpoint). */
   tokenPath: string;
+  /** Which fields carry the limit state (default: the platform's). */
+  headerStyle?: RateLimitHeaderStyle;
 }
 
 /** `"20/1s"`: the policy names the RateLimit fields use. */
 const policyName = (policy: RatePolicy) => `"${policy.limit}/${policy.windowMs / 1000}s"`;
 
 /**
- * Both conventions, so any client finds the state it knows: the IETF fields (draft-ietf-httpapi-ratelimit-headers:
- * `RateLimit-Policy` lists every limit, `RateLimit` gives the closest one's remaining and seconds to reset) and
- * the platform's (`X-RateLimit-Limit`, `-Remaining`, `-Reset` as a Unix time, for the closest limit).
+ * The limit state in the platform's convention (`X-RateLimit-Limit`, `-Remaining`, `-Reset` as a Unix time, for
+ * the closest limit), the IETF fields (draft-ietf-httpapi-ratelimit-headers: `RateLimit-Policy` lists every
+ * limit, `RateLimit` gives the closest one's remaining and seconds to reset), or both. Each header costs a GET by
+ * id about 1% of its CPU, which is why only the platform's are sent unless asked for.
  */
-const stateHeaders = (policies: readonly RatePolicy[]) => {
+const stateHeaders = (policies: readonly RatePolicy[], style: RateLimitHeaderStyle) => {
+  const ietf = style !== 'platform';
+  const platform = style !== 'ietf';
   const names = policies.map(policyName);
   const limits = policies.map((p) => String(p.limit));
   const policyHeader = policies.map((p, i) => `${names[i]};q=${p.limit};w=${p.windowMs / 1000}`).join(', ');
@@ -42,12 +47,16 @@ const stateHeaders = (policies: readonly RatePolicy[]) => {
       resetMs = verdict.resetMs;
       resetText = String(Math.ceil(resetMs / 1000));
     }
-    const reset = Math.max(0, Math.ceil((resetMs - nowMs) / 1000));
-    target.deferHeader('ratelimit-policy', policyHeader);
-    target.deferHeader('ratelimit', `${names[verdict.policy]};r=${verdict.remaining};t=${reset}`);
-    target.deferHeader('x-ratelimit-limit', limits[verdict.policy]!);
-    target.deferHeader('x-ratelimit-remaining', String(verdict.remaining));
-    target.deferHeader('x-ratelimit-reset', resetText);
+    if (ietf) {
+      const reset = Math.max(0, Math.ceil((resetMs - nowMs) / 1000));
+      target.deferHeader('ratelimit-policy', policyHeader);
+      target.deferHeader('ratelimit', `${names[verdict.policy]};r=${verdict.remaining};t=${reset}`);
+    }
+    if (platform) {
+      target.deferHeader('x-ratelimit-limit', limits[verdict.policy]!);
+      target.deferHeader('x-ratelimit-remaining', String(verdict.remaining));
+      target.deferHeader('x-ratelimit-reset', resetText);
+    }
   };
 };
 
@@ -63,8 +72,9 @@ export const rateLimit = ({
   scopeOf,
   keyOf,
   tokenPath,
+  headerStyle = 'platform',
 }: RateLimitDeps): MiddlewareHandler => {
-  const setHeaders = stateHeaders(policies);
+  const setHeaders = stateHeaders(policies, headerStyle);
   const refuse = (c: Context, verdict: RateVerdict, nowMs: number): Promise<Response> => {
     // Refused before any handler names the client: the journal (and the report) learn it from the credentials.
     if (collectingFacts(c) && c.req.path === tokenPath) {

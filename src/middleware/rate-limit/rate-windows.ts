@@ -13,6 +13,14 @@ export const PLATFORM_RATE_LIMITS: readonly RatePolicy[] = [
 
 const MAX_POLICIES = 4;
 
+/**
+ * Which limit-state fields a counted response carries (`--rate-limit-headers`): the platform's own
+ * X-RateLimit-* (what an integration meets in production, the default), the IETF draft's RateLimit and
+ * RateLimit-Policy, or both.
+ */
+export const RATE_LIMIT_HEADER_STYLES = ['platform', 'ietf', 'both'] as const;
+export type RateLimitHeaderStyle = (typeof RATE_LIMIT_HEADER_STYLES)[number];
+
 /** `--rate-limit`: `platform`, `off`, or up to four `N/WINDOW` limits separated by commas (`5/s,100/15m`). */
 export const parseRateLimit = (text: string): readonly RatePolicy[] | 'off' | undefined => {
   if (text === 'off') return 'off';
