@@ -69,30 +69,79 @@ const EXTRA_FIELDS = [
   'fault',
 ] as const satisfies readonly (keyof Extras)[];
 
-const extrasOf = (entry: EntryFacts): Extras | undefined => {
-  let extras: Record<string, unknown> | undefined;
-  for (const field of EXTRA_FIELDS) {
-    if (entry[field] === undefined) continue;
-    extras ??= {};
-    extras[field] = entry[field];
-  }
-  return extras as Extras | undefined;
+/** Whether a request noted any extras: plain property reads of the facts' one shape, no loop over names. */
+const hasExtras = (facts: EntryFacts): boolean =>
+  facts.code !== undefined ||
+  facts.body !== undefined ||
+  facts.pageToken !== undefined ||
+  facts.pageSize !== undefined ||
+  facts.hasNextPage !== undefined ||
+  facts.tokenExpiresAtMs !== undefined ||
+  facts.retryAfterSeconds !== undefined ||
+  facts.fault !== undefined;
+
+const extrasOf = (facts: EntryFacts): Extras => {
+  const extras: Record<string, unknown> = {};
+  for (const field of EXTRA_FIELDS) if (facts[field] !== undefined) extras[field] = facts[field];
+  return extras as Extras;
 };
 
 /**
- * Bytes kept in place per entry for its path and its request id, the two strings that differ on every request.
- * Held as strings, each entry's would outlive the young generation, be copied and promoted, and keep the whole
- * request URL alive (a path is a slice of it): the largest share of the journal's cost to a GET by id, by CPU
- * profile. Copied as UTF-8 into one buffer they are no objects at all. Longer ones are kept as strings.
+ * One entry's row, in bytes: the numbers, the ids of its repeated strings, then its path and its request id as
+ * UTF-8, which differ on every request. Held as strings, each entry's would outlive the young generation, be
+ * copied and promoted, and keep the whole request URL alive (a path is a slice of it).
  */
+const ROW_BYTES = 384;
+const TIME = 0; // f64
+const DURATION = 8; // f64
+const STATUS = 16; // u16
+const PATH_LENGTH = 18; // u16
+const ID_LENGTH = 20; // u16
+const FLAGS = 22; // u16
+const METHOD = 24; // u32 ids from here on
+const OPERATION = 28;
+const CLIENT = 32;
+const LOCATION = 36;
+const FINGERPRINT = 40;
+const PATH = 64;
 const PATH_BYTES = 192;
-const ID_BYTES = 128;
-const SLOT_BYTES = PATH_BYTES + ID_BYTES;
-/** A length saying the value did not fit and is kept as a string (longPath, longId). */
-const OVERFLOW = 0xffff;
+const REQUEST_ID = PATH + PATH_BYTES;
+const ID_BYTES = ROW_BYTES - REQUEST_ID;
+/** Row flags: the entry has extras; some value did not fit its row and is kept in `spilled`. */
+const HAS_EXTRAS = 1;
+const HAS_SPILLED = 2;
+/** A length or an id saying the value is in `spilled`. */
+const SPILL = 0xffff;
+const SPILL_ID = 0xffffffff;
 
-/** Distinct location headers shared, not kept once per entry; past this many, new ones are kept as sent. */
-const MAX_INTERNED = 1024;
+/**
+ * Repeated strings (methods, operations, clients, locations, token fingerprints) as small ids. Bounded: past
+ * `max` distinct values, new ones are kept whole in the entry's spill record (client-chosen values could
+ * otherwise grow it without end). Id 0 is "none".
+ */
+const createDictionary = (max: number) => {
+  const ids = new Map<string, number>();
+  const values: (string | undefined)[] = [undefined];
+  return {
+    idOf: (value: string | undefined): number => {
+      if (value === undefined) return 0;
+      const known = ids.get(value);
+      if (known !== undefined) return known;
+      if (values.length > max) return SPILL_ID;
+      ids.set(value, values.length);
+      values.push(value);
+      return values.length - 1;
+    },
+    valueOf: (id: number): string | undefined => values[id],
+  };
+};
+
+/** Distinct values each dictionary keeps before it spills: far more than a sandbox's clients and locations. */
+const MAX_DISTINCT = 4096;
+
+type Spilled = Partial<
+  Record<'method' | 'operation' | 'clientId' | 'location' | 'tokenFingerprint' | 'path' | 'requestId', string>
+>;
 
 const statusMatches = (wanted: string, status: number): boolean =>
   /^\dxx$/i.test(wanted) ? Math.floor(status / 100) === Number(wanted[0]) : Number(wanted) === status;
@@ -100,91 +149,135 @@ const statusMatches = (wanted: string, status: number): boolean =>
 /**
  * A bounded journal: a ring of the last `capacity` entries, so memory stays flat however long it runs.
  *
- * Kept in columns, not as one object per entry, because of what it costs the garbage collector: every entry
- * outlives the young generation, so each object it holds is copied and later marked. An entry object with its
- * strings cost a cached-token GET by id about 12% more CPU; in columns it keeps the number fields in typed arrays,
- * shares repeated strings (method, operation, client, token fingerprint, location) and holds at most its path, its
- * request id and, for the few requests that have them, one object of extras.
+ * Kept as one row of bytes per entry, not as objects or as columns, because of what each costs a request.
+ * Objects outlive the young generation, so each is copied and later marked: an entry object with its strings
+ * cost a cached-token GET by id about 12% more CPU. Columns (a typed array or a list per field) spread one entry
+ * over a dozen places in memory, each a likely cache miss by the time the next entry of the ring is written:
+ * recording took three times as long inside the server as in a loop on its own. A row is a few adjacent cache
+ * lines, written front to back. The few entries with extras (errors, searches, token issues, faults) or a value
+ * too long for its row keep those in a side list, touched only for them.
  */
 export const createJournal = (capacity = DEFAULT_JOURNAL_SIZE): Journal => {
-  const timeMs = new Float64Array(capacity);
-  const durationMs = new Float64Array(capacity);
-  const status = new Uint16Array(capacity);
-  const method: string[] = new Array(capacity);
-  const text = Buffer.alloc(capacity * SLOT_BYTES);
-  const pathLength = new Uint16Array(capacity);
-  const idLength = new Uint16Array(capacity);
-  const longPath: (string | undefined)[] = new Array(capacity);
-  const longId: (string | undefined)[] = new Array(capacity);
-  /** Writes `value` at `offset` when it fits in `room` bytes; the length written, or OVERFLOW. */
-  const put = (value: string, offset: number, room: number): number =>
-    // At most 3 bytes per UTF-16 unit: short strings need no byte count first.
-    value.length * 3 <= room || Buffer.byteLength(value) <= room ? text.write(value, offset, room) : OVERFLOW;
-  const get = (i: number, offset: number, length: number, long: (string | undefined)[]): string =>
-    length === OVERFLOW
-      ? long[i]!
-      : text.toString('utf8', i * SLOT_BYTES + offset, i * SLOT_BYTES + offset + length);
-  const operation: (string | undefined)[] = new Array(capacity);
-  const clientId: (string | undefined)[] = new Array(capacity);
-  const location: (string | undefined)[] = new Array(capacity);
-  const tokenFingerprint: (string | undefined)[] = new Array(capacity);
+  const rows = new ArrayBuffer(capacity * ROW_BYTES);
+  const f64 = new Float64Array(rows);
+  const u16 = new Uint16Array(rows);
+  const u32 = new Uint32Array(rows);
+  const bytes = Buffer.from(rows);
   const extras: (Extras | undefined)[] = new Array(capacity);
-  const interned = new Map<string, string>();
-  const intern = (value: string): string => {
-    const known = interned.get(value);
-    if (known !== undefined) return known;
-    if (interned.size < MAX_INTERNED) interned.set(value, value);
-    return value;
-  };
+  const spilled: (Spilled | undefined)[] = new Array(capacity);
+  const methods = createDictionary(MAX_DISTINCT);
+  const operations = createDictionary(MAX_DISTINCT);
+  const clients = createDictionary(MAX_DISTINCT);
+  const locations = createDictionary(MAX_DISTINCT);
+  const fingerprints = createDictionary(MAX_DISTINCT);
   let seq = 0;
   let oldest = 0;
 
-  const read = (at: number, i: number): JournalEntry => {
-    const entry: JournalEntry = {
-      seq: at,
-      time: new Date(timeMs[i]!).toISOString(),
-      timeMs: timeMs[i]!,
-      method: method[i]!,
-      path: get(i, 0, pathLength[i]!, longPath),
-      status: status[i]!,
-      durationMs: durationMs[i]!,
-      requestId: get(i, PATH_BYTES, idLength[i]!, longId),
-    };
-    if (operation[i] !== undefined) entry.operation = operation[i];
-    if (clientId[i] !== undefined) entry.clientId = clientId[i];
-    if (location[i] !== undefined) entry.location = location[i];
-    if (tokenFingerprint[i] !== undefined) entry.tokenFingerprint = tokenFingerprint[i];
-    return extras[i] === undefined ? entry : Object.assign(entry, extras[i]);
-  };
+  /** Writes `value` at `offset` when it fits in `room` bytes; the length written, or SPILL. */
+  const put = (value: string, offset: number, room: number): number =>
+    // At most 3 bytes per UTF-16 unit: short strings need no byte count first.
+    value.length * 3 <= room || Buffer.byteLength(value) <= room ? bytes.write(value, offset, room) : SPILL;
 
   const recordRequest: Journal['recordRequest'] = (
     time,
-    methodName,
+    method,
     path,
-    statusCode,
+    status,
     duration,
     requestId,
-    operationId,
-    locationId,
+    operation,
+    location,
     facts,
   ) => {
     const i = seq % capacity;
-    timeMs[i] = time;
-    durationMs[i] = duration;
-    status[i] = statusCode;
-    method[i] = methodName;
-    const slot = i * SLOT_BYTES;
-    pathLength[i] = put(path, slot, PATH_BYTES);
-    idLength[i] = put(requestId, slot + PATH_BYTES, ID_BYTES);
-    longPath[i] = pathLength[i] === OVERFLOW ? path : undefined;
-    longId[i] = idLength[i] === OVERFLOW ? requestId : undefined;
-    operation[i] = operationId;
-    clientId[i] = facts.clientId;
-    location[i] = locationId === undefined ? undefined : intern(locationId);
-    tokenFingerprint[i] = facts.tokenFingerprint;
-    extras[i] = extrasOf(facts);
+    const row = i * ROW_BYTES;
+    const previousFlags = u16[(row + FLAGS) >> 1]!;
+    f64[(row + TIME) >> 3] = time;
+    f64[(row + DURATION) >> 3] = duration;
+    u16[(row + STATUS) >> 1] = status;
+    const pathLength = put(path, row + PATH, PATH_BYTES);
+    const idLength = put(requestId, row + REQUEST_ID, ID_BYTES);
+    u16[(row + PATH_LENGTH) >> 1] = pathLength;
+    u16[(row + ID_LENGTH) >> 1] = idLength;
+    const methodId = methods.idOf(method);
+    const operationId = operations.idOf(operation);
+    const clientId = clients.idOf(facts.clientId);
+    const locationId = locations.idOf(location);
+    const fingerprintId = fingerprints.idOf(facts.tokenFingerprint);
+    u32[(row + METHOD) >> 2] = methodId;
+    u32[(row + OPERATION) >> 2] = operationId;
+    u32[(row + CLIENT) >> 2] = clientId;
+    u32[(row + LOCATION) >> 2] = locationId;
+    u32[(row + FINGERPRINT) >> 2] = fingerprintId;
+    // Rare: a value too long for its row, or new to a dictionary past its bound, is kept whole.
+    let spill: Spilled | undefined;
+    if (
+      pathLength === SPILL ||
+      idLength === SPILL ||
+      methodId === SPILL_ID ||
+      operationId === SPILL_ID ||
+      clientId === SPILL_ID ||
+      locationId === SPILL_ID ||
+      fingerprintId === SPILL_ID
+    ) {
+      spill = {};
+      if (pathLength === SPILL) spill.path = path;
+      if (idLength === SPILL) spill.requestId = requestId;
+      if (methodId === SPILL_ID) spill.method = method;
+      if (operationId === SPILL_ID && operation !== undefined) spill.operation = operation;
+      if (clientId === SPILL_ID && facts.clientId !== undefined) spill.clientId = facts.clientId;
+      if (locationId === SPILL_ID && location !== undefined) spill.location = location;
+      if (fingerprintId === SPILL_ID && facts.tokenFingerprint !== undefined)
+        spill.tokenFingerprint = facts.tokenFingerprint;
+    }
+    const withExtras = hasExtras(facts);
+    // The side lists are written only for entries that use them, or to clear what the slot's last entry left.
+    if (withExtras || (previousFlags & HAS_EXTRAS) !== 0)
+      extras[i] = withExtras ? extrasOf(facts) : undefined;
+    if (spill !== undefined || (previousFlags & HAS_SPILLED) !== 0) spilled[i] = spill;
+    u16[(row + FLAGS) >> 1] = (withExtras ? HAS_EXTRAS : 0) | (spill === undefined ? 0 : HAS_SPILLED);
     seq++;
     if (seq - oldest > capacity) oldest = seq - capacity;
+  };
+
+  /** A string field of row `i`: from its dictionary, or spilled. */
+  const text = (
+    i: number,
+    dictionary: ReturnType<typeof createDictionary>,
+    at: number,
+    field: keyof Spilled,
+  ): string | undefined => {
+    const id = u32[(i * ROW_BYTES + at) >> 2]!;
+    return id === SPILL_ID ? spilled[i]?.[field] : dictionary.valueOf(id);
+  };
+  const inRow = (i: number, at: number, lengthAt: number, field: 'path' | 'requestId'): string => {
+    const row = i * ROW_BYTES;
+    const length = u16[(row + lengthAt) >> 1]!;
+    return length === SPILL ? spilled[i]![field]! : bytes.toString('utf8', row + at, row + at + length);
+  };
+
+  const read = (at: number, i: number): JournalEntry => {
+    const row = i * ROW_BYTES;
+    const timeMs = f64[(row + TIME) >> 3]!;
+    const entry: JournalEntry = {
+      seq: at,
+      time: new Date(timeMs).toISOString(),
+      timeMs,
+      method: text(i, methods, METHOD, 'method')!,
+      path: inRow(i, PATH, PATH_LENGTH, 'path'),
+      status: u16[(row + STATUS) >> 1]!,
+      durationMs: f64[(row + DURATION) >> 3]!,
+      requestId: inRow(i, REQUEST_ID, ID_LENGTH, 'requestId'),
+    };
+    const operation = text(i, operations, OPERATION, 'operation');
+    const clientId = text(i, clients, CLIENT, 'clientId');
+    const location = text(i, locations, LOCATION, 'location');
+    const tokenFingerprint = text(i, fingerprints, FINGERPRINT, 'tokenFingerprint');
+    if (operation !== undefined) entry.operation = operation;
+    if (clientId !== undefined) entry.clientId = clientId;
+    if (location !== undefined) entry.location = location;
+    if (tokenFingerprint !== undefined) entry.tokenFingerprint = tokenFingerprint;
+    return (u16[(row + FLAGS) >> 1]! & HAS_EXTRAS) === 0 ? entry : Object.assign(entry, extras[i]);
   };
 
   return {
@@ -206,28 +299,27 @@ export const createJournal = (capacity = DEFAULT_JOURNAL_SIZE): Journal => {
       const found: JournalEntry[] = [];
       for (let at = oldest; at < seq; at++) {
         const i = at % capacity;
-        if (filter.clientId !== undefined && clientId[i] !== filter.clientId) continue;
-        if (filter.location !== undefined && location[i] !== filter.location) continue;
-        if (filter.operation !== undefined && operation[i] !== filter.operation) continue;
-        if (filter.status !== undefined && !statusMatches(filter.status, status[i]!)) continue;
-        if (filter.sinceMs !== undefined && timeMs[i]! < filter.sinceMs) continue;
+        const row = i * ROW_BYTES;
+        if (filter.clientId !== undefined && text(i, clients, CLIENT, 'clientId') !== filter.clientId)
+          continue;
+        if (filter.location !== undefined && text(i, locations, LOCATION, 'location') !== filter.location)
+          continue;
+        if (
+          filter.operation !== undefined &&
+          text(i, operations, OPERATION, 'operation') !== filter.operation
+        )
+          continue;
+        if (filter.status !== undefined && !statusMatches(filter.status, u16[(row + STATUS) >> 1]!)) continue;
+        if (filter.sinceMs !== undefined && f64[(row + TIME) >> 3]! < filter.sinceMs) continue;
         found.push(read(at, i));
       }
       return filter.limit === undefined ? found : found.slice(Math.max(found.length - filter.limit, 0));
     },
     clear: () => {
       // Drop the references now, so what a cleared journal held can be collected.
-      for (const column of [
-        method,
-        longPath,
-        longId,
-        operation,
-        clientId,
-        location,
-        tokenFingerprint,
-        extras,
-      ])
-        column.fill(undefined as never);
+      extras.fill(undefined);
+      spilled.fill(undefined);
+      for (let i = 0; i < capacity; i++) u16[(i * ROW_BYTES + FLAGS) >> 1] = 0;
       oldest = seq;
     },
   };

@@ -105,3 +105,36 @@ test('paths and request ids come back exactly, short or long, ASCII or not, as t
     ),
   );
 });
+
+test('client ids, locations and fingerprints past the dictionaries’ bound come back exactly, as do reused slots', () => {
+  const journal = createJournal(5000);
+  const shape = (n: number): Partial<RecordedEntry> => ({
+    clientId: `client-${n}`,
+    location: `location-${n}`,
+    tokenFingerprint: `fp-${n}`,
+    operation: `op-${n % 3}`,
+    ...(n % 7 === 0 ? { code: 40001 } : {}),
+  });
+  // 6,000 distinct values each: the first 4,096 get ids, the rest are kept whole; the ring keeps the last 5,000.
+  for (let n = 0; n < 6000; n++) journal.record(entry(n, shape(n)));
+  const kept = journal.list();
+  assert.equal(kept.length, 5000);
+  for (const [k, got] of kept.entries()) {
+    const n = 1000 + k;
+    assert.deepEqual(got, {
+      seq: n,
+      time: new Date(1_700_000_000_000 + n).toISOString(),
+      ...entry(n, shape(n)),
+    });
+  }
+  assert.equal(journal.list({ location: 'location-5999' })[0]?.seq, 5999);
+  assert.equal(journal.list({ clientId: 'client-1000' })[0]?.seq, 1000);
+  // A slot that held extras or spilled values, reused by a plain entry, keeps none of them.
+  for (let n = 6000; n < 11000; n++) journal.record(entry(n));
+  assert.deepEqual(journal.list({ limit: 1 })[0], {
+    seq: 10999,
+    time: new Date(1_700_000_010_999).toISOString(),
+    ...entry(10999),
+  });
+  assert.ok(journal.list().every((got) => got.clientId === undefined && got.code === undefined));
+});
