@@ -7,7 +7,8 @@ import type { Store } from '../storage/store.js';
  * asked each time, since an import may create them at any moment.
  */
 export interface LocationDirectory {
-  exists(locationId: string): Promise<boolean>;
+  /** A location remembered as existing answers at once, not in a promise: nothing is awaited on the hot path. */
+  exists(locationId: string): boolean | Promise<boolean>;
   /** Forget a location at once (this process deleted it). */
   forget(locationId: string): void;
 }
@@ -17,17 +18,20 @@ const MAX_REMEMBERED = 100_000;
 
 export const createLocationDirectory = (store: Store, clock: Clock): LocationDirectory => {
   const checkedAt = new Map<string, number>();
+  const lookUp = async (locationId: string): Promise<boolean> => {
+    const found = (await store.locations.get(locationId)) !== undefined;
+    if (!found) checkedAt.delete(locationId);
+    else {
+      if (checkedAt.size >= MAX_REMEMBERED) checkedAt.clear();
+      checkedAt.set(locationId, clock.now());
+    }
+    return found;
+  };
   return {
-    exists: async (locationId) => {
+    exists: (locationId) => {
       const at = checkedAt.get(locationId);
       if (at !== undefined && clock.now() - at < RECHECK_MS && clock.now() >= at) return true;
-      const found = (await store.locations.get(locationId)) !== undefined;
-      if (!found) checkedAt.delete(locationId);
-      else {
-        if (checkedAt.size >= MAX_REMEMBERED) checkedAt.clear();
-        checkedAt.set(locationId, clock.now());
-      }
-      return found;
+      return lookUp(locationId);
     },
     forget: (locationId) => {
       checkedAt.delete(locationId);

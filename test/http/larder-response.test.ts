@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { IncomingMessage } from 'node:http';
-import { connect, Socket } from 'node:net';
+import { Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { TOKEN_ENDPOINT_PATH } from '../../src/auth/oauth-token-route.js';
 import { LarderResponse } from '../../src/http/larder-response.js';
 import { PLATFORM_RATE_LIMITS } from '../../src/middleware/rate-limit/rate-windows.js';
+import { rawExchange } from '../helpers/raw-exchange.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /** The header block a response writes, as text, without a socket. */
@@ -77,23 +78,16 @@ describe('LarderResponse: deferred headers join the route’s in one writeHead',
 describe('on a real socket: the request id and the rate-limit state, once each', () => {
   let running: TestServer;
   before(async () => {
-    running = await startTestServer({ config: { rateLimit: PLATFORM_RATE_LIMITS, rateLimitHeaders: 'both' } });
+    running = await startTestServer({
+      config: { rateLimit: PLATFORM_RATE_LIMITS, rateLimitHeaders: 'both' },
+    });
   });
   after(() => running.stop());
 
-  const rawExchange = (text: string) =>
-    new Promise<string>((resolve, reject) => {
-      const socket = connect(running.server.port, '127.0.0.1', () => socket.end(text));
-      let answer = '';
-      socket.on('data', (chunk) => {
-        answer += chunk.toString();
-      });
-      socket.on('end', () => resolve(answer));
-      socket.on('error', reject);
-    });
+  const exchange = (text: string) => rawExchange(running.server.port, text);
 
   test('an answer made by a route (the health check)', async () => {
-    const answer = await rawExchange(
+    const answer = await exchange(
       'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Request-Id: trace-1\r\nConnection: close\r\n\r\n',
     );
     const head = answer.split('\r\n\r\n')[0]!;
@@ -102,7 +96,7 @@ describe('on a real socket: the request id and the rate-limit state, once each',
   });
 
   test('an OAuth error answer, after the rate limiter counted it', async () => {
-    const answer = await rawExchange(
+    const answer = await exchange(
       `POST ${TOKEN_ENDPOINT_PATH} HTTP/1.1\r\nHost: x\r\nX-Request-Id: trace-2\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 29\r\nConnection: close\r\n\r\ngrant_type=client_credentials`,
     );
     const head = answer.split('\r\n\r\n')[0]!;
@@ -120,7 +114,7 @@ describe('on a real socket: the request id and the rate-limit state, once each',
   });
 
   test('an ErrorMessage from the error edge, which names the request id itself', async () => {
-    const answer = await rawExchange(
+    const answer = await exchange(
       'GET /v1/purchaseOrders/abc HTTP/1.1\r\nHost: x\r\nX-Request-Id: trace-3\r\nConnection: close\r\n\r\n',
     );
     const [head, body] = answer.split('\r\n\r\n');

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -9,6 +8,7 @@ import { systemClock } from '../../src/shared/clock.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import type { Store } from '../../src/storage/store.js';
+import { rawExchange } from '../helpers/raw-exchange.js';
 
 /** What only a real socket shows: requests Node's HTTP parser rejects before any route runs. */
 
@@ -32,16 +32,7 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const rawExchange = (text: string) =>
-  new Promise<string>((resolve, reject) => {
-    const socket = connect(server.port, '127.0.0.1', () => socket.end(text));
-    let answer = '';
-    socket.on('data', (chunk) => {
-      answer += chunk.toString();
-    });
-    socket.on('end', () => resolve(answer));
-    socket.on('error', reject);
-  });
+const exchange = (text: string) => rawExchange(server.port, text);
 
 test('oversized headers get a 431 ErrorMessage, not a bare status line', async () => {
   const response = await fetch(`${server.url}/healthz`, { headers: { 'x-big': 'a'.repeat(20_000) } });
@@ -53,7 +44,7 @@ test('oversized headers get a 431 ErrorMessage, not a bare status line', async (
 });
 
 test('a request that is not HTTP gets a 400 ErrorMessage', async () => {
-  const answer = await rawExchange('GARBAGE\r\n\r\n');
+  const answer = await exchange('GARBAGE\r\n\r\n');
   assert.match(answer, /^HTTP\/1\.1 400 Bad Request/);
   const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
   assert.equal(body['code'], 40001);

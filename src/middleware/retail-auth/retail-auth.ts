@@ -39,51 +39,39 @@ const noteToken = (c: Context, authorization: string | undefined): void => {
 };
 
 /**
- * The guard's verdict, with the journal told whose token it was. An accepted token's fingerprint comes with the
- * principal (worked out once per token); only a refused one is looked at here. Without a collector it is the
- * guard's own promise, and with one a `then` on it, not an async frame awaiting it: one promise fewer per request.
- */
-const guardedBy =
-  (guard: RetailGuard) =>
-  (c: Context, authorization: string | undefined, locationId: string | undefined): Promise<Principal> => {
-    const facts = c.get('facts');
-    if (facts === undefined) return guard(authorization, locationId);
-    return guard(authorization, locationId).then(
-      (principal) => {
-        facts.clientId = principal.clientId;
-        if (principal.tokenFingerprint !== undefined) facts.tokenFingerprint = principal.tokenFingerprint;
-        return principal;
-      },
-      (error: unknown) => {
-        noteToken(c, authorization);
-        throw error;
-      },
-    );
-  };
-
-/**
  * Retail authorization, before a handler touches data: the token first (401/403), then the location header
  * (400), then the grant (403), then whether the location exists (404). With the header missing the token is still checked, so an anonymous caller
  * learns nothing but "401".
  */
 export const retailAuth = (
   guard: RetailGuard,
-  locationExists: (locationId: string) => Promise<boolean>,
+  locationExists: (locationId: string) => boolean | Promise<boolean>,
 ): MiddlewareHandler => {
-  const guarded = guardedBy(guard);
   return async (c, next) => {
     const authorization = requestHeader(c, 'authorization');
-    const locationId = requestHeader(c, LOCATION_HEADER_KEY)?.trim();
-    if (locationId === undefined || locationId === '') {
-      await guarded(c, authorization, undefined);
+    const header = requestHeader(c, LOCATION_HEADER_KEY)?.trim();
+    const locationId = header === '' ? undefined : header;
+    const facts = c.get('facts');
+    let principal: Principal;
+    try {
+      principal = await guard(authorization, locationId);
+    } catch (error) {
+      if (facts !== undefined) noteToken(c, authorization);
+      throw error;
+    }
+    // For the journal: an accepted token's fingerprint comes with the principal (worked out once per token).
+    if (facts !== undefined) {
+      facts.clientId = principal.clientId;
+      if (principal.tokenFingerprint !== undefined) facts.tokenFingerprint = principal.tokenFingerprint;
+    }
+    if (locationId === undefined)
       throw new LarderError('ERR_LOCATION_HEADER', {
         fieldName: LOCATION_HEADER,
         message: `The ${LOCATION_HEADER} header is required and must not be empty.`,
       });
-    }
-    const principal = await guarded(c, authorization, locationId);
     // After the grant: a client learns whether a location exists only when it may read it.
-    if (!(await locationExists(locationId)))
+    const exists = locationExists(locationId);
+    if (!(exists === true || (exists !== false && (await exists))))
       throw new LarderError('ERR_LOCATION_NOT_FOUND', {
         fieldName: LOCATION_HEADER,
         message: `Location ${locationId} is unknown.`,
