@@ -182,7 +182,11 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
     ...(tls === undefined ? {} : { tls }),
     ...(cors === undefined ? {} : { cors }),
     rateLimit,
-    rateLimitHeaders: oneOf('rate-limit-headers', RATE_LIMIT_HEADER_STYLES, args.strings['rate-limit-headers']),
+    rateLimitHeaders: oneOf(
+      'rate-limit-headers',
+      RATE_LIMIT_HEADER_STYLES,
+      args.strings['rate-limit-headers'],
+    ),
     ...(faults === undefined ? {} : { faults }),
     allowFaultHeader: args.flags['allow-fault-header'] === true,
     requestTimeoutMs: intOption(args, 'request-timeout', 1, MAX_REQUEST_TIMEOUT_SECONDS) * 1000,

@@ -186,8 +186,6 @@ export const createApp = async ({
   if (sandbox) {
     app.route(CONSOLE_PATH, createConsoleRoutes(await loadConsoleAssets()));
   }
-  if (journal !== undefined)
-    app.use(journalRequests({ journal, clock, operationOf, skipPrefix: ADMIN_PREFIX }));
   // Fault rules exist with the admin API or a faults file; under --workers the primary holds them.
   const faults =
     sandbox || (config.faults?.length ?? 0) > 0
@@ -195,20 +193,32 @@ export const createApp = async ({
         ? clusterFaultControl(process)
         : localFaultControl(createFaultEngine(config.faults))
       : undefined;
-  if (faults !== undefined || config.allowFaultHeader === true)
+  const injector =
+    faults !== undefined || config.allowFaultHeader === true
+      ? injectFaults({
+          control: faults,
+          allowHeader: config.allowFaultHeader === true,
+          operationOf,
+          skip: (path) => path.startsWith(ADMIN_PREFIX) || path === '/healthz' || path === '/readyz',
+          tokenPath: TOKEN_ENDPOINT_PATH,
+        })
+      : undefined;
+  const errorEdge = createErrorEdge(logger);
+  // With the journal, fault injection runs inside its layer (one pipeline layer less per request).
+  if (journal !== undefined)
     app.use(
-      injectFaults({
-        control: faults,
-        allowHeader: config.allowFaultHeader === true,
+      journalRequests({
+        journal,
+        clock,
         operationOf,
-        skip: (path) => path.startsWith(ADMIN_PREFIX) || path === '/healthz' || path === '/readyz',
-        tokenPath: TOKEN_ENDPOINT_PATH,
+        skipPrefix: ADMIN_PREFIX,
+        ...(injector === undefined ? {} : { inner: { handler: injector, onError: errorEdge } }),
       }),
     );
+  else if (injector !== undefined) app.use(injector);
   // The admin API is left out: a large fixture load may rightly take longer.
   const deadline = requestDeadline(config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000);
   app.use((c, next) => (c.req.path.startsWith(ADMIN_PREFIX) ? next() : deadline(c, next)));
-  const errorEdge = createErrorEdge(logger);
   app.onError(errorEdge);
   app.notFound((c) => errorEdge(new LarderError('ERR_ROUTE_NOT_FOUND'), c));
 

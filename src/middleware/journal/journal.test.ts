@@ -59,3 +59,40 @@ test('the journal is bounded, and skipped paths are not recorded', async () => {
     ['/items/2', '/items/3', '/items/4'],
   );
 });
+
+test('a middleware run inside the journal’s layer: its errors are answered and journaled with their status', async () => {
+  const innerJournal = createJournal(4);
+  const edge = createErrorEdge(silentLogger);
+  const inner = new Hono();
+  inner.use(requestId());
+  inner.use(
+    journalRequests({
+      journal: innerJournal,
+      clock,
+      operationOf: () => undefined,
+      inner: {
+        handler: (c, next) => {
+          if (c.req.path === '/throws') throw new LarderError('ERR_UNAVAILABLE');
+          if (c.req.path === '/rejects') return Promise.reject(new LarderError('ERR_BAD_GATEWAY'));
+          return next();
+        },
+        onError: edge,
+      },
+    }),
+  );
+  inner.onError(edge);
+  inner.get('*', (c) => c.text('ok'));
+  const passed = await inner.request('/fine');
+  const thrown = await inner.request('/throws');
+  const rejected = await inner.request('/rejects');
+  assert.deepEqual([passed.status, thrown.status, rejected.status], [200, 503, 502]);
+  assert.equal(((await thrown.json()) as { code: number }).code, 50301);
+  assert.deepEqual(
+    innerJournal.list().map((entry) => [entry.path, entry.status, entry.code]),
+    [
+      ['/fine', 200, undefined],
+      ['/throws', 503, 50301],
+      ['/rejects', 502, 50201],
+    ],
+  );
+});

@@ -4,7 +4,7 @@ import { claimedClientId, collectingFacts, noteFacts } from '../../http/request-
 import { type ResponseHeaders, requestHeader, responseHeaders } from '../../http/request-header.js';
 import type { Clock } from '../../shared/clock.js';
 import { LarderError } from '../../shared/errors.js';
-import type { RateLimitHeaderStyle, RateLimiter, RatePolicy, RateVerdict } from './rate-windows.js';
+import type { RateLimiter, RateLimitHeaderStyle, RatePolicy, RateVerdict } from './rate-windows.js';
 
 export interface RateLimitDeps {
   limiter: RateLimiter;
