@@ -151,14 +151,19 @@ const HEADERS = {
   },
   Allow: { description: 'The methods this path takes.', required: true, schema: { type: 'string' } },
   RateLimit: {
-    description: 'IETF RateLimit fields: the closest limit’s remaining requests and seconds to reset.',
+    description:
+      'IETF RateLimit fields (sent with --rate-limit-headers ietf or both): the closest limit’s remaining requests and seconds to reset.',
     schema: { type: 'string' },
   },
   'RateLimit-Policy': {
-    description: 'IETF RateLimit policies: every limit in force.',
+    description:
+      'IETF RateLimit policies (sent with --rate-limit-headers ietf or both): every limit in force.',
     schema: { type: 'string' },
   },
-  'X-RateLimit-Limit': { description: 'Requests allowed in the closest window.', schema: { type: 'string' } },
+  'X-RateLimit-Limit': {
+    description: 'Requests allowed in the closest window (the platform’s convention, sent by default).',
+    schema: { type: 'string' },
+  },
   'X-RateLimit-Remaining': {
     description: 'Requests left in the closest window.',
     schema: { type: 'string' },
