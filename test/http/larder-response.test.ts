@@ -70,8 +70,9 @@ describe('LarderResponse: deferred headers join the route’s in one writeHead',
   test('headers deferred after the head was written are dropped, not thrown', () => {
     const response = new LarderResponse(new IncomingMessage(new Socket()));
     response.writeHead(200);
-    // The head exists: a late header must not throw ERR_HTTP_HEADERS_SENT.
+    // The head exists: a late header must not throw ERR_HTTP_HEADERS_SENT, nor be kept as if it were sent.
     assert.doesNotThrow(() => response.deferHeader('x-late', '1'));
+    assert.equal(response.getHeader('x-late'), undefined);
   });
 });
 
