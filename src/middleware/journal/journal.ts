@@ -73,15 +73,12 @@ export const journalRequests = ({
           finish(c, facts, timeMs, started);
           throw error;
         }
+        const settle = (response: Response): void => {
+          c.res = response;
+          finish(c, facts, timeMs, started);
+        };
         const answer = inner.onError(error as Error, c);
-        if (answer instanceof Promise)
-          return answer.then((response) => {
-            c.res = response;
-            finish(c, facts, timeMs, started);
-          });
-        c.res = answer;
-        finish(c, facts, timeMs, started);
-        return undefined;
+        return answer instanceof Promise ? answer.then(settle) : settle(answer);
       },
     );
   };
