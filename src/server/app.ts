@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { type Context, Hono } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { type AuthService, createAuthService, LOGIN_PATH } from '../auth/auth-service.js';
 import type { ThrottleLimit } from '../auth/failure-throttle.js';
 import { TOKEN_ENDPOINT_PATH } from '../auth/oauth-token-route.js';
 import type { RetailGuard } from '../auth/retail-guard.js';
 import { createSourceAddress, type TrustProxy } from '../auth/source-address.js';
 import { createErrorEdge } from '../http/error-edge.js';
+import { inlineMiddleware } from '../http/inline-middleware.js';
 import { accessLog } from '../middleware/access-log/access-log.js';
 import { adminAuth } from '../middleware/admin-auth/admin-auth.js';
 import { responseContract } from '../middleware/contract/contract.js';
@@ -204,7 +205,11 @@ export const createApp = async ({
         })
       : undefined;
   const errorEdge = createErrorEdge(logger);
-  // With the journal, fault injection runs inside its layer (one pipeline layer less per request).
+  // The admin API is left out: a large fixture load may rightly take longer.
+  const requestTimeout = requestDeadline(config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000);
+  const deadline: MiddlewareHandler = (c, next) =>
+    c.req.path.startsWith(ADMIN_PREFIX) ? next() : requestTimeout(c, next);
+  // With the journal, fault injection and the deadline run inside its layer (two pipeline layers less).
   if (journal !== undefined)
     app.use(
       journalRequests({
@@ -212,13 +217,14 @@ export const createApp = async ({
         clock,
         operationOf,
         skipPrefix: ADMIN_PREFIX,
-        ...(injector === undefined ? {} : { inner: { handler: injector, onError: errorEdge } }),
+        onError: errorEdge,
+        inner: injector === undefined ? deadline : inlineMiddleware(injector, deadline),
       }),
     );
-  else if (injector !== undefined) app.use(injector);
-  // The admin API is left out: a large fixture load may rightly take longer.
-  const deadline = requestDeadline(config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000);
-  app.use((c, next) => (c.req.path.startsWith(ADMIN_PREFIX) ? next() : deadline(c, next)));
+  else {
+    if (injector !== undefined) app.use(injector);
+    app.use(deadline);
+  }
   app.onError(errorEdge);
   app.notFound((c) => errorEdge(new LarderError('ERR_ROUTE_NOT_FOUND'), c));
 

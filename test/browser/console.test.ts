@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { type BrowserSession, LAPTOP, openBrowser, PHONE } from '../helpers/browser.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { logInOver, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /**
  * The web console in a real browser against a demo server: every view renders the demo data (charts with points),
@@ -21,20 +21,11 @@ let location: string;
 
 /** A retail search by the demo client, from outside the browser: the integration's traffic. */
 const retailSearch = async (pageSize = 5) => {
-  const login = await fetch(`${url}/authentication/v1/authentication/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      clientId: demo.clientId,
-      clientSecret: demo.clientSecret,
-      userAccessType: 'PLATFORM_MACHINE_CLIENT',
-    }),
-  });
-  const { token } = (await login.json()) as { token: { accessToken: string } };
+  const accessToken = await logInOver(url, demo.clientId, demo.clientSecret);
   return fetch(`${url}/v1/purchaseOrders/search?pageSize=${pageSize}`, {
     method: 'POST',
     headers: {
-      authorization: `Bearer ${token.accessToken}`,
+      authorization: `Bearer ${accessToken}`,
       'platform-restaurant-external-id': location,
       'content-type': 'application/json',
     },

@@ -69,3 +69,14 @@ export const startTestServer = async (
     throw error;
   }
 };
+
+/** Logs a client in over HTTP, as an integration does; the access token. */
+export const logInOver = async (url: string, clientId: string, clientSecret: string): Promise<string> => {
+  const login = await fetch(`${url}/authentication/v1/authentication/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ clientId, clientSecret, userAccessType: 'PLATFORM_MACHINE_CLIENT' }),
+  });
+  const { token } = (await login.json()) as { token: { accessToken: string } };
+  return token.accessToken;
+};

@@ -2,6 +2,7 @@ import type { HttpBindings } from '@hono/node-server';
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import { type OAuthErrorCode, oauthError } from '../../auth/oauth-token-route.js';
 import { invalidToken } from '../../auth/retail-guard.js';
+import { LarderResponse } from '../../http/larder-response.js';
 import { claimedClientId, collectingFacts, noteFacts } from '../../http/request-facts.js';
 import { requestHeader } from '../../http/request-header.js';
 import type { FaultControl } from '../../sandbox/fault-control.js';
@@ -154,6 +155,8 @@ const apply = async (
         throw new LarderError('ERR_BAD_GATEWAY', { message: 'Connection reset (injected fault).' });
       noteFacts(c, { status: 0 });
       socket.incoming.socket.resetAndDestroy();
+      // No head will be written: the journal learns of the answer here.
+      if (socket.outgoing instanceof LarderResponse) socket.outgoing.answeredWithoutHead(0);
       return new Response(null, { status: 500, headers: ALREADY_SENT });
     }
     case 'cutBody':

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
+import type { Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
+import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
 import { createErrorEdge } from '../../http/error-edge.js';
+import { LarderResponse } from '../../http/larder-response.js';
 import { noteFacts } from '../../http/request-facts.js';
 import { createJournal } from '../../sandbox/journal.js';
 import { createTestClock } from '../../shared/clock.js';
@@ -20,6 +24,7 @@ app.use(
     clock,
     operationOf: (method, path) => (method === 'GET' && path.startsWith('/items/') ? 'getItem' : undefined),
     skipPrefix: '/_admin',
+    onError: createErrorEdge(silentLogger),
   }),
 );
 app.onError(createErrorEdge(silentLogger));
@@ -70,13 +75,11 @@ test('a middleware run inside the journal’s layer: its errors are answered and
       journal: innerJournal,
       clock,
       operationOf: () => undefined,
-      inner: {
-        handler: (c, next) => {
-          if (c.req.path === '/throws') throw new LarderError('ERR_UNAVAILABLE');
-          if (c.req.path === '/rejects') return Promise.reject(new LarderError('ERR_BAD_GATEWAY'));
-          return next();
-        },
-        onError: edge,
+      onError: edge,
+      inner: (c, next) => {
+        if (c.req.path === '/throws') throw new LarderError('ERR_UNAVAILABLE');
+        if (c.req.path === '/rejects') return Promise.reject(new LarderError('ERR_BAD_GATEWAY'));
+        return next();
       },
     }),
   );
@@ -95,4 +98,54 @@ test('a middleware run inside the journal’s layer: its errors are answered and
       ['/rejects', 502, 50201],
     ],
   );
+});
+
+test('served by Larder’s response: entries are written with the head, inner errors answered and journaled', async () => {
+  const served = createJournal(8);
+  const edge = createErrorEdge(silentLogger);
+  const app = new Hono();
+  app.use(requestId());
+  app.use(
+    journalRequests({
+      journal: served,
+      clock,
+      operationOf: () => 'op',
+      onError: edge,
+      inner: (c, next) => {
+        if (c.req.path === '/throws') throw new LarderError('ERR_UNAVAILABLE');
+        if (c.req.path === '/rejects') return Promise.reject(new LarderError('ERR_BAD_GATEWAY'));
+        return next();
+      },
+    }),
+  );
+  app.onError(edge);
+  app.get('/missing', () => {
+    throw new LarderError('ERR_NOT_FOUND');
+  });
+  app.get('*', (c) => c.text('ok'));
+  const server = createAdaptorServer({
+    fetch: app.fetch,
+    serverOptions: { ServerResponse: LarderResponse as typeof ServerResponse },
+  }) as Server;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const statuses = [];
+    for (const path of ['/fine', '/throws', '/rejects', '/missing'])
+      statuses.push(
+        (await fetch(`http://127.0.0.1:${port}${path}`, { headers: { 'x-request-id': path } })).status,
+      );
+    assert.deepEqual(statuses, [200, 503, 502, 404]);
+    assert.deepEqual(
+      served.list().map((entry) => [entry.path, entry.status, entry.code, entry.requestId, entry.operation]),
+      [
+        ['/fine', 200, undefined, '/fine', 'op'],
+        ['/throws', 503, 50301, '/throws', 'op'],
+        ['/rejects', 502, 50201, '/rejects', 'op'],
+        ['/missing', 404, 40401, '/missing', 'op'],
+      ],
+    );
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
 });

@@ -1,4 +1,6 @@
+import type { HttpBindings } from '@hono/node-server';
 import type { Context, ErrorHandler, MiddlewareHandler } from 'hono';
+import { type AnswerWatcher, LarderResponse } from '../../http/larder-response.js';
 import { type RequestFacts, startFacts } from '../../http/request-facts.js';
 import { requestHeader } from '../../http/request-header.js';
 import type { Journal } from '../../sandbox/journal.js';
@@ -15,71 +17,105 @@ export interface JournalDeps {
   /** Paths under this prefix (the admin API) are not journaled: the journal shows the integration's traffic. */
   skipPrefix?: string;
   /**
-   * A middleware run inside the journal's own pipeline layer, as the next one (fault injection): a layer of
-   * Hono's compose costs a cached-token GET by id about 1% of its CPU. What it throws is answered through
-   * `onError` before the entry is recorded, as Hono's compose answers what a layer of its own throws.
+   * Answers what the rest of the pipeline throws when the journal must wait for it itself (no LarderResponse, as
+   * in app.request), so the entry has the status the client gets: the error edge.
    */
-  inner?: { handler: MiddlewareHandler; onError: ErrorHandler };
+  onError: ErrorHandler;
+  /**
+   * A middleware run inside the journal's own pipeline layer, as its next step (fault injection and the request
+   * deadline, see src/http/inline-middleware.ts): a layer of Hono's compose costs a cached-token GET by id
+   * about 1% of its CPU.
+   */
+  inner?: MiddlewareHandler;
+}
+
+/**
+ * One request on its way to the journal: what the middleware knew when it started, and the facts the rest of the
+ * pipeline notes. A plain object with a method, not closures: it is the only allocation the journal makes per
+ * request besides the facts.
+ */
+class JournalCall implements AnswerWatcher {
+  constructor(
+    private readonly deps: Pick<JournalDeps, 'journal' | 'operationOf'>,
+    private readonly c: Context,
+    private readonly facts: RequestFacts,
+    private readonly timeMs: number,
+    private readonly started: number,
+    private readonly method: string,
+    private readonly path: string,
+  ) {}
+
+  answered(status: number): void {
+    const { c, facts, method, path } = this;
+    // Authorized retail requests have it parsed already; only refused ones need the header read again.
+    const location = c.get('locationId') ?? requestHeader(c, LOCATION_HEADER_KEY)?.trim();
+    this.deps.journal.recordRequest(
+      this.timeMs,
+      method,
+      path,
+      facts.status ?? status,
+      Math.round((performance.now() - this.started) * 1000) / 1000,
+      c.get('requestId'),
+      this.deps.operationOf(method, path),
+      location === '' ? undefined : location,
+      facts,
+    );
+  }
 }
 
 /**
  * Records every answered request in the bounded journal, with the facts its middlewares and handler noted. The
- * facts object becomes the entry, which the journal copies into its columns (src/sandbox/journal.ts), so nothing
- * of the request outlives it but a few strings; the ISO time is made only when the journal is read.
+ * facts object becomes the entry, which the journal copies into its row (src/sandbox/journal.ts), so nothing of
+ * the request outlives it; the ISO time is made only when the journal is read.
+ *
+ * Served by Larder's server, the entry is written when the answer's head is (LarderResponse), so the journal adds
+ * no step to the pipeline's promise chain; what an inner layer throws is answered by Hono's compose through the
+ * error edge before that. Elsewhere (app.request) it waits for the pipeline and answers an inner error itself.
  */
-export const journalRequests = ({
-  journal,
-  clock,
-  operationOf,
-  skipPrefix,
-  inner,
-}: JournalDeps): MiddlewareHandler => {
-  const finish = (c: Context, facts: RequestFacts, timeMs: number, started: number): void => {
-    // Authorized retail requests have it parsed already; only refused ones need the header read again.
-    const location = c.get('locationId') ?? requestHeader(c, LOCATION_HEADER_KEY)?.trim();
-    const { method, path } = c.req;
-    journal.recordRequest(
-      timeMs,
-      method,
-      path,
-      facts.status ?? c.res.status,
-      Math.round((performance.now() - started) * 1000) / 1000,
-      c.get('requestId'),
-      operationOf(method, path),
-      location === '' ? undefined : location,
-      facts,
-    );
-  };
-  /** The inner middleware with the rest of the pipeline; a rejection can only be its own (Hono answers the rest). */
-  const run = (c: Context, next: () => Promise<void>): Promise<unknown> => {
-    if (inner === undefined) return next();
+export const journalRequests = (deps: JournalDeps): MiddlewareHandler => {
+  const { clock, skipPrefix, inner, onError } = deps;
+  const recording = { journal: deps.journal, operationOf: deps.operationOf };
+  const run = (c: Context, next: () => Promise<void>): Promise<unknown> | unknown =>
+    inner === undefined ? next() : inner(c, next);
+  /**
+   * Without Larder's response: waits for the rest of the pipeline. A rejection (the inner layers' own: Hono's
+   * compose answers those of later layers) is answered here, so the entry records the status sent.
+   */
+  const settleAfter = (c: Context, next: () => Promise<void>, call: JournalCall): Promise<void> => {
+    let ran: Promise<unknown>;
     try {
-      return Promise.resolve(inner.handler(c, next));
+      ran = Promise.resolve(run(c, next));
     } catch (error) {
-      return Promise.reject(error);
+      ran = Promise.reject(error);
     }
-  };
-  // Not async: one `then` on the rest of the pipeline costs less than an async frame awaiting it, per request.
-  return (c, next) => {
-    if (skipPrefix !== undefined && c.req.path.startsWith(skipPrefix))
-      return inner === undefined ? next() : inner.handler(c, next);
-    const timeMs = clock.now();
-    const started = performance.now();
-    const facts: RequestFacts = startFacts(c);
-    return run(c, next).then(
-      () => finish(c, facts, timeMs, started),
+    return ran.then(
+      () => call.answered(c.res.status),
       (error: unknown) => {
-        if (inner === undefined) {
-          finish(c, facts, timeMs, started);
-          throw error;
-        }
         const settle = (response: Response): void => {
           c.res = response;
-          finish(c, facts, timeMs, started);
+          call.answered(response.status);
         };
-        const answer = inner.onError(error as Error, c);
+        const answer = onError(error as Error, c);
         return answer instanceof Promise ? answer.then(settle) : settle(answer);
       },
     );
+  };
+  return (c, next) => {
+    const { path } = c.req;
+    if (skipPrefix !== undefined && path.startsWith(skipPrefix))
+      return (inner === undefined ? next() : inner(c, next)) as Promise<void>;
+    const call = new JournalCall(
+      recording,
+      c,
+      startFacts(c),
+      clock.now(),
+      performance.now(),
+      c.req.method,
+      path,
+    );
+    const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
+    if (!(outgoing instanceof LarderResponse)) return settleAfter(c, next, call);
+    outgoing.watchAnswer(call);
+    return run(c, next) as Promise<void>;
   };
 };
