@@ -125,15 +125,25 @@ const SPILL_ID = 0xffff;
 const createDictionary = (max: number) => {
   const ids = new Map<string, number>();
   const values: (string | undefined)[] = [undefined];
+  // Consecutive requests mostly repeat a value (one client, one location): a string comparison, not a hash lookup.
+  let lastValue: string | undefined;
+  let lastId = 0;
+  const lookUp = (value: string): number => {
+    const known = ids.get(value);
+    if (known !== undefined) return known;
+    if (values.length > max) return SPILL_ID;
+    ids.set(value, values.length);
+    values.push(value);
+    return values.length - 1;
+  };
   return {
     idOf: (value: string | undefined): number => {
       if (value === undefined) return 0;
-      const known = ids.get(value);
-      if (known !== undefined) return known;
-      if (values.length > max) return SPILL_ID;
-      ids.set(value, values.length);
-      values.push(value);
-      return values.length - 1;
+      if (value !== lastValue) {
+        lastId = lookUp(value);
+        lastValue = value;
+      }
+      return lastId;
     },
     valueOf: (id: number): string | undefined => values[id],
   };

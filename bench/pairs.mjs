@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+// The cost of an optional path by the benchmark's own measure: its ratio to the raw server, with the path off and
+// on, in alternating runs of bench/run.ts (which measures raw and Larder in the same run). Each pair starts with
+// the other configuration than the last, so a machine drifting over the minutes hits both alike.
+//
+//   node bench/pairs.mjs --pairs 6 --only get-po,search-first --on LARDER_BENCH_SANDBOX=1 --out DIR [run.ts flags…]
+//
+// Writes DIR/pairs.md (every pair, the drop of the ratio, the median per scenario) and DIR/pairs.json.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const { values, positionals } = parseArgs({
+  options: {
+    pairs: { type: 'string', default: '5' },
+    only: { type: 'string', default: 'get-po,search-first' },
+    on: { type: 'string', multiple: true, default: ['LARDER_BENCH_SANDBOX=1'] },
+    out: { type: 'string', default: join('bench', 'results', 'pairs') },
+  },
+  allowPositionals: true,
+});
+const pairs = Number(values.pairs);
+const onEnv = Object.fromEntries(values.on.map((kv) => kv.split(/=(.*)/s).slice(0, 2)));
+mkdirSync(values.out, { recursive: true });
+
+/** One bench run; the Larder rows' ratios by scenario. */
+const run = (label, env) => {
+  const out = join(values.out, 'runs', label);
+  const args = [
+    '--import',
+    'tsx',
+    'bench/run.ts',
+    '--only',
+    values.only,
+    '--no-prism',
+    '--out',
+    out,
+    ...positionals,
+  ];
+  const result = spawnSync(process.execPath, args, {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, ...env },
+  });
+  if (result.status !== 0) throw new Error(`bench run ${label} failed (${result.status})`);
+  const report = JSON.parse(readFileSync(join(out, 'latest.json'), 'utf8'));
+  const ratios = {};
+  for (const row of report.rows)
+    if (row.server.startsWith('Larder') && typeof row.ratio === 'number')
+      ratios[`${row.scenario} (${row.server})`] = { ratio: row.ratio, rate: row.rate };
+  return ratios;
+};
+
+const results = [];
+for (let pair = 1; pair <= pairs; pair++) {
+  const order = pair % 2 === 1 ? ['off', 'on'] : ['on', 'off'];
+  const got = {};
+  for (const which of order) {
+    process.stderr.write(`[pairs] pair ${pair} of ${pairs}: ${which}\n`);
+    got[which] = run(`${pair}-${which}`, which === 'on' ? onEnv : {});
+  }
+  results.push({ pair, first: order[0], off: got.off, on: got.on });
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const pct = (x) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
+const scenarios = Object.keys(results[0].off);
+const lines = [
+  '# An optional path on and off, by the benchmark’s own ratio to raw',
+  '',
+  `${new Date().toISOString()} · \`node bench/pairs.mjs --pairs ${pairs} --only ${values.only} --on ${values.on.join(' --on ')}${positionals.length > 0 ? ` ${positionals.join(' ')}` : ''}\``,
+  '',
+  'Each line is one pair of `bench/run.ts` runs (raw and Larder measured in the same run), off and on back to back, the first of each pair alternating. The change is of the unrounded ratio.',
+  '',
+  '| scenario | pair | off: req/s, ratio | on: req/s, ratio | change of the ratio |',
+  '|---|---:|---|---|---:|',
+];
+const summary = [];
+for (const scenario of scenarios) {
+  const changes = [];
+  for (const { pair, off, on } of results) {
+    const change = on[scenario].ratio / off[scenario].ratio - 1;
+    changes.push(change);
+    lines.push(
+      `| ${scenario} | ${pair} | ${Math.round(off[scenario].rate).toLocaleString('en-US')}, ${off[scenario].ratio.toFixed(3)} | ${Math.round(on[scenario].rate).toLocaleString('en-US')}, ${on[scenario].ratio.toFixed(3)} | ${pct(change)} |`,
+    );
+  }
+  const offMedian = median(results.map((r) => r.off[scenario].ratio));
+  const onMedian = median(results.map((r) => r.on[scenario].ratio));
+  summary.push(
+    `- ${scenario}: median change ${pct(median(changes))} over ${changes.length} pairs (from ${pct(Math.min(...changes))} to ${pct(Math.max(...changes))}); median ratio off ${offMedian.toFixed(3)}, on ${onMedian.toFixed(3)} (${pct(onMedian / offMedian - 1)}).`,
+  );
+}
+lines.push('', ...summary, '');
+writeFileSync(join(values.out, 'pairs.md'), lines.join('\n'));
+writeFileSync(join(values.out, 'pairs.json'), `${JSON.stringify({ pairs: results }, null, 2)}\n`);
+process.stdout.write(`${summary.join('\n')}\n`);
