@@ -30,8 +30,9 @@ export const createLocationDirectory = (store: Store, clock: Clock): LocationDir
   return {
     exists: (locationId) => {
       const at = checkedAt.get(locationId);
-      if (at !== undefined && clock.now() - at < RECHECK_MS && clock.now() >= at) return true;
-      return lookUp(locationId);
+      if (at === undefined) return lookUp(locationId);
+      const now = clock.now();
+      return now - at < RECHECK_MS && now >= at ? true : lookUp(locationId);
     },
     forget: (locationId) => {
       checkedAt.delete(locationId);

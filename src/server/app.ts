@@ -209,7 +209,7 @@ export const createApp = async ({
   const requestTimeout = requestDeadline(config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000);
   const deadline: MiddlewareHandler = (c, next) =>
     c.req.path.startsWith(ADMIN_PREFIX) ? next() : requestTimeout(c, next);
-  // With the journal, fault injection and the deadline run inside its layer (two pipeline layers less).
+  // With the journal, fault injection and the deadline run inside its layer: one pipeline layer, not three.
   if (journal !== undefined)
     app.use(
       journalRequests({

@@ -1,7 +1,7 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { Context, ErrorHandler, MiddlewareHandler } from 'hono';
 import { type AnswerWatcher, LarderResponse } from '../../http/larder-response.js';
-import { type RequestFacts, startFacts } from '../../http/request-facts.js';
+import type { RequestFacts } from '../../http/request-facts.js';
 import { requestHeader } from '../../http/request-header.js';
 import type { Journal } from '../../sandbox/journal.js';
 import type { Clock } from '../../shared/clock.js';
@@ -31,19 +31,35 @@ export interface JournalDeps {
 
 /**
  * One request on its way to the journal: what the middleware knew when it started, and the facts the rest of the
- * pipeline notes. A plain object with a method, not closures: it is the only allocation the journal makes per
- * request besides the facts.
+ * pipeline notes, which it collects itself unless an earlier middleware (the access log) already does. One object
+ * with a method, not closures and a facts object of its own: it is all the journal allocates per request.
  */
-class JournalCall implements AnswerWatcher {
+class JournalCall implements AnswerWatcher, RequestFacts {
+  clientId: string | undefined = undefined;
+  code: number | string | undefined = undefined;
+  tokenFingerprint: string | undefined = undefined;
+  tokenExpiresAtMs: number | undefined = undefined;
+  body: unknown = undefined;
+  pageToken: string | undefined = undefined;
+  pageSize: number | undefined = undefined;
+  hasNextPage: boolean | undefined = undefined;
+  retryAfterSeconds: number | undefined = undefined;
+  fault: string | undefined = undefined;
+  status: number | undefined = undefined;
+  private readonly facts: RequestFacts;
+
   constructor(
     private readonly deps: Pick<JournalDeps, 'journal' | 'operationOf'>,
     private readonly c: Context,
-    private readonly facts: RequestFacts,
     private readonly timeMs: number,
     private readonly started: number,
     private readonly method: string,
     private readonly path: string,
-  ) {}
+  ) {
+    const collected = c.get('facts');
+    if (collected === undefined) c.set('facts', this);
+    this.facts = collected ?? this;
+  }
 
   answered(status: number): void {
     const { c, facts, method, path } = this;
@@ -104,15 +120,7 @@ export const journalRequests = (deps: JournalDeps): MiddlewareHandler => {
     const { path } = c.req;
     if (skipPrefix !== undefined && path.startsWith(skipPrefix))
       return (inner === undefined ? next() : inner(c, next)) as Promise<void>;
-    const call = new JournalCall(
-      recording,
-      c,
-      startFacts(c),
-      clock.now(),
-      performance.now(),
-      c.req.method,
-      path,
-    );
+    const call = new JournalCall(recording, c, clock.now(), performance.now(), c.req.method, path);
     const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
     if (!(outgoing instanceof LarderResponse)) return settleAfter(c, next, call);
     outgoing.watchAnswer(call);
