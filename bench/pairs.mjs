@@ -43,7 +43,10 @@ const run = (label, env) => {
     env: { ...process.env, ...env },
   });
   if (result.status !== 0) throw new Error(`bench run ${label} failed (${result.status})`);
-  const report = JSON.parse(readFileSync(join(out, 'latest.json'), 'utf8'));
+  // `--smoke` (as the test passes through) names its results smoke.json.
+  const report = JSON.parse(
+    readFileSync(join(out, positionals.includes('--smoke') ? 'smoke.json' : 'latest.json'), 'utf8'),
+  );
   const ratios = {};
   for (const row of report.rows)
     if (row.server.startsWith('Larder') && typeof row.ratio === 'number')

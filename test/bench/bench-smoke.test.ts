@@ -165,3 +165,45 @@ test('npm run bench -- --cost --smoke prices every optional path in server CPU p
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('bench/pairs.mjs runs an optional path off and on and writes every pair with its change', {
+  timeout: 240_000,
+  skip: missing,
+}, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'larder-bench-pairs-'));
+  try {
+    const run = await runNode(
+      [
+        'bench/pairs.mjs',
+        '--pairs',
+        '1',
+        '--only',
+        'get-po',
+        '--out',
+        dir,
+        '--',
+        '--smoke',
+        '--backend',
+        'sqlite',
+      ],
+      { cwd: ROOT },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const table = await readFile(join(dir, 'pairs.md'), 'utf8');
+    assert.match(table, /--on LARDER_BENCH_SANDBOX=1/);
+    assert.match(
+      table,
+      /^\| GET purchase order by id \(Larder sqlite\) \| 1 \| [\d,]+, \d\.\d{3} \| [\d,]+, \d\.\d{3} \| [+-]\d+\.\d%/m,
+    );
+    assert.match(
+      table,
+      /^- GET purchase order by id \(Larder sqlite\): median change [+-]\d+\.\d% over 1 pairs/m,
+    );
+    const { pairs } = JSON.parse(await readFile(join(dir, 'pairs.json'), 'utf8')) as {
+      pairs: { off: Record<string, { ratio: number }>; on: Record<string, { ratio: number }> }[];
+    };
+    assert.ok((pairs[0]?.on['GET purchase order by id (Larder sqlite)']?.ratio ?? 0) > 0);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
