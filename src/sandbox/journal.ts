@@ -104,7 +104,6 @@ const OPERATION = 16;
 const CLIENT = 18;
 const LOCATION = 20;
 const FINGERPRINT = 22;
-const FLAGS = 24; // u8
 const ID_LENGTH = 25; // u8
 const PATH_LENGTH = 26; // u8
 /** The request id, then the path right after it. */
@@ -177,6 +176,9 @@ export const createJournal = (capacity = DEFAULT_JOURNAL_SIZE): Journal => {
   const u8 = new Uint8Array(rows);
   const u16 = new Uint16Array(rows);
   const bytes = Buffer.from(rows);
+  // Each row's flags apart from it, in a small array that stays in cache: recording then only stores into the
+  // row, which was last touched a whole ring ago, and never waits to load from it.
+  const flags = new Uint8Array(capacity);
   const extras: (Extras | undefined)[] = new Array(capacity);
   const spilled: (Spilled | undefined)[] = new Array(capacity);
   const methods = createDictionary(MAX_DISTINCT);
@@ -222,7 +224,7 @@ export const createJournal = (capacity = DEFAULT_JOURNAL_SIZE): Journal => {
   ) => {
     const i = seq % capacity;
     const row = i * ROW_BYTES;
-    const previousFlags = u8[row + FLAGS]!;
+    const previousFlags = flags[i]!;
     f64[(row + TIME) >> 3] = time;
     u32[(row + DURATION) >> 2] = Math.min(Math.round(duration * 1000), 0xffffffff);
     u16[(row + STATUS) >> 1] = status;
@@ -267,7 +269,7 @@ export const createJournal = (capacity = DEFAULT_JOURNAL_SIZE): Journal => {
     if (withExtras || (previousFlags & HAS_EXTRAS) !== 0)
       extras[i] = withExtras ? extrasOf(facts) : undefined;
     if (spill !== undefined || (previousFlags & HAS_SPILLED) !== 0) spilled[i] = spill;
-    u8[row + FLAGS] = (withExtras ? HAS_EXTRAS : 0) | (spill === undefined ? 0 : HAS_SPILLED);
+    flags[i] = (withExtras ? HAS_EXTRAS : 0) | (spill === undefined ? 0 : HAS_SPILLED);
     seq++;
     if (seq - oldest > capacity) oldest = seq - capacity;
   };
@@ -319,7 +321,7 @@ export const createJournal = (capacity = DEFAULT_JOURNAL_SIZE): Journal => {
     if (clientId !== undefined) entry.clientId = clientId;
     if (location !== undefined) entry.location = location;
     if (tokenFingerprint !== undefined) entry.tokenFingerprint = tokenFingerprint;
-    return (u8[row + FLAGS]! & HAS_EXTRAS) === 0 ? entry : Object.assign(entry, extras[i]);
+    return (flags[i]! & HAS_EXTRAS) === 0 ? entry : Object.assign(entry, extras[i]);
   };
 
   return {
@@ -361,7 +363,7 @@ export const createJournal = (capacity = DEFAULT_JOURNAL_SIZE): Journal => {
       // Drop the references now, so what a cleared journal held can be collected.
       extras.fill(undefined);
       spilled.fill(undefined);
-      for (let i = 0; i < capacity; i++) u8[i * ROW_BYTES + FLAGS] = 0;
+      flags.fill(0);
       oldest = seq;
     },
   };
