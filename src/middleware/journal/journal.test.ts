@@ -65,16 +65,16 @@ test('the journal is bounded, and skipped paths are not recorded', async () => {
   );
 });
 
-test('a middleware run inside the journal’s layer: its errors are answered and journaled with their status', async () => {
-  const innerJournal = createJournal(4);
+/** An app whose layer inside the journal throws on /throws and rejects on /rejects; /missing is a 404. */
+const appWithInnerLayer = (journal: ReturnType<typeof createJournal>): Hono => {
   const edge = createErrorEdge(silentLogger);
   const inner = new Hono();
   inner.use(requestId());
   inner.use(
     journalRequests({
-      journal: innerJournal,
+      journal,
       clock,
-      operationOf: () => undefined,
+      operationOf: () => 'op',
       onError: edge,
       inner: (c, next) => {
         if (c.req.path === '/throws') throw new LarderError('ERR_UNAVAILABLE');
@@ -84,7 +84,16 @@ test('a middleware run inside the journal’s layer: its errors are answered and
     }),
   );
   inner.onError(edge);
+  inner.get('/missing', () => {
+    throw new LarderError('ERR_NOT_FOUND');
+  });
   inner.get('*', (c) => c.text('ok'));
+  return inner;
+};
+
+test('a middleware run inside the journal’s layer: its errors are answered and journaled with their status', async () => {
+  const innerJournal = createJournal(4);
+  const inner = appWithInnerLayer(innerJournal);
   const passed = await inner.request('/fine');
   const thrown = await inner.request('/throws');
   const rejected = await inner.request('/rejects');
@@ -102,27 +111,7 @@ test('a middleware run inside the journal’s layer: its errors are answered and
 
 test('served by Larder’s response: entries are written with the head, inner errors answered and journaled', async () => {
   const served = createJournal(8);
-  const edge = createErrorEdge(silentLogger);
-  const app = new Hono();
-  app.use(requestId());
-  app.use(
-    journalRequests({
-      journal: served,
-      clock,
-      operationOf: () => 'op',
-      onError: edge,
-      inner: (c, next) => {
-        if (c.req.path === '/throws') throw new LarderError('ERR_UNAVAILABLE');
-        if (c.req.path === '/rejects') return Promise.reject(new LarderError('ERR_BAD_GATEWAY'));
-        return next();
-      },
-    }),
-  );
-  app.onError(edge);
-  app.get('/missing', () => {
-    throw new LarderError('ERR_NOT_FOUND');
-  });
-  app.get('*', (c) => c.text('ok'));
+  const app = appWithInnerLayer(served);
   const server = createAdaptorServer({
     fetch: app.fetch,
     serverOptions: { ServerResponse: LarderResponse as typeof ServerResponse },

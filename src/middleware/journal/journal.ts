@@ -1,5 +1,5 @@
 import type { HttpBindings } from '@hono/node-server';
-import type { Context, ErrorHandler, MiddlewareHandler } from 'hono';
+import type { Context, ErrorHandler, MiddlewareHandler, Next } from 'hono';
 import { type AnswerWatcher, LarderResponse } from '../../http/larder-response.js';
 import type { RequestFacts } from '../../http/request-facts.js';
 import { requestHeader } from '../../http/request-header.js';
@@ -90,14 +90,13 @@ class JournalCall implements AnswerWatcher, RequestFacts {
  */
 export const journalRequests = (deps: JournalDeps): MiddlewareHandler => {
   const { clock, skipPrefix, inner, onError } = deps;
-  const recording = { journal: deps.journal, operationOf: deps.operationOf };
-  const run = (c: Context, next: () => Promise<void>): Promise<unknown> | unknown =>
+  const run = (c: Context, next: Next): ReturnType<MiddlewareHandler> =>
     inner === undefined ? next() : inner(c, next);
   /**
    * Without Larder's response: waits for the rest of the pipeline. A rejection (the inner layers' own: Hono's
    * compose answers those of later layers) is answered here, so the entry records the status sent.
    */
-  const settleAfter = (c: Context, next: () => Promise<void>, call: JournalCall): Promise<void> => {
+  const settleAfter = (c: Context, next: Next, call: JournalCall): Promise<void> => {
     let ran: Promise<unknown>;
     try {
       ran = Promise.resolve(run(c, next));
@@ -118,12 +117,11 @@ export const journalRequests = (deps: JournalDeps): MiddlewareHandler => {
   };
   return (c, next) => {
     const { path } = c.req;
-    if (skipPrefix !== undefined && path.startsWith(skipPrefix))
-      return (inner === undefined ? next() : inner(c, next)) as Promise<void>;
-    const call = new JournalCall(recording, c, clock.now(), performance.now(), c.req.method, path);
+    if (skipPrefix !== undefined && path.startsWith(skipPrefix)) return run(c, next);
+    const call = new JournalCall(deps, c, clock.now(), performance.now(), c.req.method, path);
     const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
     if (!(outgoing instanceof LarderResponse)) return settleAfter(c, next, call);
     outgoing.watchAnswer(call);
-    return run(c, next) as Promise<void>;
+    return run(c, next);
   };
 };
