@@ -27,6 +27,15 @@ export const localFaultControl = (engine: FaultEngine): FaultControl => ({
 const SERVICE = 'faults';
 /** The primary tells every worker whether any rules exist, so without rules no request asks it. */
 const ACTIVE = 'faults:active';
+/** A worker's word that it has taken up an ACTIVE message. */
+export const ACTIVE_TAKEN = 'faults:active-taken';
+
+/** The primary's message telling workers whether rules exist; `seq` comes back in their ACTIVE_TAKEN. */
+export interface ActiveMessage {
+  larder: typeof ACTIVE;
+  active: boolean;
+  seq: number;
+}
 
 /** A worker's control: every call goes to the primary's engine. */
 export const clusterFaultControl = (channel: ProcessChannel): FaultControl => {
@@ -38,8 +47,10 @@ export const clusterFaultControl = (channel: ProcessChannel): FaultControl => {
       typeof message === 'object' &&
       message !== null &&
       (message as { larder?: unknown }).larder === ACTIVE
-    )
-      active = (message as { active: boolean }).active;
+    ) {
+      active = (message as ActiveMessage).active;
+      channel.send?.({ larder: ACTIVE_TAKEN, seq: (message as ActiveMessage).seq });
+    }
   });
   void call('active').then((answer) => {
     active = answer === true;
@@ -57,20 +68,23 @@ export const clusterFaultControl = (channel: ProcessChannel): FaultControl => {
 
 /**
  * The primary's side of `--workers N`: the one engine every worker's control calls. `broadcast` sends a
- * message to every live worker (whether rules exist, after each change).
+ * message to every live worker (whether rules exist, after each change) and resolves once each has taken it up:
+ * a PUT answers only then, so a request the client sends next, on any worker, already meets the new rules.
  */
 export const serveClusterFaults = (
   onMessage: Parameters<typeof servePrimary>[0],
   engine: FaultEngine,
-  broadcast: (message: unknown) => void,
-): void =>
+  broadcast: (message: ActiveMessage) => Promise<void>,
+): void => {
+  let seq = 0;
   servePrimary(onMessage, SERVICE, {
     active: () => engine.active,
     list: () => engine.list(),
-    replace: (rules) => {
+    replace: async (rules) => {
       const state = engine.replace(rules as FaultRule[]);
-      broadcast({ larder: ACTIVE, active: engine.active });
+      await broadcast({ larder: ACTIVE, active: engine.active, seq: ++seq });
       return state;
     },
     decide: (request) => engine.decide(request as FaultRequest) ?? null,
   });
+};

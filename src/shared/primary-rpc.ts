@@ -62,6 +62,7 @@ interface WorkerEnd {
 export const servePrimary = (
   onMessage: (listener: (worker: WorkerEnd, message: unknown) => void) => void,
   service: string,
+  /** A handler's promise is answered when it settles. */
   handlers: Readonly<Record<string, (arg: unknown) => unknown>>,
   describeError: (error: unknown) => NonNullable<AnswerMessage['error']> = (error) => ({
     message: String(error),
@@ -71,13 +72,23 @@ export const servePrimary = (
     if (!isMessage(message, 'rpc:call', service)) return;
     const call = message as CallMessage;
     const answer: AnswerMessage = { larder: 'rpc:answer', service, id: call.id };
+    let result: unknown;
     try {
       const handler = handlers[call.method];
       if (handler === undefined) throw new Error(`unknown ${service} call ${call.method}`);
-      answer.result = handler(call.arg);
+      result = handler(call.arg);
     } catch (error) {
       answer.error = describeError(error);
     }
-    worker.send(answer);
+    // A handler may answer later (a change every worker must have taken up first); the rest answer at once.
+    if (result instanceof Promise)
+      result.then(
+        (value: unknown) => worker.send({ ...answer, result: value }),
+        (error: unknown) => worker.send({ ...answer, error: describeError(error) }),
+      );
+    else {
+      if (answer.error === undefined) answer.result = result;
+      worker.send(answer);
+    }
   });
 };

@@ -58,3 +58,27 @@ test('a failing call rejects on the worker; other services on the same channel i
   await assert.rejects(one('missing'), /unknown one call missing/);
   assert.equal(await two('ping'), 'pong');
 });
+
+test('a handler that answers later: the call waits for its promise, and its rejection comes back revived', async () => {
+  const { workers, onMessage } = wire(1);
+  let release: (value: string) => void = () => {};
+  servePrimary(onMessage, 'later', {
+    wait: () =>
+      new Promise<string>((resolve) => {
+        release = resolve;
+      }),
+    refuse: () => Promise.reject(new Error('not now')),
+  });
+  const call = primaryCaller(workers[0]!, 'later', (e) => new Error(`revived: ${e.message}`));
+  let settled = false;
+  const waited = call('wait').then((value) => {
+    settled = true;
+    return value;
+  });
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(settled, false);
+  release('done');
+  assert.equal(await waited, 'done');
+  await assert.rejects(call('refuse'), /revived: Error: not now/);
+});

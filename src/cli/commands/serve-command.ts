@@ -2,7 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { relayThrottleFailures } from '../../auth/shared-throttle.js';
 import { serveClusterRateLimiter } from '../../middleware/rate-limit/rate-windows.js';
 import { prepareDemo } from '../../sandbox/demo.js';
-import { serveClusterFaults } from '../../sandbox/fault-control.js';
+import { ACTIVE_TAKEN, serveClusterFaults } from '../../sandbox/fault-control.js';
 import { createFaultEngine } from '../../sandbox/faults.js';
 import { DEFAULT_JOURNAL_SIZE } from '../../sandbox/journal.js';
 import { serveClusterJournal } from '../../sandbox/journal-view.js';
@@ -61,6 +61,8 @@ const untilSignal = (stop: () => Promise<void>, say?: (line: string) => void) =>
 
 /** What a worker sends the primary once its app is built and answering (not merely bound). */
 const READY = 'larder:ready';
+/** How long a change of the fault rules waits for every worker to take it up before answering anyway. */
+const BROADCAST_TIMEOUT_MS = 1000;
 
 /**
  * The primary of `--workers N`: the supervisor keeps N workers serving (src/server/cluster-supervisor.ts), and
@@ -121,8 +123,28 @@ const serveWithWorkers = async (
   };
   if (config.rateLimit !== 'off') serveClusterRateLimiter(onWorkerMessage, config.rateLimit);
   serveClusterFaults(onWorkerMessage, createFaultEngine(config.faults), (message) => {
+    const waiting = new Set<number>();
     for (const worker of Object.values(cluster.workers ?? {}))
-      if (worker?.isConnected()) worker.send(message as object);
+      if (worker?.isConnected()) {
+        waiting.add(worker.id);
+        worker.send(message);
+      }
+    // Every worker's word, or a bound: a worker dying meanwhile must not hold the admin API's answer.
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        cluster.off('message', taken);
+        resolve();
+      };
+      const taken = (worker: Worker, reply: unknown) => {
+        const { larder, seq } = (reply ?? {}) as { larder?: unknown; seq?: unknown };
+        if (larder === ACTIVE_TAKEN && seq === message.seq && waiting.delete(worker.id) && waiting.size === 0)
+          done();
+      };
+      const timer = setTimeout(done, BROADCAST_TIMEOUT_MS);
+      if (waiting.size === 0) done();
+      else cluster.on('message', taken);
+    });
   });
   // The failed-login limit is the instance's: each worker's failures reach the others.
   relayThrottleFailures(
