@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { INVENTORY_HISTORY, PURCHASE_ORDERS, type RecordKind } from '../src/records/kinds.js';
 import { keysetSearch } from '../src/storage/postgres/keyset-search.js';
-import { pageSql, searchSql } from '../src/storage/sqlite/search-sql.js';
+import { PAGE_HEADROOM, pageSql, searchSql } from '../src/storage/sqlite/search-sql.js';
 import type { RecordSearch } from '../src/storage/store.js';
 import { BENCH_LOCATION } from './dataset.js';
 import { machineLine } from './report.js';
@@ -68,7 +68,8 @@ export const writeQueryPlans = async (
       'follow). A set of statuses or types is one index seek per value, merged in keyset order (MERGE (UNION ALL) on ' +
       'SQLite, Merge Append on PostgreSQL): no shape scans the location or sorts its matches. ' +
       'On SQLite the statement shown is the one a page runs: the search under the aggregate that joins its bodies ' +
-      "(`SCAN (subquery-1)` reads the search's rows as they come, a co-routine, not a table). " +
+      "(`SCAN (subquery-N)` reads the search's rows as they come, a co-routine, not a table; the two " +
+      "`SCAN CONSTANT ROW` are the page BLOB's headroom for the envelope and its closing bytes). " +
       '`test/storage/search-plans.test.ts` checks the same on every filter combination.',
     '',
   ];
@@ -124,7 +125,8 @@ export const writeQueryPlans = async (
             }
             times.sort((a, b) => a - b);
             sections.push(
-              sql,
+              // The BLOB's headroom literal, shortened to say what it is.
+              sql.replace(`'${' '.repeat(PAGE_HEADROOM)}'`, `'<${PAGE_HEADROOM} spaces>'`),
               '',
               ...plan.map((row) => row.detail),
               '',

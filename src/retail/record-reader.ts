@@ -1,7 +1,7 @@
 import type { RecordKind } from '../records/kinds.js';
 import { LarderError } from '../shared/errors.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../shared/limits.js';
-import type { Store, StoredJson } from '../storage/store.js';
+import type { Store, StoredJson, StoredPage } from '../storage/store.js';
 import type { PageTokens } from './page-token.js';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -25,15 +25,39 @@ const parseId = (raw: string, fieldName: string): string => {
   return raw.toLowerCase();
 };
 
+const CLOSE = ']}';
+
 /**
  * Splices the stored JSON of the page into the page envelope: records are never parsed on the read path. The
  * page is written straight into one exactly sized buffer: a concatenated string would be flattened, measured
  * and UTF-8 encoded again on the way out (0.85 ms against 0.24 ms for a 400 KB page). Chunks that come as bytes
- * (each a record, or several already joined with commas) are copied as they are.
+ * (each a record, or several already joined with commas) are copied as they are. When the store leaves room
+ * around a page's one chunk (SQLite), the envelope is written into that room and the chunk's buffer is the body:
+ * no second buffer of the page's size, and no copy of it.
  */
-const pageBody = (current: string, next: string, chunks: readonly StoredJson[]): Uint8Array<ArrayBuffer> => {
+export const pageBody = (
+  current: string,
+  next: string,
+  chunks: readonly StoredJson[],
+  room?: StoredPage['room'],
+): Uint8Array<ArrayBuffer> => {
   const head = `{"currentPageToken":${JSON.stringify(current)},"nextPageToken":${JSON.stringify(next)},"data":[`;
-  let size = Buffer.byteLength(head) + 2 + Math.max(chunks.length - 1, 0);
+  const headBytes = Buffer.byteLength(head);
+  const only = chunks.length === 1 ? chunks[0] : undefined;
+  if (
+    room !== undefined &&
+    only instanceof Uint8Array &&
+    headBytes <= room.before &&
+    CLOSE.length <= room.after
+  ) {
+    const start = only.byteOffset - headBytes;
+    const body = Buffer.from(only.buffer, start, headBytes + only.byteLength + CLOSE.length);
+    body.write(head, 0);
+    body.write(CLOSE, headBytes + only.byteLength);
+    // Buffer.from over an ArrayBuffer keeps its type; Hono's body type asks for a plain ArrayBuffer.
+    return body as Uint8Array<ArrayBuffer>;
+  }
+  let size = headBytes + CLOSE.length + Math.max(chunks.length - 1, 0);
   for (const json of chunks) size += typeof json === 'string' ? Buffer.byteLength(json) : json.byteLength;
   const body = Buffer.allocUnsafe(size);
   let offset = body.write(head);
@@ -46,7 +70,7 @@ const pageBody = (current: string, next: string, chunks: readonly StoredJson[]):
       offset += json.byteLength;
     }
   }
-  body.write(']}', offset);
+  body.write(CLOSE, offset);
   // allocUnsafe never hands out a SharedArrayBuffer; Hono's body type asks for a plain ArrayBuffer.
   return body as Uint8Array<ArrayBuffer>;
 };
@@ -87,7 +111,7 @@ export const createRecordReader = (store: Store, pageTokens: PageTokens): Record
       ...(after === undefined ? {} : { after }),
     });
     const next = page.more && page.last !== undefined ? pageTokens.encode(binding, page.last) : '';
-    return { body: pageBody(pageToken, next, page.chunks), hasNextPage: next !== '' };
+    return { body: pageBody(pageToken, next, page.chunks, page.room), hasNextPage: next !== '' };
   },
   get: async (kind, locationId, rawId) => {
     const id = parseId(rawId, kind.idParam);

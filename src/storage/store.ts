@@ -65,6 +65,11 @@ export interface StoredPage {
   last: Cursor | undefined;
   /** More records match after this page. */
   more: boolean;
+  /**
+   * Bytes free before and after the page's one chunk, in that chunk's own buffer, which the reader may overwrite:
+   * the page envelope is then written around the records instead of copying them into a new buffer.
+   */
+  room?: { before: number; after: number };
 }
 
 export interface RecordSearch {

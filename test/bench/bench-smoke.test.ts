@@ -207,3 +207,41 @@ test('bench/pairs.mjs runs an optional path off and on and writes every pair wit
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('bench/page-envelope.ts measures the framed page against the copied one', {
+  timeout: 240_000,
+}, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'larder-bench-envelope-'));
+  try {
+    const run = await runNode(
+      [
+        '--import',
+        'tsx',
+        'bench/page-envelope.ts',
+        '--pages',
+        '20',
+        '--rounds',
+        '1',
+        '--scale',
+        '0.01',
+        '--cache',
+        dir,
+        '--out',
+        dir,
+      ],
+      { cwd: ROOT },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const table = await readFile(join(dir, 'page-envelope.md'), 'utf8');
+    for (const mode of ['copied', 'framed'])
+      assert.match(
+        table,
+        new RegExp(
+          `^\\| First page, 100 purchase orders, includeArchived \\| ${mode} \\| [\\d,]+ \\| \\d+ \\|`,
+          'm',
+        ),
+      );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

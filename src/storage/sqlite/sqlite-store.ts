@@ -17,7 +17,7 @@ import type {
 } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { ensurePrivateFile } from './private-file.js';
-import { pageSql, searchSql } from './search-sql.js';
+import { PAGE_HEADROOM, PAGE_TAIL, pageSql, searchSql } from './search-sql.js';
 import { createTurnSnapshot } from './turn-snapshot.js';
 
 export interface SqliteStoreOptions {
@@ -465,14 +465,18 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
           return { chunks: [], count: 0, last: undefined, more: false };
         const more = found > query.limit;
         const count = more ? query.limit : found;
-        // With one row past the page, its body (and the comma before it) comes off the end of the BLOB.
+        // The headroom and its comma come off the front; the closing ", " and, with one row past the page, its
+        // body and the comma before it off the end. What comes off is the envelope's room.
+        const start = PAGE_HEADROOM + 1;
         const extra = more ? Number(lengths.slice(lengths.lastIndexOf(' ') + 1)) + 1 : 0;
+        const end = joined.length - PAGE_TAIL - extra;
         const keys = positions.split(' ');
         return {
-          chunks: [joined.subarray(0, joined.length - extra)],
+          chunks: [joined.subarray(start, end)],
           count,
           last: { modifiedAt: Number(keys[2 * count - 2]), id: keys[2 * count - 1]! },
           more,
+          room: { before: start, after: joined.length - end },
         };
       }),
     scan: (kind, locationId, batchSize) => scan(kind.table, locationId, batchSize),
