@@ -15,7 +15,8 @@ import { ensureStore, openSpec } from './stores.js';
  * measured (no HTTP), so the difference is theirs alone; GC counts and pauses do not depend on how fast the
  * machine happens to be.
  *
- *   node --import tsx bench/page-envelope.ts [--pages 2000] [--rounds 6] [--out DIR] [--scale 1] [--cache DIR]
+ *   node --import tsx bench/page-envelope.ts [--pages 2000] [--rounds 6] [--backend sqlite|postgres] [--out DIR]
+ *                                            [--scale 1] [--cache DIR]
  */
 const { values } = parseArgs({
   options: {
@@ -24,6 +25,7 @@ const { values } = parseArgs({
     out: { type: 'string' },
     // The smoke test's tiny store: a scale and a scratch directory of its own.
     scale: { type: 'string', default: '1' },
+    backend: { type: 'string', default: 'sqlite' },
     cache: { type: 'string' },
   },
 });
@@ -32,7 +34,9 @@ const rounds = Number(values.rounds);
 const ROOT = join(import.meta.dirname, '..');
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-const spec = await ensureStore('sqlite', Number(values.scale), {
+if (values.backend !== 'sqlite' && values.backend !== 'postgres')
+  throw new Error('--backend: sqlite or postgres');
+const spec = await ensureStore(values.backend, Number(values.scale), {
   cacheDir: values.cache ?? join(ROOT, 'bench', '.cache'),
   fresh: false,
   log,
@@ -148,7 +152,7 @@ const report = [
   '',
   `Command: \`node --import tsx bench/page-envelope.ts ${process.argv.slice(2).join(' ')}\``,
   '',
-  `${new Date().toISOString()} · in process, the bench store (scale ${values.scale}), ${pages} pages a run, ${rounds} runs of each alternating after a warm-up of each; medians over the runs (GC max: the worst pause of any run). Only the store's page read and the envelope, no HTTP.`,
+  `${new Date().toISOString()} · in process, the ${values.backend === 'sqlite' ? 'SQLite' : 'PostgreSQL'} bench store (scale ${values.scale}), ${pages} pages a run, ${rounds} runs of each alternating after a warm-up of each; medians over the runs (GC max: the worst pause of any run). Only the store's page read and the envelope, no HTTP.`,
   '',
   '| page | envelope | bytes | CPU µs / page | scavenges / 1000 pages | mark-compacts / 1000 pages | GC ms / 1000 pages | worst GC pause ms |',
   '|---|---|---:|---:|---:|---:|---:|---:|',
