@@ -231,6 +231,30 @@ for (const backend of await backends()) {
       });
     });
 
+    describe('pages', () => {
+      test('hold the search’s records joined, and any room they declare lies inside the chunk’s own buffer', async () => {
+        const all = await store.records.search(PURCHASE_ORDERS, poQuery(shop));
+        for (const limit of [1, 3, all.length, all.length + 5]) {
+          const page = await store.records.page(PURCHASE_ORDERS, poQuery(shop, { limit }));
+          const expected = all.slice(0, limit);
+          assert.equal(page.count, expected.length);
+          assert.equal(page.more, all.length > limit);
+          assert.deepEqual(page.last, { modifiedAt: expected.at(-1)!.modifiedAt, id: expected.at(-1)!.id });
+          assert.equal(
+            page.chunks.map((chunk) => text(chunk)).join(','),
+            expected.map((row) => text(row.json)).join(','),
+          );
+          // The reader writes the envelope into the room: it must be the chunk's own bytes, never past its buffer.
+          if (page.room === undefined) continue;
+          assert.equal(page.chunks.length, 1);
+          const chunk = page.chunks[0] as Uint8Array;
+          assert.ok(chunk instanceof Uint8Array);
+          assert.ok(chunk.byteOffset - page.room.before >= 0);
+          assert.ok(chunk.byteOffset + chunk.byteLength + page.room.after <= chunk.buffer.byteLength);
+        }
+      });
+    });
+
     describe('purchase order search', () => {
       test('orders by modifiedAt then id, with the position and stored JSON', async () => {
         const rows = await store.records.search(PURCHASE_ORDERS, poQuery(shop));
