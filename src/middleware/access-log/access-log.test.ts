@@ -27,6 +27,8 @@ const setup = (level: LogLevel = 'info') => {
     if (c.req.param('itemId') === 'gone') throw new LarderError('ERR_NOT_FOUND');
     return c.text('ok');
   });
+  // As the retail routes: a later route of the same method matches the path above too, and never runs.
+  app.post('/:any/:id', (c) => c.text('405'));
   return { app, lines };
 };
 
@@ -54,6 +56,16 @@ test('one JSON line per request: id, method, route pattern, status, code, durati
   assert.equal(ok?.code, undefined);
   assert.equal(missing?.status, 404);
   assert.equal(missing?.code, 40401);
+});
+
+test('the route is the one the request was for, not a later route that also matches its path', async () => {
+  const { app, lines } = setup();
+  await app.request('/items/42', { method: 'POST' });
+  await app.request('/other/42', { method: 'POST' });
+  assert.deepEqual(
+    lines.map((line) => line.route),
+    ['/items/:itemId', '/:any/:id'],
+  );
 });
 
 test('never a secret, a token, the Authorization value, the query or the body', async () => {
