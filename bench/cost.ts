@@ -5,7 +5,7 @@ import { LOCATION_HEADER } from '../src/shared/limits.js';
 import { type Child, startChild } from './children.js';
 import { createBenchClient, logIn } from './larder-process.js';
 import { measure } from './load.js';
-import { machineLine } from './report.js';
+import { machineLine, median } from './report.js';
 import { openSpec, type StoreSpec } from './stores.js';
 
 /**
@@ -124,12 +124,6 @@ const LOAD_CPU = 1;
 const pin = (pid: number, cpu: number): void => {
   const result = spawnSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' });
   if (result.status !== 0) throw new Error(`taskset could not pin process ${pid} to CPU ${cpu}`);
-};
-
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
 
 export const runCost = async (input: CostInput): Promise<void> => {

@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { INVENTORY_HISTORY, PURCHASE_ORDERS, type RecordKind } from '../src/records/kinds.js';
 import { keysetSearch } from '../src/storage/postgres/keyset-search.js';
-import { PAGE_HEADROOM, pageSql, searchSql } from '../src/storage/sqlite/search-sql.js';
+import { pageSql, searchSql } from '../src/storage/sqlite/search-sql.js';
 import type { RecordSearch } from '../src/storage/store.js';
 import { BENCH_LOCATION } from './dataset.js';
 import { machineLine } from './report.js';
@@ -125,8 +125,7 @@ export const writeQueryPlans = async (
             }
             times.sort((a, b) => a - b);
             sections.push(
-              // The BLOB's headroom literal, shortened to say what it is.
-              sql.replace(`'${' '.repeat(PAGE_HEADROOM)}'`, `'<${PAGE_HEADROOM} spaces>'`),
+              sql,
               '',
               ...plan.map((row) => row.detail),
               '',

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { INVENTORY_HISTORY, PURCHASE_ORDERS, type RecordKind } from '../src/records/kinds.js';
 import { pageBody } from '../src/retail/record-reader.js';
 import { BENCH_LOCATION } from './dataset.js';
-import { machineLine } from './report.js';
+import { machineLine, median } from './report.js';
 import { ensureStore, openSpec } from './stores.js';
 
 /**
@@ -110,12 +110,6 @@ const measure = async (shape: Shape, framed: boolean) => {
     gcMaxMs,
     pageBytes: bytes / pages,
   };
-};
-
-const median = (numbers: number[]) => {
-  const sorted = [...numbers].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
 const rows: string[] = [];

@@ -23,6 +23,13 @@ export interface Row {
   loopDelay?: { p99: number; max: number };
 }
 
+/** The middle value (the mean of the two middle ones for an even count). */
+export const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
 export const machineLine = (): string => {
   const list = cpus();
   return `${list[0]?.model.trim() ?? 'unknown CPU'}, ${list.length} cores, Node ${process.version}, ${process.platform}/${process.arch}`;

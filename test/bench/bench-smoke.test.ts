@@ -9,6 +9,16 @@ import { runNode } from '../helpers/cli.js';
 
 /** CI does not run the full bench (minutes on 2 cores); this smoke keeps every part of it from rotting. */
 const ROOT = join(import.meta.dirname, '..', '..');
+
+/** Runs `body` with a scratch directory of its own, removed afterwards whatever happens. */
+const inScratch = async (prefix: string, body: (dir: string) => Promise<void>): Promise<void> => {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  try {
+    await body(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+};
 let out: string | undefined;
 
 /**
@@ -84,8 +94,7 @@ test('the bench runs larder serve with workers and serve flags side by side', {
   timeout: 120_000,
   skip: missing,
 }, async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'larder-bench-workers-'));
-  try {
+  await inScratch('larder-bench-workers-', async (dir) => {
     const args = ['--smoke', '--only', 'get-po', '--dataset', 'unicode', '--workers', '1,2'];
     const run = await runNode(
       ['--import', 'tsx', 'bench/run.ts', ...args, '--serve-args=--login-throttle off', '--out', dir],
@@ -100,17 +109,14 @@ test('the bench runs larder serve with workers and serve flags side by side', {
         server,
       );
     assert.match(table, /Every Larder ran with `--login-throttle off`/);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('npm run bench -- --scale measures cost against size and draws the chart', {
   timeout: 180_000,
   skip: missing,
 }, async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'larder-bench-scale-'));
-  try {
+  await inScratch('larder-bench-scale-', async (dir) => {
     const run = await runNode(['--import', 'tsx', 'bench/run.ts', '--smoke', '--scale', '--out', dir], {
       cwd: ROOT,
     });
@@ -128,17 +134,14 @@ test('npm run bench -- --scale measures cost against size and draws the chart', 
       assert.ok(point.importRate > 0 && point.diskMb > 0 && point.rssMb > 0);
       assert.ok(point.get.requestsPerSecond > 0);
     }
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('npm run bench -- --cost --smoke prices every optional path in server CPU per request', {
   timeout: 240_000,
   skip: missing,
 }, async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'larder-bench-cost-'));
-  try {
+  await inScratch('larder-bench-cost-', async (dir) => {
     const run = await runNode(
       ['--import', 'tsx', 'bench/run.ts', '--cost', '--smoke', '--dataset', 'demo', '--out', dir],
       { cwd: ROOT },
@@ -161,17 +164,14 @@ test('npm run bench -- --cost --smoke prices every optional path in server CPU p
     const results = JSON.parse(await readFile(join(dir, 'cost-sqlite.json'), 'utf8')) as { user: number }[];
     assert.equal(results.length, 10);
     for (const result of results) assert.ok(result.user > 0);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('bench/pairs.mjs runs an optional path off and on and writes every pair with its change', {
   timeout: 240_000,
   skip: missing,
 }, async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'larder-bench-pairs-'));
-  try {
+  await inScratch('larder-bench-pairs-', async (dir) => {
     const run = await runNode(
       [
         'bench/pairs.mjs',
@@ -203,16 +203,13 @@ test('bench/pairs.mjs runs an optional path off and on and writes every pair wit
       pairs: { off: Record<string, { ratio: number }>; on: Record<string, { ratio: number }> }[];
     };
     assert.ok((pairs[0]?.on['GET purchase order by id (Larder sqlite)']?.ratio ?? 0) > 0);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('bench/page-envelope.ts measures the framed page against the copied one', {
   timeout: 240_000,
 }, async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'larder-bench-envelope-'));
-  try {
+  await inScratch('larder-bench-envelope-', async (dir) => {
     const run = await runNode(
       [
         '--import',
@@ -241,7 +238,5 @@ test('bench/page-envelope.ts measures the framed page against the copied one', {
           'm',
         ),
       );
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 });

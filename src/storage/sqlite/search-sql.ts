@@ -91,7 +91,7 @@ export const pageSql = (table: string, query: RecordSearch): SearchSql => {
     sql:
       `SELECT count(id), group_concat(modifiedAt || ' ' || id, ' '), ` +
       `group_concat(iif(id IS NULL, NULL, octet_length(json)), ' '), CAST(group_concat(json, ',') AS BLOB) ` +
-      `FROM (SELECT NULL AS modifiedAt, NULL AS id, '${' '.repeat(PAGE_HEADROOM)}' AS json ` +
+      `FROM (SELECT NULL AS modifiedAt, NULL AS id, printf('%${PAGE_HEADROOM}s', '') AS json ` +
       `UNION ALL SELECT * FROM (${sql}) UNION ALL SELECT NULL, NULL, ' ')`,
     params,
   };
