@@ -6,6 +6,12 @@
 //   node bench/pairs.mjs --pairs 6 --only get-po,search-first --on LARDER_BENCH_SANDBOX=1 --out DIR [run.ts flags…]
 //
 // Writes DIR/pairs.md (every pair, the drop of the ratio, the median per scenario) and DIR/pairs.json.
+//
+//   node bench/pairs.mjs --pool A/pairs.json --pool B/pairs.json …
+//
+// runs nothing: it pools earlier sets' pairs and prints, per scenario, the median and mean change with a bootstrap
+// 90% interval of the median. One set of 10–20 pairs on a shared 2-core VM swings by several points; only many
+// sets together say on which side of a line a cost falls.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,10 +23,50 @@ const { values, positionals } = parseArgs({
     only: { type: 'string', default: 'get-po,search-first' },
     on: { type: 'string', multiple: true, default: ['LARDER_BENCH_SANDBOX=1'] },
     out: { type: 'string', default: join('bench', 'results', 'pairs') },
+    pool: { type: 'string', multiple: true, default: [] },
   },
   allowPositionals: true,
 });
 const pairs = Number(values.pairs);
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const pct = (x) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
+
+if (values.pool.length > 0) {
+  const changes = new Map();
+  for (const file of values.pool)
+    for (const { off, on } of JSON.parse(readFileSync(file, 'utf8')).pairs)
+      for (const scenario of Object.keys(off))
+        if (on[scenario] !== undefined)
+          changes.set(scenario, [
+            ...(changes.get(scenario) ?? []),
+            on[scenario].ratio / off[scenario].ratio - 1,
+          ]);
+  // A seeded generator (mulberry32), so the same sets always print the same interval.
+  let seed = 0x5eed;
+  const random = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  for (const [scenario, xs] of changes) {
+    const medians = Array.from({ length: 5000 }, () =>
+      median(xs.map(() => xs[Math.floor(random() * xs.length)])),
+    );
+    medians.sort((a, b) => a - b);
+    const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+    process.stdout.write(
+      `- ${scenario}: ${xs.length} pairs from ${values.pool.length} sets; median change ${pct(median(xs))} (bootstrap 90% interval ${pct(medians[250])} to ${pct(medians[4750])}), mean ${pct(mean)}.\n`,
+    );
+  }
+  process.exit(0);
+}
+
 const onEnv = Object.fromEntries(values.on.map((kv) => kv.split(/=(.*)/s).slice(0, 2)));
 mkdirSync(values.out, { recursive: true });
 
@@ -65,12 +111,6 @@ for (let pair = 1; pair <= pairs; pair++) {
   results.push({ pair, first: order[0], off: got.off, on: got.on });
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const pct = (x) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
 const scenarios = Object.keys(results[0].off);
 const lines = [
   '# An optional path on and off, by the benchmark’s own ratio to raw',

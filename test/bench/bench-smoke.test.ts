@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -203,6 +203,38 @@ test('bench/pairs.mjs runs an optional path off and on and writes every pair wit
       pairs: { off: Record<string, { ratio: number }>; on: Record<string, { ratio: number }> }[];
     };
     assert.ok((pairs[0]?.on['GET purchase order by id (Larder sqlite)']?.ratio ?? 0) > 0);
+  });
+});
+
+test('bench/pairs.mjs --pool pools earlier sets and prints the median change with its interval', async () => {
+  await inScratch('larder-bench-pool-', async (dir) => {
+    const key = 'GET purchase order by id (Larder sqlite)';
+    // Two sets: changes of -10%, -2% and +4% (median -2%, mean -2.7%).
+    const set = (ratios: [number, number][]) => ({
+      pairs: ratios.map(([off, on]) => ({
+        off: { [key]: { ratio: off } },
+        on: { [key]: { ratio: on } },
+      })),
+    });
+    await writeFile(
+      join(dir, 'a.json'),
+      JSON.stringify(
+        set([
+          [0.5, 0.45],
+          [0.5, 0.49],
+        ]),
+      ),
+    );
+    await writeFile(join(dir, 'b.json'), JSON.stringify(set([[0.5, 0.52]])));
+    const run = await runNode(
+      ['bench/pairs.mjs', '--pool', join(dir, 'a.json'), '--pool', join(dir, 'b.json')],
+      { cwd: ROOT },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(
+      run.stdout,
+      /^- GET purchase order by id \(Larder sqlite\): 3 pairs from 2 sets; median change -2\.0% \(bootstrap 90% interval -10\.0% to \+4\.0%\), mean -2\.7%\.$/m,
+    );
   });
 });
 
