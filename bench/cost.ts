@@ -25,6 +25,12 @@ export interface CostPath {
 export const COST_PATHS: readonly CostPath[] = [
   { key: 'off', label: 'all optional paths off', env: {} },
   { key: 'sandbox', label: 'admin API + journal (--admin-token)', env: { LARDER_BENCH_SANDBOX: '1' } },
+  // The same with a ring of 64 entries (8 KB) instead of 10,000 (1.3 MB): whether the ring's cache footprint costs.
+  {
+    key: 'journal-64',
+    label: 'the same, 64-entry journal (--journal-size 64)',
+    env: { LARDER_BENCH_SANDBOX: '1', LARDER_BENCH_JOURNAL_SIZE: '64' },
+  },
   {
     key: 'rate-limit',
     label: '--rate-limit platform, never triggering',

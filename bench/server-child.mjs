@@ -46,6 +46,10 @@ const serve = (env) => {
       trustProxy: false,
       // LARDER_BENCH_SANDBOX=1: the admin API, the virtual clock and the request journal on, to price them.
       ...(env.LARDER_BENCH_SANDBOX === '1' ? { adminToken: 'bench-admin-token-0123456789' } : {}),
+      // LARDER_BENCH_JOURNAL_SIZE=N: the journal's ring size, as --journal-size N.
+      ...(env.LARDER_BENCH_JOURNAL_SIZE === undefined
+        ? {}
+        : { journalSize: Number(env.LARDER_BENCH_JOURNAL_SIZE) }),
       ...(rateLimit === undefined ? {} : { rateLimit }),
       // LARDER_BENCH_METRICS=1: requests measured into prom-client, as with --metrics-port (the scrape is not run).
       ...(env.LARDER_BENCH_METRICS === '1' ? { metrics: createMetrics() } : {}),

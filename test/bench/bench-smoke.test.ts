@@ -151,6 +151,7 @@ test('npm run bench -- --cost --smoke prices every optional path in server CPU p
     for (const path of [
       'all optional paths off',
       'admin API + journal',
+      'the same, 64-entry journal',
       '--rate-limit platform',
       'metrics',
       'access log',
@@ -162,7 +163,7 @@ test('npm run bench -- --cost --smoke prices every optional path in server CPU p
           `${request}: ${path}`,
         );
     const results = JSON.parse(await readFile(join(dir, 'cost-sqlite.json'), 'utf8')) as { user: number }[];
-    assert.equal(results.length, 10);
+    assert.equal(results.length, 12);
     for (const result of results) assert.ok(result.user > 0);
   });
 });
