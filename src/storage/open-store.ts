@@ -1,3 +1,4 @@
+import { parse as parseConnectionString } from 'pg-connection-string';
 import { StoreError } from '../shared/errors.js';
 import { createKeyEncryptionKey } from '../shared/key-encryption.js';
 import { sealSecrets } from './sealed-store.js';
@@ -16,13 +17,16 @@ export interface StoreLocation {
   keyEncryptionKey?: string;
 }
 
-/** Where a store lives, for messages: the SQLite path, or the PostgreSQL user, host, port and database (no password). */
+/**
+ * Where a store lives, for messages: the SQLite path, or the PostgreSQL user, host (or socket directory), port and
+ * database, never the password. Read by pg-connection-string, the parser node-postgres itself uses: a WHATWG URL
+ * refuses libpq forms the driver accepts, such as `postgres://user@/db?host=/var/run/postgresql`.
+ */
 export const describeLocation = (location: StoreLocation): string => {
   if (location.databaseUrl === undefined) return `the SQLite database ${location.db}`;
   try {
-    const url = new URL(location.databaseUrl);
-    const user = url.username === '' ? '' : `${decodeURIComponent(url.username)}@`;
-    return `PostgreSQL at ${user}${url.host || 'localhost'}${url.pathname}`;
+    const { user, host, port, database } = parseConnectionString(location.databaseUrl);
+    return `PostgreSQL at ${user ? `${user}@` : ''}${host || 'localhost'}${port ? `:${port}` : ''}/${database ?? ''}`;
   } catch {
     return 'PostgreSQL (the --database-url is not a valid URL)';
   }
