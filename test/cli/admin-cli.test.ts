@@ -93,6 +93,21 @@ test('requests lists the journal, filtered by client and status', async () => {
   assert.ok(entries.every((e) => e.status === 401 && e.operation === 'searchPurchaseOrders'));
 });
 
+test('requests says so when nothing matches, except in --json output', async () => {
+  const cleared = await fetch(`${handle.url}/_larder/requests`, {
+    method: 'DELETE',
+    headers: { authorization: `Bearer ${ADMIN}` },
+  });
+  assert.equal(cleared.status, 200);
+  const empty = await larder('requests');
+  assert.equal(empty.out, 'No requests recorded yet.\n');
+  const none = await larder('requests', '--client', 'nobody-has-this-id');
+  assert.equal(none.code, 0);
+  assert.equal(none.out, 'No recorded requests match.\n');
+  const json = await larder('requests', '--client', 'nobody-has-this-id', '--json');
+  assert.equal(json.out, '');
+});
+
 test('report judges a client: findings with exit code 3, none with 0', async () => {
   const login = (clientSecret: string) =>
     fetch(`${handle.url}/authentication/v1/authentication/login`, {

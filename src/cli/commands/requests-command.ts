@@ -59,8 +59,12 @@ export const requestsCommand: Command = {
       }
       // Only what the journal still holds can come again: memory stays bounded by the journal's size.
       printed = current;
+      return requests.length;
     };
-    await print();
+    const shown = await print();
+    // Said, not left blank, so an empty answer is not mistaken for a hung command; never in --json output.
+    if (shown === 0 && args.flags['json'] !== true)
+      io.stdout(query.size === 0 ? 'No requests recorded yet.\n' : 'No recorded requests match.\n');
     if (args.flags['follow'] !== true) return 0;
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, FOLLOW_INTERVAL_MS));
