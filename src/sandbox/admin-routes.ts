@@ -75,6 +75,14 @@ const fixtureBody = async (c: Context): Promise<Readable> => {
 };
 
 /** An import's problems as one 400 whose nested errors name the record index, the field and the line. */
+/** The importer words problems of the whole input for a file; a fixture's records are the request's body. */
+const AS_BODY: readonly [RegExp, string][] = [
+  [/^\(file\)$/, '(body)'],
+  [/\bthe file\b/g, 'the body'],
+];
+const asBody = (text: string): string =>
+  AS_BODY.reduce((worded, [pattern, replacement]) => worded.replace(pattern, replacement), text);
+
 const fixtureProblems = (problems: readonly ImportProblem[], truncated: boolean): LarderError => {
   const shown = problems.slice(0, MAX_REPORTED_PROBLEMS);
   const more = problems.length > MAX_REPORTED_PROBLEMS || truncated;
@@ -83,9 +91,9 @@ const fixtureProblems = (problems: readonly ImportProblem[], truncated: boolean)
     problems: shown.map((problem) => ({
       fieldName:
         problem.record === undefined
-          ? problem.fieldName
+          ? asBody(problem.fieldName)
           : `[${problem.record}]${problem.fieldName.startsWith('(') ? '' : '.'}${problem.fieldName}`,
-      message: `${problem.message} (line ${problem.line})`,
+      message: `${problem.record === undefined ? asBody(problem.message) : problem.message} (line ${problem.line})`,
     })),
   });
 };

@@ -108,6 +108,21 @@ for (const backend of await backends()) {
       assert.equal(await db.store.locations.get('fixture-2'), undefined, 'all or nothing');
     });
 
+    test('a body that is not records is a 400 that speaks of the body, not of a file', async () => {
+      const problemsOf = async (body: string) =>
+        (
+          await api.json<{ errors: { fieldName: string; message: string }[] }>(
+            api.admin('POST', '/locations/fixture-4/purchaseOrders', body),
+          )
+        ).errors;
+      const [cut] = await problemsOf('[{"a":1},');
+      assert.equal(cut?.fieldName, '(body)');
+      assert.equal(cut?.message, '(body) the body ends before the closing ] (line 1).');
+      const [unclosed] = await problemsOf('{"id":');
+      assert.equal(unclosed?.message, '(body) the body ends inside a record (line 1).');
+      assert.equal(await db.store.locations.get('fixture-4'), undefined);
+    });
+
     test('bad uploads: wrong content type 415, empty body 400, bad location id 400', async () => {
       assert.equal((await api.admin('POST', '/locations/x/purchaseOrders', '[]', 'text/plain')).status, 415);
       assert.equal((await api.admin('POST', '/locations/x/purchaseOrders', '')).status, 400);
