@@ -26,6 +26,8 @@ export interface ImportSource {
   path: string;
   /** Defaults to opening `path`. */
   input?: Readable;
+  /** What the input is called in problems of the whole input: `(file)`, "the file ends …". Default `file`. */
+  noun?: string;
 }
 
 /** One source per kind, under the kind's name (purchaseOrders, inventoryHistory), imported in RECORD_KINDS order. */
@@ -78,6 +80,7 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
   );
 
   const load = async (source: ImportSource, kind: RecordKind) => {
+    const noun = source.noun ?? 'file';
     const report = (problem: BatchProblem) => {
       problems.push({ file: source.path, ...problem });
       if (problems.length >= maxProblems) truncated = true;
@@ -141,7 +144,7 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
       if (converting.length > AHEAD) await takeOldest();
     };
     try {
-      for await (const raw of readRecords(source.input ?? openInput(source.path))) {
+      for await (const raw of readRecords(source.input ?? openInput(source.path), noun)) {
         if (truncated) return;
         read++;
         inFile++;
@@ -154,18 +157,18 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
       if (inFile === 0 && options.refuseEmpty === true)
         report({
           line: 0,
-          fieldName: '(file)',
+          fieldName: `(${noun})`,
           message: 'holds no records (an empty file or an empty array)',
         });
     } catch (error) {
       if (error instanceof RecordSyntaxError) {
         // Problems in the records before it come first, as they do in the file.
         await drain();
-        if (!truncated) report({ line: error.line, fieldName: '(file)', message: error.message });
+        if (!truncated) report({ line: error.line, fieldName: `(${noun})`, message: error.message });
         return;
       }
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-        report({ line: 0, fieldName: '(file)', message: 'no such file' });
+        report({ line: 0, fieldName: `(${noun})`, message: 'no such file' });
         return;
       }
       throw error;

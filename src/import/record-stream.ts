@@ -23,7 +23,7 @@ export class RecordSyntaxError extends Error {
  * byte-order mark at the very start of the file is skipped. In an array, elements must be separated by exactly
  * one comma: `[,{}]`, `[{},,{}]` and `[{},]` are syntax errors, as they are for JSON.parse.
  */
-export async function* readRecords(input: Readable): AsyncGenerator<RawRecord> {
+export async function* readRecords(input: Readable, noun = 'file'): AsyncGenerator<RawRecord> {
   let mode: 'unknown' | 'array' | 'lines' | 'done' = 'unknown';
   let line = 1;
   let depth = 0;
@@ -125,8 +125,8 @@ export async function* readRecords(input: Readable): AsyncGenerator<RawRecord> {
     }
   }
   if (start !== -1 || inString)
-    throw new RecordSyntaxError(startLine || line, 'the file ends inside a record');
-  if (mode === 'array') throw new RecordSyntaxError(line, 'the file ends before the closing ]');
+    throw new RecordSyntaxError(startLine || line, `the ${noun} ends inside a record`);
+  if (mode === 'array') throw new RecordSyntaxError(line, `the ${noun} ends before the closing ]`);
 }
 
 export const openInput = (path: string): Readable =>

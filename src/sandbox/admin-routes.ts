@@ -75,14 +75,6 @@ const fixtureBody = async (c: Context): Promise<Readable> => {
 };
 
 /** An import's problems as one 400 whose nested errors name the record index, the field and the line. */
-/** The importer words problems of the whole input for a file; a fixture's records are the request's body. */
-const AS_BODY: readonly [RegExp, string][] = [
-  [/^\(file\)$/, '(body)'],
-  [/\bthe file\b/g, 'the body'],
-];
-const asBody = (text: string): string =>
-  AS_BODY.reduce((worded, [pattern, replacement]) => worded.replace(pattern, replacement), text);
-
 const fixtureProblems = (problems: readonly ImportProblem[], truncated: boolean): LarderError => {
   const shown = problems.slice(0, MAX_REPORTED_PROBLEMS);
   const more = problems.length > MAX_REPORTED_PROBLEMS || truncated;
@@ -91,9 +83,9 @@ const fixtureProblems = (problems: readonly ImportProblem[], truncated: boolean)
     problems: shown.map((problem) => ({
       fieldName:
         problem.record === undefined
-          ? asBody(problem.fieldName)
+          ? problem.fieldName
           : `[${problem.record}]${problem.fieldName.startsWith('(') ? '' : '.'}${problem.fieldName}`,
-      message: `${problem.record === undefined ? asBody(problem.message) : problem.message} (line ${problem.line})`,
+      message: `${problem.message} (line ${problem.line})`,
     })),
   });
 };
@@ -178,7 +170,7 @@ export const createAdminRoutes = ({
       const input = await fixtureBody(c);
       const result = await importFiles(store, {
         locationId,
-        [kind.name]: { path: 'body', input },
+        [kind.name]: { path: 'body', input, noun: 'body' },
         maxProblems: MAX_REPORTED_PROBLEMS + 1,
       });
       if (!result.committed) throw fixtureProblems(result.problems, result.truncated);
