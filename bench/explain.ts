@@ -68,8 +68,7 @@ export const writeQueryPlans = async (
       'follow). A set of statuses or types is one index seek per value, merged in keyset order (MERGE (UNION ALL) on ' +
       'SQLite, Merge Append on PostgreSQL): no shape scans the location or sorts its matches. ' +
       'On SQLite the statement shown is the one a page runs: the search under the aggregate that joins its bodies ' +
-      "(`SCAN (subquery-N)` reads the search's rows as they come, a co-routine, not a table; the two " +
-      "`SCAN CONSTANT ROW` are the page BLOB's headroom for the envelope and its closing bytes). " +
+      "(`SCAN (subquery-N)` reads the search's rows as they come, a co-routine, not a table). " +
       '`test/storage/search-plans.test.ts` checks the same on every filter combination.',
     '',
   ];

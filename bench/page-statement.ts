@@ -1,0 +1,139 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { INVENTORY_HISTORY, PURCHASE_ORDERS, type RecordKind } from '../src/records/kinds.js';
+import { PAGE_HEADROOM, pageSql, searchSql } from '../src/storage/sqlite/search-sql.js';
+import type { RecordSearch } from '../src/storage/store.js';
+import { BENCH_LOCATION } from './dataset.js';
+import { machineLine, median } from './report.js';
+import { ensureStore } from './stores.js';
+
+/**
+ * The SQLite page statement as served ("concatenated": the BLOB's headroom and tail concatenated to the
+ * aggregate) against its earlier form ("wrapped": headroom and tail yielded as constant rows by a UNION ALL around
+ * the search), on the bench store, alternating in rounds in one process. Only the statement runs (no JS beyond
+ * better-sqlite3's call), and both must return the same bytes.
+ *
+ *   node --import tsx bench/page-statement.ts [--runs 300] [--rounds 9] [--out DIR] [--scale 1] [--cache DIR]
+ */
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '300' },
+    rounds: { type: 'string', default: '9' },
+    out: { type: 'string' },
+    scale: { type: 'string', default: '1' },
+    cache: { type: 'string' },
+  },
+});
+const runs = Number(values.runs);
+const rounds = Number(values.rounds);
+const ROOT = join(import.meta.dirname, '..');
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+const spec = await ensureStore('sqlite', Number(values.scale), {
+  cacheDir: values.cache ?? join(ROOT, 'bench', '.cache'),
+  fresh: false,
+  log,
+});
+if (spec.backend !== 'sqlite') throw new Error('the SQLite bench store');
+const db = new Database(spec.path, { readonly: true });
+// The server's page cache size (sqlite-store.ts), so both forms read warm pages.
+db.pragma('cache_size = -65536');
+
+/** The statement before: the search wrapped in a UNION ALL of a headroom row, its rows and a closing row. */
+const wrappedSql = (table: string, query: RecordSearch) => {
+  const { sql, params } = searchSql(table, { ...query, limit: query.limit + 1 });
+  return {
+    sql:
+      `SELECT count(id), group_concat(modifiedAt || ' ' || id, ' '), ` +
+      `group_concat(iif(id IS NULL, NULL, octet_length(json)), ' '), CAST(group_concat(json, ',') AS BLOB) ` +
+      `FROM (SELECT NULL AS modifiedAt, NULL AS id, printf('%${PAGE_HEADROOM}s', '') AS json ` +
+      `UNION ALL SELECT * FROM (${sql}) UNION ALL SELECT NULL, NULL, ' ')`,
+    params,
+  };
+};
+
+const SHAPES: { label: string; kind: RecordKind; body: object }[] = [
+  {
+    label: 'First page, 100 purchase orders, includeArchived',
+    kind: PURCHASE_ORDERS,
+    body: { includeArchived: true },
+  },
+  { label: 'First page, archived left out', kind: PURCHASE_ORDERS, body: {} },
+  { label: 'First page, one status', kind: PURCHASE_ORDERS, body: { purchaseOrderStatuses: ['ORDERED'] } },
+  {
+    label: 'Inventory search, two types + one month',
+    kind: INVENTORY_HISTORY,
+    body: {
+      adjustmentType: ['RECEIVE', 'WASTED'],
+      updatedDateRange: { startDate: '2025-04-01', endDate: '2025-04-30' },
+    },
+  },
+  { label: 'Inventory search, unfiltered', kind: INVENTORY_HISTORY, body: {} },
+];
+
+const time = (statement: Database.Statement, params: unknown[]) => {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < runs; i++) statement.get(...params);
+  return Number(process.hrtime.bigint() - start) / runs / 1000;
+};
+
+const rows: string[] = [];
+for (const shape of SHAPES) {
+  const { binding: _binding, ...filter } = shape.kind.parseFilter(shape.body);
+  const query: RecordSearch = { locationId: BENCH_LOCATION, ...filter, limit: 100 };
+  const forms = {
+    wrapped: wrappedSql(shape.kind.table, query),
+    concatenated: pageSql(shape.kind.table, query),
+  };
+  const statements = {
+    wrapped: db.prepare(forms.wrapped.sql).raw(),
+    concatenated: db.prepare(forms.concatenated.sql).raw(),
+  };
+  const answers = (['wrapped', 'concatenated'] as const).map((form) =>
+    JSON.stringify(statements[form].get(...forms[form].params), (_key, value) =>
+      Buffer.isBuffer(value) ? value.toString('base64') : value,
+    ),
+  );
+  if (answers[0] !== answers[1]) throw new Error(`${shape.label}: the two forms answer differently`);
+  const bytes = (
+    statements.concatenated.get(...forms.concatenated.params) as [number, string, string, Buffer]
+  )[3].length;
+  time(statements.wrapped, forms.wrapped.params);
+  time(statements.concatenated, forms.concatenated.params);
+  const results = { wrapped: [] as number[], concatenated: [] as number[] };
+  for (let round = 0; round < rounds; round++)
+    for (const form of round % 2 === 0
+      ? (['wrapped', 'concatenated'] as const)
+      : (['concatenated', 'wrapped'] as const))
+      results[form].push(time(statements[form], forms[form].params));
+  const paired = results.concatenated.map((us, i) => us / results.wrapped[i]! - 1);
+  const row =
+    `| ${shape.label} | ${bytes.toLocaleString('en')} | ${median(results.wrapped).toFixed(0)} | ` +
+    `${median(results.concatenated).toFixed(0)} | ${(100 * median(paired)).toFixed(1)}% | ` +
+    `${(100 * Math.min(...paired)).toFixed(1)}% to ${(100 * Math.max(...paired)).toFixed(1)}% |`;
+  log(row);
+  rows.push(row);
+}
+db.close();
+
+const report = [
+  '# The SQLite page statement: headroom concatenated, or wrapped around the rows',
+  '',
+  machineLine(),
+  '',
+  `Command: \`node --import tsx bench/page-statement.ts ${process.argv.slice(2).join(' ')}\``,
+  '',
+  `${new Date().toISOString()} · in process, the SQLite bench store (scale ${values.scale}), ${runs} statements a run, ${rounds} runs of each form alternating after a warm-up of each; medians over the runs, and the change paired by round (its median and range). Both forms return identical bytes (checked).`,
+  '',
+  '| page | BLOB bytes | wrapped µs | concatenated µs | change (median) | change (range) |',
+  '|---|---:|---:|---:|---:|---|',
+  ...rows,
+  '',
+].join('\n');
+if (values.out !== undefined) {
+  mkdirSync(values.out, { recursive: true });
+  writeFileSync(join(values.out, 'page-statement.md'), report);
+}
+process.stdout.write(report);
