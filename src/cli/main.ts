@@ -1,7 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { isLarderError, isStoreError } from '../shared/errors.js';
 import { AdminApiError } from './admin-client.js';
-import { type Command, type CommandIo, parseCommandArgs, renderHelp, UsageError } from './command.js';
+import {
+  type Command,
+  type CommandIo,
+  didYouMean,
+  parseCommandArgs,
+  renderHelp,
+  UsageError,
+} from './command.js';
 import { checkCommand } from './commands/check-command.js';
 import { clientsCommand } from './commands/clients-command.js';
 import { clockCommand } from './commands/clock-command.js';
@@ -75,7 +82,12 @@ export const main = async (argv: readonly string[], io: CommandIo = defaultIo())
   }
   const command = COMMANDS.find((candidate) => candidate.name === name);
   if (command === undefined) {
-    io.stderr(`larder: unknown command '${name}'.\n\n${overview()}`);
+    const [meant] = didYouMean(
+      name,
+      COMMANDS.map((candidate) => candidate.name),
+    );
+    const hint = meant === undefined ? '' : ` Did you mean 'larder ${meant}'?`;
+    io.stderr(`larder: unknown command '${name}'.${hint}\n\n${overview()}`);
     return 2;
   }
   try {

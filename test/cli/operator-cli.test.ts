@@ -94,6 +94,28 @@ describe('errors a new user meets', () => {
     assert.equal(existsSync(join(dir, 'stray.db')), false);
   });
 
+  test('a mistyped command or option names what was most likely meant', async () => {
+    for (const [argv, hint] of [
+      [['server'], "unknown command 'server'. Did you mean 'larder serve'?"],
+      [['client', 'list'], "Did you mean 'larder clients'?"],
+      [['serve', '--database', 'x.db'], "Unknown option '--database'. Did you mean --database-url?"],
+      [['serve', '--prot', '80'], 'Did you mean --port?'],
+      [['serve', '--live'], 'Did you mean --no-live?'],
+      [['clients', 'create', '--scope', 'retail:read'], 'Did you mean --scopes?'],
+    ] as const) {
+      const result = await run(...argv);
+      assert.equal(result.code, 2, argv.join(' '));
+      assert.ok(result.stderr.includes(hint), `${argv.join(' ')}: ${result.stderr}`);
+    }
+    // Nothing near: the plain message, no guess.
+    const far = await run('export', '--out', 'x');
+    assert.equal(far.code, 2);
+    assert.match(far.stderr, /Unknown option '--out'\.\n/);
+    assert.doesNotMatch(far.stderr, /Did you mean/);
+    const unknown = await run('frobnicate');
+    assert.doesNotMatch(unknown.stderr, /Did you mean/);
+  });
+
   test('check --location of an unknown location fails, and a failing command leaves no database file', async () => {
     const db = join(dir, 'check.db');
     const result = await run('check', '--location', 'nope', '--db', db);
