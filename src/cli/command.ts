@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { closestMatch } from 'leven';
+import { didYouMean } from '../shared/did-you-mean.js';
 import { DEFAULT_SQLITE_PATH } from '../shared/limits.js';
 
 /**
@@ -47,20 +47,6 @@ export interface Command {
 
 /** A mistake in how a command was called: printed with a pointer to --help, exit code 2. */
 export class UsageError extends Error {}
-
-/**
- * What a mistyped name most likely meant: names it begins or ends a part of (`--database` → `database-url`,
- * `--live` → `no-live`, `client` → `clients`), else the nearest by edit distance (a typo: `--prot` → `port`).
- */
-export const didYouMean = (given: string, names: readonly string[]): string[] => {
-  if (given.length < 2) return [];
-  const related = names.filter(
-    (name) => name.startsWith(given) || given.startsWith(name) || name.endsWith(`-${given}`),
-  );
-  if (related.length > 0) return related.slice(0, 3);
-  const nearest = closestMatch(given, names, { maxDistance: given.length < 4 ? 1 : 2 });
-  return nearest === undefined ? [] : [nearest];
-};
 
 const unknownOption = (message: string, options: readonly string[]): string => {
   const given = /^Unknown option '--([^']+)'/.exec(message)?.[1];

@@ -1,14 +1,8 @@
 import { readFile } from 'node:fs/promises';
+import { didYouMean } from '../shared/did-you-mean.js';
 import { isLarderError, isStoreError } from '../shared/errors.js';
 import { AdminApiError } from './admin-client.js';
-import {
-  type Command,
-  type CommandIo,
-  didYouMean,
-  parseCommandArgs,
-  renderHelp,
-  UsageError,
-} from './command.js';
+import { type Command, type CommandIo, parseCommandArgs, renderHelp, UsageError } from './command.js';
 import { checkCommand } from './commands/check-command.js';
 import { clientsCommand } from './commands/clients-command.js';
 import { clockCommand } from './commands/clock-command.js';

@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { didYouMean } from './did-you-mean.js';
 import { type FieldProblem, LarderError } from './errors.js';
 
 // ajv-formats ships CommonJS; under NodeNext its default export is the module object.
@@ -20,7 +21,18 @@ export const toFieldPath = (instancePath: string, extra?: string): string => {
   return path;
 };
 
-const describe = (error: ErrorObject): FieldProblem => {
+/** The properties the object schema holding an `additionalProperties` error knows, found by its schema path. */
+const knownProperties = (root: TSchema, schemaPath: string): string[] => {
+  let node: unknown = root;
+  for (const raw of schemaPath.split('/').slice(1, -1)) {
+    if (typeof node !== 'object' || node === null) return [];
+    node = (node as Record<string, unknown>)[raw.replaceAll('~1', '/').replaceAll('~0', '~')];
+  }
+  const properties = (node as { properties?: unknown } | undefined)?.properties;
+  return typeof properties === 'object' && properties !== null ? Object.keys(properties) : [];
+};
+
+const describe = (error: ErrorObject, root: TSchema): FieldProblem => {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
@@ -28,11 +40,14 @@ const describe = (error: ErrorObject): FieldProblem => {
         fieldName: toFieldPath(error.instancePath, String(params['missingProperty'])),
         message: 'is required',
       };
-    case 'additionalProperties':
+    case 'additionalProperties': {
+      const field = String(params['additionalProperty']);
+      const meant = didYouMean(field, knownProperties(root, error.schemaPath));
       return {
-        fieldName: toFieldPath(error.instancePath, String(params['additionalProperty'])),
-        message: 'is not a known field',
+        fieldName: toFieldPath(error.instancePath, field),
+        message: `is not a known field${meant.length === 0 ? '' : ` (did you mean ${meant.join(' or ')}?)`}`,
       };
+    }
     case 'enum':
       return {
         fieldName: toFieldPath(error.instancePath),
@@ -66,7 +81,7 @@ export interface ProblemReport {
 }
 
 /** Ajv reports a failed `T | null` three times (type, type null, anyOf); keep the specific one per field. */
-const simplify = (errors: readonly ErrorObject[]): ProblemReport => {
+const simplify = (errors: readonly ErrorObject[], root: TSchema): ProblemReport => {
   const byField = new Map<string, FieldProblem>();
   const others = new Set<string>();
   for (const error of errors) {
@@ -82,7 +97,7 @@ const simplify = (errors: readonly ErrorObject[]): ProblemReport => {
       others.add(key);
       continue;
     }
-    const problem = describe(error);
+    const problem = describe(error, root);
     const known = byField.get(problem.fieldName);
     if (known === undefined) byField.set(problem.fieldName, problem);
     else if (!known.message.includes(problem.message))
@@ -109,8 +124,9 @@ export interface Validator<T> {
 export const createValidator = <T>(schema: TSchema): Validator<T> => {
   const validate = ajv.compile<T>(schema);
   return {
-    problems: (value) => (validate(value) ? [] : simplify(validate.errors ?? []).problems),
-    report: (value) => (validate(value) ? { problems: [], more: 0 } : simplify(validate.errors ?? [])),
+    problems: (value) => (validate(value) ? [] : simplify(validate.errors ?? [], schema).problems),
+    report: (value) =>
+      validate(value) ? { problems: [], more: 0 } : simplify(validate.errors ?? [], schema),
     is: (value): value is T => validate(value),
   };
 };

@@ -121,13 +121,34 @@ describe('search body', () => {
     await expectError(await searchRaw(`{"x":"${'a'.repeat(70_000)}"}`), 413, 41301);
   });
 
-  test('an unknown field answers 400 naming it', async () => {
-    await expectError(
+  test('an unknown field answers 400 naming it, and the field it most likely meant', async () => {
+    const body = await expectError(
       await h.search('purchaseOrders', 'loc-a', { includeArchive: true }),
       400,
       40001,
       'includeArchive',
     );
+    assert.equal(body['message'], 'includeArchive is not a known field (did you mean includeArchived?).');
+    const nested = await expectError(
+      await h.search('inventoryHistory', 'loc-a', { updatedDateRange: { start: '2025-01-01' } }),
+      400,
+      40001,
+    );
+    const errors = nested['errors'] as { fieldName: string; message: string }[];
+    assert.equal(
+      errors.find((error) => error.fieldName === 'updatedDateRange.start')?.message,
+      'updatedDateRange.start is not a known field (did you mean startDate?).',
+    );
+    const typo = await expectError(
+      await h.search('purchaseOrders', 'loc-a', { purchaseOrderStatus: ['ORDERED'] }),
+      400,
+      40001,
+      'purchaseOrderStatus',
+    );
+    assert.match(String(typo['message']), /did you mean purchaseOrderStatuses\?/);
+    // Nothing near: no guess.
+    const far = await expectError(await h.search('purchaseOrders', 'loc-a', { zzz: 1 }), 400, 40001, 'zzz');
+    assert.equal(far['message'], 'zzz is not a known field.');
   });
 
   test('an unknown status answers 400 naming field and index', async () => {
