@@ -35,8 +35,14 @@ export const REALM = 'larder';
 // RFC 6750 §2.1 b64token.
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
-const unauthenticated = (): LarderError =>
-  new LarderError('ERR_UNAUTHENTICATED', { headers: { 'WWW-Authenticate': `Bearer realm="${REALM}"` } });
+const unauthenticated = (message?: string): LarderError =>
+  new LarderError('ERR_UNAUTHENTICATED', {
+    ...(message === undefined ? {} : { message }),
+    headers: { 'WWW-Authenticate': `Bearer realm="${REALM}"` },
+  });
+
+/** A header in another form (the bare token, another scheme): no token was offered, so no invalid_token either. */
+const NOT_BEARER = 'The Authorization header must be "Bearer " followed by the access token.';
 
 export const invalidToken = (description: string): LarderError =>
   new LarderError('ERR_UNAUTHENTICATED', {
@@ -126,7 +132,7 @@ export const createRetailGuard = ({
       const match = BEARER.exec(authorization);
       if (match === null) {
         if (/^Bearer +\S/i.test(authorization)) throw invalidToken('The access token is malformed');
-        throw unauthenticated();
+        throw unauthenticated(authorization.trim() === '' ? undefined : NOT_BEARER);
       }
       token = await verifyOnce(authorization, match[1] as string);
     }

@@ -36,6 +36,18 @@ describe('retail operations secured by the auth service', () => {
     assert.equal(body.code, 40101);
   });
 
+  it('answers 401 saying the form it wants when the header is not "Bearer <token>"', async () => {
+    for (const authorization of [bearer.slice('Bearer '.length), 'Basic YTpi', 'Token abc']) {
+      const res = await search({ authorization, 'platform-restaurant-external-id': 'loc-1' });
+      assert.equal(res.status, 401);
+      // No token was offered, so the challenge carries no error (RFC 6750 §3.1).
+      assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="larder"');
+      const body = await readJson<ErrorBody>(res);
+      assert.equal(body.code, 40101);
+      assert.equal(body.message, 'The Authorization header must be "Bearer " followed by the access token.');
+    }
+  });
+
   it('answers 401 with error="invalid_token" for a tampered token', async () => {
     const res = await search({
       authorization: `${bearer.slice(0, -4)}AAAA`,
