@@ -7,6 +7,7 @@ import type { RetailGuard } from '../auth/retail-guard.js';
 import { createSourceAddress, type TrustProxy } from '../auth/source-address.js';
 import { createErrorEdge } from '../http/error-edge.js';
 import { inlineMiddleware } from '../http/inline-middleware.js';
+import { createRouteHint } from '../http/route-hint.js';
 import { accessLog } from '../middleware/access-log/access-log.js';
 import { adminAuth } from '../middleware/admin-auth/admin-auth.js';
 import { responseContract } from '../middleware/contract/contract.js';
@@ -226,7 +227,17 @@ export const createApp = async ({
     app.use(deadline);
   }
   app.onError(errorEdge);
-  app.notFound((c) => errorEdge(new LarderError('ERR_ROUTE_NOT_FOUND'), c));
+  // Only the endpoints this instance has: without the admin API, /_larder/ paths are never suggested.
+  const routeHint = createRouteHint(
+    Object.fromEntries(
+      Object.entries(apiDocument.paths).filter(([path]) => sandbox || !path.startsWith(ADMIN_PREFIX)),
+    ),
+  );
+  app.notFound((c) => {
+    const meant = routeHint(c.req.path);
+    const message = meant === undefined ? undefined : `No such endpoint. Did you mean ${meant}?`;
+    return errorEdge(new LarderError('ERR_ROUTE_NOT_FOUND', message === undefined ? {} : { message }), c);
+  });
 
   let draining = false;
   app.get('/healthz', (c) => c.json({ status: 'ok' }));

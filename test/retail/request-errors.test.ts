@@ -356,8 +356,20 @@ describe('request ids, routes and methods', () => {
     assert.match(String(body['requestId']), /^[0-9a-f-]{36}$/);
   });
 
-  test('an unknown route answers a 404 ErrorMessage', async () => {
-    await expectError(await h.call('GET', '/v2/nothing'), 404, 40402);
+  test('an unknown route answers a 404 ErrorMessage, naming the endpoint it most likely meant', async () => {
+    const nothing = await expectError(await h.call('GET', '/v2/nothing'), 404, 40402);
+    assert.equal(nothing['message'], 'No such endpoint.');
+    const typo = await expectError(
+      await h.call('POST', '/v1/purchaseOrder/search', { location: 'loc-a' }),
+      404,
+      40402,
+    );
+    assert.equal(typo['message'], 'No such endpoint. Did you mean POST /v1/purchaseOrders/search?');
+    const login = await expectError(await h.call('POST', '/authentication/v1/authentication/Login'), 404, 40402);
+    assert.match(String(login['message']), /Did you mean POST \/authentication\/v1\/authentication\/login\?/);
+    // Without the admin API its paths are never suggested: /_larder/ answers as if it did not exist.
+    const admin = await expectError(await h.call('GET', '/_larder/clok'), 404, 40402);
+    assert.equal(admin['message'], 'No such endpoint.');
   });
 
   test('GET on a search path answers 405 with Allow: POST', async () => {

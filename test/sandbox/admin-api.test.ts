@@ -60,12 +60,21 @@ for (const backend of await backends()) {
 
     test('without an admin token every /_larder/ path is a 404, as if it did not exist', async () => {
       const plain = await build(db, clock);
-      for (const path of ['/_larder/clock', '/_larder/requests', '/_larder/nothing']) {
+      for (const path of ['/_larder/clock', '/_larder/requests', '/_larder/nothing', '/_larder/clok']) {
         const response = await plain.app.request(path, { headers: { authorization: `Bearer ${ADMIN}` } });
         assert.equal(response.status, 404);
-        assert.equal((await json(response))['code'], 40402);
+        const body = await json(response);
+        assert.equal(body['code'], 40402);
+        // Not even a "did you mean" hints at it.
+        assert.equal(body['message'], 'No such endpoint.');
       }
       assert.equal(plain.journal, undefined);
+    });
+
+    test('with the admin API on, a mistyped admin path is told the one it most likely meant', async () => {
+      const body = await json(admin('GET', '/clok'));
+      assert.equal(body['code'], 40402);
+      assert.equal(body['message'], 'No such endpoint. Did you mean GET, PUT, DELETE /_larder/clock?');
     });
 
     test('a missing or wrong token is a 401 ErrorMessage; a retail token never opens it', async () => {
