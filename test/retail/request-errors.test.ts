@@ -365,7 +365,11 @@ describe('request ids, routes and methods', () => {
       40402,
     );
     assert.equal(typo['message'], 'No such endpoint. Did you mean POST /v1/purchaseOrders/search?');
-    const login = await expectError(await h.call('POST', '/authentication/v1/authentication/Login'), 404, 40402);
+    const login = await expectError(
+      await h.call('POST', '/authentication/v1/authentication/Login'),
+      404,
+      40402,
+    );
     assert.match(String(login['message']), /Did you mean POST \/authentication\/v1\/authentication\/login\?/);
     // Without the admin API its paths are never suggested: /_larder/ answers as if it did not exist.
     const admin = await expectError(await h.call('GET', '/_larder/clok'), 404, 40402);
