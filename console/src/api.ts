@@ -121,7 +121,8 @@ export const api = {
   requests: (filter: { clientId?: string; status?: string; limit: number }) =>
     call<{ requests: JournalEntry[] }>('GET', `/requests${query({ ...filter })}`),
   faults: () => call<FaultRulesState>('GET', '/faults'),
-  setFaults: (rules: FaultRule[]) => call<FaultRulesState>('PUT', '/faults', { rules }),
+  addFault: (rule: FaultRule) => call<FaultRulesState>('POST', '/faults', rule),
+  removeFault: (id: string) => call<FaultRulesState>('DELETE', `/faults/${encodeURIComponent(id)}`),
   clearFaults: () => call<FaultRulesState>('DELETE', '/faults'),
   report: (clientId: string) => call<Report>('GET', `/report${query({ clientId })}`),
 };

@@ -1,5 +1,8 @@
+import { ERROR_CATALOG } from '../shared/errors.js';
 import { DEFAULT_HOST } from '../shared/limits.js';
 import { type OptionTable, type ParsedArgs, UsageError } from './command.js';
+
+const ROUTE_NOT_FOUND = ERROR_CATALOG.ERR_ROUTE_NOT_FOUND.numericCode;
 
 /** Options of every command that drives a running server through its admin API. */
 export const ADMIN_OPTIONS: OptionTable = {
@@ -50,15 +53,16 @@ export const adminClient = (args: ParsedArgs): AdminClient => {
       if (response.ok) return JSON.parse(text) as T;
       if (response.status === 404 && !text.includes('"requestId"'))
         throw new AdminApiError(`${url} does not look like Larder (404 for /_larder${path}).`);
-      if (response.status === 404)
+      let answer: { message?: string; code?: number } = {};
+      try {
+        answer = JSON.parse(text) as typeof answer;
+      } catch {}
+      // "No such endpoint": the admin API is off. Any other 404 is about what was asked for (a rule id).
+      if (response.status === 404 && (answer.code === undefined || answer.code === ROUTE_NOT_FOUND))
         throw new AdminApiError(
           `${url} has no admin API: start it with --admin-token (or LARDER_ADMIN_TOKEN).`,
         );
-      let message = text;
-      try {
-        message = (JSON.parse(text) as { message?: string }).message ?? text;
-      } catch {}
-      throw new AdminApiError(`${response.status}: ${message}`);
+      throw new AdminApiError(`${response.status}: ${answer.message ?? text}`);
     },
   };
 };

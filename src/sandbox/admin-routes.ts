@@ -20,7 +20,7 @@ import {
 import { DEFAULT_CHART_DAYS, locationCharts, locationsOverview, MAX_CHART_DAYS } from './console-data.js';
 import { type LiveDemo, resetDemo } from './demo.js';
 import type { FaultControl } from './fault-control.js';
-import { validFaultRules } from './faults.js';
+import { validFaultRule, validFaultRules } from './faults.js';
 import type { JournalFilter } from './journal.js';
 import type { JournalView } from './journal-view.js';
 import { judgeClient, RULES } from './report.js';
@@ -270,6 +270,9 @@ export const createAdminRoutes = ({
   routes.get('/faults', async (c) => c.json(await faults.list()));
   routes.put('/faults', async (c) => c.json(await faults.replace(validFaultRules(await readJsonObject(c)))));
   routes.delete('/faults', async (c) => c.json(await faults.replace([])));
+  // One rule at a time, the others keeping their counters (a PUT starts every counter again).
+  routes.post('/faults', async (c) => c.json(await faults.add(validFaultRule(await readJsonObject(c))), 201));
+  routes.delete('/faults/:ruleId', async (c) => c.json(await faults.remove(c.req.param('ruleId'))));
 
   routes.post('/clients', async (c) => {
     const request = newClient(await readJsonObject(c));

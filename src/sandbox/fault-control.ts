@@ -1,3 +1,4 @@
+import { type ErrorCode, isLarderError, LarderError } from '../shared/errors.js';
 import { type ProcessChannel, primaryCaller, servePrimary } from '../shared/primary-rpc.js';
 import type { FaultRule, FaultRulesState } from './fault-schemas.js';
 import type { AppliedFault, FaultEngine, FaultRequest } from './faults.js';
@@ -11,6 +12,8 @@ export interface FaultControl {
   readonly active: boolean;
   list(): Promise<FaultRulesState>;
   replace(rules: readonly FaultRule[]): Promise<FaultRulesState>;
+  add(rule: FaultRule): Promise<FaultRulesState>;
+  remove(id: string): Promise<FaultRulesState>;
   /** Synchronous in one process: nothing is awaited on the request path there. */
   decide(request: FaultRequest): AppliedFault | undefined | Promise<AppliedFault | undefined>;
 }
@@ -21,10 +24,27 @@ export const localFaultControl = (engine: FaultEngine): FaultControl => ({
   },
   list: async () => engine.list(),
   replace: async (rules) => engine.replace(rules),
+  add: async (rule) => engine.add(rule),
+  remove: async (id) => engine.remove(id),
   decide: (request) => engine.decide(request),
 });
 
 const SERVICE = 'faults';
+
+/** An unknown or duplicate rule id reaches the worker as the same 404 / 409 it is in one process. */
+const describeError = (error: unknown) =>
+  isLarderError(error)
+    ? { message: error.message, body: { code: error.code, fieldName: error.fieldName } }
+    : { message: String(error) };
+
+const reviveError = (error: { message: string; body?: unknown }): Error => {
+  const body = error.body as { code?: ErrorCode; fieldName?: string } | undefined;
+  if (body?.code === undefined) return new Error(error.message);
+  return new LarderError(body.code, {
+    message: error.message,
+    ...(body.fieldName === undefined ? {} : { fieldName: body.fieldName }),
+  });
+};
 /** The primary tells every worker whether any rules exist, so without rules no request asks it. */
 const ACTIVE = 'faults:active';
 /** A worker's word that it has taken up an ACTIVE message. */
@@ -39,7 +59,7 @@ export interface ActiveMessage {
 
 /** A worker's control: every call goes to the primary's engine. */
 export const clusterFaultControl = (channel: ProcessChannel): FaultControl => {
-  const call = primaryCaller(channel, SERVICE, (error) => new Error(error.message));
+  const call = primaryCaller(channel, SERVICE, reviveError);
   // Until the primary has said, ask it: a request is never let through a rule that exists.
   let active = true;
   channel.on('message', (message) => {
@@ -61,6 +81,8 @@ export const clusterFaultControl = (channel: ProcessChannel): FaultControl => {
     },
     list: async () => (await call('list')) as FaultRulesState,
     replace: async (rules) => (await call('replace', rules)) as FaultRulesState,
+    add: async (rule) => (await call('add', rule)) as FaultRulesState,
+    remove: async (id) => (await call('remove', id)) as FaultRulesState,
     // The clientId getter is read when the request is serialized: the primary cannot call back.
     decide: async (request) => ((await call('decide', request)) ?? undefined) as AppliedFault | undefined,
   };
@@ -77,14 +99,21 @@ export const serveClusterFaults = (
   broadcast: (message: ActiveMessage) => Promise<void>,
 ): void => {
   let seq = 0;
-  servePrimary(onMessage, SERVICE, {
-    active: () => engine.active,
-    list: () => engine.list(),
-    replace: async (rules) => {
-      const state = engine.replace(rules as FaultRule[]);
-      await broadcast({ larder: ACTIVE, active: engine.active, seq: ++seq });
-      return state;
+  const changed = async (state: FaultRulesState) => {
+    await broadcast({ larder: ACTIVE, active: engine.active, seq: ++seq });
+    return state;
+  };
+  servePrimary(
+    onMessage,
+    SERVICE,
+    {
+      active: () => engine.active,
+      list: () => engine.list(),
+      replace: async (rules) => changed(engine.replace(rules as FaultRule[])),
+      add: async (rule) => changed(engine.add(rule as FaultRule)),
+      remove: async (id) => changed(engine.remove(id as string)),
+      decide: (request) => engine.decide(request as FaultRequest) ?? null,
     },
-    decide: (request) => engine.decide(request as FaultRequest) ?? null,
-  });
+    describeError,
+  );
 };

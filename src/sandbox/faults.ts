@@ -7,10 +7,12 @@ import {
   type FaultEffect,
   FaultEffectSchema,
   type FaultRule,
+  FaultRuleSchema,
   type FaultRules,
   FaultRulesSchema,
   type FaultRulesState,
   MAX_FAULT_LATENCY_MS,
+  MAX_FAULT_RULES,
 } from './fault-schemas.js';
 
 /** What a rule can be matched on. `clientId` may be a getter: it is worked out only when a rule asks. */
@@ -41,6 +43,10 @@ export interface FaultEngine {
   readonly active: boolean;
   list(): FaultRulesState;
   replace(rules: readonly FaultRule[]): FaultRulesState;
+  /** Appends one rule; the others keep their counters. A 409 for an id in use, a 400 past MAX_FAULT_RULES. */
+  add(rule: FaultRule): FaultRulesState;
+  /** Removes one rule by id; the others keep their counters. A 404 for an unknown id. */
+  remove(id: string): FaultRulesState;
   decide(request: FaultRequest): AppliedFault | undefined;
 }
 
@@ -105,19 +111,25 @@ const fires = (state: RuleState): boolean => {
   return true;
 };
 
-/** What the schema cannot say: a uniform range the right way round, and ids unique. */
+/** What the schema cannot say of one rule: a uniform range the right way round, Retry-After where it applies. */
+const effectProblems = ({ effect }: FaultRule, prefix: string): FieldProblem[] => {
+  const problems: FieldProblem[] = [];
+  if (effect.distribution === 'uniform' && (effect.minMs ?? 0) > (effect.maxMs ?? 0))
+    problems.push({ fieldName: `${prefix}effect.maxMs`, message: 'must not be less than minMs' });
+  if (effect.retryAfterSeconds !== undefined && effect.status !== 429 && effect.status !== 503)
+    problems.push({
+      fieldName: `${prefix}effect.retryAfterSeconds`,
+      message: 'applies only to status 429 or 503',
+    });
+  return problems;
+};
+
+/** …and of a set: ids unique. */
 const ruleProblems = (rules: readonly FaultRule[]): FieldProblem[] => {
   const problems: FieldProblem[] = [];
   const seen = new Set<string>();
   rules.forEach((rule, index) => {
-    const { effect } = rule;
-    if (effect.distribution === 'uniform' && (effect.minMs ?? 0) > (effect.maxMs ?? 0))
-      problems.push({ fieldName: `rules[${index}].effect.maxMs`, message: 'must not be less than minMs' });
-    if (effect.retryAfterSeconds !== undefined && effect.status !== 429 && effect.status !== 503)
-      problems.push({
-        fieldName: `rules[${index}].effect.retryAfterSeconds`,
-        message: 'applies only to status 429 or 503',
-      });
+    problems.push(...effectProblems(rule, `rules[${index}].`));
     if (rule.id !== undefined) {
       if (seen.has(rule.id)) problems.push({ fieldName: `rules[${index}].id`, message: 'is used twice' });
       seen.add(rule.id);
@@ -127,6 +139,7 @@ const ruleProblems = (rules: readonly FaultRule[]): FieldProblem[] => {
 };
 
 const rulesValidator = createValidator<FaultRules>(FaultRulesSchema);
+const ruleValidator = createValidator<FaultRule>(FaultRuleSchema);
 
 /** A `{ "rules": [...] }` document, valid, or the 400 that names its bad fields. */
 export const validFaultRules = (body: unknown): FaultRule[] => {
@@ -134,6 +147,14 @@ export const validFaultRules = (body: unknown): FaultRule[] => {
   const problems = ruleProblems(rules);
   if (problems.length > 0) throw invalidFields(problems);
   return rules;
+};
+
+/** One rule (a `POST /_larder/faults` body), valid, or the 400 that names its bad fields. */
+export const validFaultRule = (body: unknown): FaultRule => {
+  const rule = requireValid(ruleValidator, body);
+  const problems = effectProblems(rule, '');
+  if (problems.length > 0) throw invalidFields(problems);
+  return rule;
 };
 
 /** `--faults FILE` (or `larder faults set FILE`): the rules, or an Error naming the file and the field. */
@@ -163,15 +184,23 @@ export const createFaultEngine = (initial: readonly FaultRule[] = []): FaultEngi
   const list = (): FaultRulesState => ({
     rules: states.map(({ rule, id, matched, applied }) => ({ ...rule, id, matched, applied })),
   });
+  const stateOf = (rule: FaultRule, id: string): RuleState => ({
+    rule,
+    id,
+    matched: 0,
+    applied: 0,
+    random: new Random('fault', rule.seed ?? randomInt(2 ** 32)),
+  });
   const replace = (rules: readonly FaultRule[]): FaultRulesState => {
-    states = rules.map((rule, index) => ({
-      rule,
-      id: rule.id ?? `rule-${index + 1}`,
-      matched: 0,
-      applied: 0,
-      random: new Random('fault', rule.seed ?? randomInt(2 ** 32)),
-    }));
+    states = rules.map((rule, index) => stateOf(rule, rule.id ?? `rule-${index + 1}`));
     return list();
+  };
+  const inUse = (id: string) => states.some((state) => state.id === id);
+  /** `rule-N` by position, as a replaced set numbers them, or the next number free. */
+  const freeId = (): string => {
+    let n = states.length + 1;
+    while (inUse(`rule-${n}`)) n++;
+    return `rule-${n}`;
   };
   replace(initial);
   return {
@@ -180,6 +209,25 @@ export const createFaultEngine = (initial: readonly FaultRule[] = []): FaultEngi
     },
     list,
     replace,
+    add: (rule) => {
+      if (rule.id !== undefined && inUse(rule.id))
+        throw new LarderError('ERR_CONFLICT', {
+          message: `A fault rule ${rule.id} exists already: remove it first, or give another id.`,
+          fieldName: 'id',
+        });
+      if (states.length >= MAX_FAULT_RULES)
+        throw new LarderError('ERR_VALIDATION', {
+          message: `There are ${MAX_FAULT_RULES} fault rules already, the most there can be: remove one first.`,
+          fieldName: 'rules',
+        });
+      states = [...states, stateOf(rule, rule.id ?? freeId())];
+      return list();
+    },
+    remove: (id) => {
+      if (!inUse(id)) throw new LarderError('ERR_NOT_FOUND', { message: `No fault rule ${id}.` });
+      states = states.filter((state) => state.id !== id);
+      return list();
+    },
     decide: (request) => {
       let chosen: RuleState | undefined;
       // Every rule counts every request it matches, so each one's "every Nth" holds whatever the others do.

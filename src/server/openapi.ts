@@ -31,7 +31,7 @@ import {
 } from '../sandbox/admin-schemas.js';
 import { CONSOLE_PATH } from '../sandbox/console-assets.js';
 import { DEFAULT_CHART_DAYS, MAX_CHART_DAYS } from '../sandbox/console-data.js';
-import { FaultRulesSchema, FaultRulesStateSchema } from '../sandbox/fault-schemas.js';
+import { FaultRuleSchema, FaultRulesSchema, FaultRulesStateSchema } from '../sandbox/fault-schemas.js';
 import { OPERATIONS } from '../sandbox/journal-entry.js';
 import { ERROR_CATALOG } from '../shared/errors.js';
 import { DEFAULT_PAGE_SIZE, LOCATION_HEADER, MAX_BODY_BYTES, MAX_PAGE_SIZE } from '../shared/limits.js';
@@ -784,6 +784,38 @@ export const openApiDocument = (publicUrl: string) => {
         'Remove every fault rule',
         'No fault is injected any more.',
         FaultRulesStateSchema,
+      ),
+      post: admin(
+        'addFault',
+        'Add one fault rule',
+        'Appends a rule (its id defaults to the next free rule-N); the other rules keep their counters.',
+        FaultRulesStateSchema,
+        {
+          request: jsonBody(FaultRuleSchema),
+          status: '201',
+          errors: { '409': error(409, 'A rule with this id exists already.') },
+        },
+      ),
+    },
+    '/_larder/faults/{ruleId}': {
+      delete: admin(
+        'removeFault',
+        'Remove one fault rule',
+        'The other rules keep their counters.',
+        FaultRulesStateSchema,
+        {
+          parameters: [
+            {
+              name: 'ruleId',
+              in: 'path',
+              required: true,
+              schema: { type: 'string', pattern: '^[\\w.:-]{1,100}$' },
+              description: 'The rule id (rule-1, … or the id it was given).',
+              example: 'rule-1',
+            },
+          ],
+          errors: { '404': error(404, 'No rule has this id, or the server has no admin API.') },
+        },
       ),
     },
     '/_larder/clients': {

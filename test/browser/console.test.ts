@@ -176,7 +176,7 @@ test('Controls: advancing the clock in the console changes what a search returns
   assert.ok(after > 0, `${after} orders modified since ${tomorrow} once the clock moved 3 days on`);
 });
 
-test('Controls: a fault rule added in the console shows in the journal view; clearing removes it', async () => {
+test('Controls: a fault rule added in the console shows in the journal view; one is removed, then all', async () => {
   await view('Controls');
   await page.selectOption('select[name="effect"]', 'status');
   await page.selectOption('select[name="status"]', '503');
@@ -191,7 +191,19 @@ test('Controls: a fault rule added in the console shows in the journal view; cle
   await view('Traffic');
   await page.waitForSelector('table.journal .fault:has-text("status=503")');
 
+  // A second rule leaves the first one's counters as they were; removing the first leaves the second.
   await view('Controls');
+  await page.waitForSelector('li.rule:has-text("rule-1"):has-text("matched 1, applied 1")');
+  await page.selectOption('select[name="effect"]', 'latency');
+  await page.fill('input[name="ms"]', '0');
+  await page.selectOption('select[name="when"]', 'always');
+  await page.click('button[name="add-fault"]');
+  await page.waitForSelector('li.rule:has-text("rule-2")');
+  assert.match((await page.textContent('li.rule:has-text("rule-1")')) ?? '', /matched 1, applied 1/);
+  await page.click('button[name="remove-rule-1"]');
+  await page.waitForSelector('li.rule:has-text("rule-1")', { state: 'detached' });
+  assert.equal(await page.locator('li.rule').count(), 1);
+
   await page.click('button[name="clear-faults"]');
   await page.waitForSelector('p.empty:has-text("No fault rules")');
   assert.equal((await retailSearch()).status, 200);

@@ -157,3 +157,37 @@ test('faults set, show and clear drive the server; a bad file names the file and
   assert.match(refused.err, /faults set .*bad\.json: rules\[0\]\.effect\.ms is required/);
   assert.equal((await larder('faults', 'set')).code, 2);
 });
+
+test('faults add and remove change one rule at a time; a bad rule names its field, an unknown id fails', async () => {
+  const rules = join(dir, 'tenth.json');
+  await writeFile(
+    rules,
+    JSON.stringify({ rules: [{ id: 'tenth', when: { every: 10 }, effect: { type: 'reset' } }] }),
+  );
+  assert.equal((await larder('faults', 'set', rules)).code, 0);
+  const inline = await larder('faults', 'add', '{"id": "cut", "effect": {"type": "cutBody"}}');
+  assert.equal(inline.code, 0, inline.err);
+  const file = join(dir, 'rule.json');
+  await writeFile(file, JSON.stringify({ effect: { type: 'reset' }, match: { pathPrefix: '/nowhere' } }));
+  const fromFile = await larder('faults', 'add', file, '--json');
+  assert.deepEqual(
+    (JSON.parse(fromFile.out) as { rules: { id: string }[] }).rules.map((rule) => rule.id),
+    ['tenth', 'cut', 'rule-3'],
+  );
+  const removed = await larder('faults', 'remove', 'cut');
+  assert.equal(removed.code, 0, removed.err);
+  assert.doesNotMatch(removed.out, /^cut:/m);
+  assert.match(removed.out, /^rule-3:/m);
+  const bad = await larder('faults', 'add', '{"effect": {"type": "latency"}}');
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /faults add: effect\.ms is required/);
+  const unknown = await larder('faults', 'remove', 'cut');
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.err, /No fault rule cut/);
+  const twice = await larder('faults', 'add', '{"id": "tenth", "effect": {"type": "reset"}}');
+  assert.equal(twice.code, 1);
+  assert.match(twice.err, /A fault rule tenth exists already/);
+  assert.equal((await larder('faults', 'add')).code, 2);
+  assert.equal((await larder('faults', 'remove')).code, 2);
+  await larder('faults', 'clear');
+});

@@ -19,12 +19,12 @@ describe('serve with rate limits and faults', () => {
   after(() => rm(dir, { recursive: true, force: true }));
 
   // Fresh connections each, so both workers answer some (the primary hands connections round-robin).
-  const post = async (url: string, path: string, headers: Record<string, string> = {}) =>
+  const post = async (url: string, path: string, headers: Record<string, string> = {}, body = '{}') =>
     (
       await fetch(`${url}${path}`, {
         method: 'POST',
         headers: { connection: 'close', 'content-type': 'application/json', ...headers },
-        body: '{}',
+        body,
       })
     ).status;
 
@@ -152,6 +152,29 @@ describe('serve with rate limits and faults', () => {
       const after: number[] = [];
       for (let i = 0; i < 6; i++) after.push(await post(server.url, '/nothing'));
       assert.deepEqual(after, Array(6).fill(404));
+      // One rule at a time through any worker: the primary's 409 and 404 reach the client as such.
+      const rule = JSON.stringify({
+        id: 'one',
+        match: { pathPrefix: '/nothing' },
+        effect: { type: 'status', status: 502 },
+      });
+      const added: number[] = [];
+      for (let i = 0; i < 2; i++)
+        added.push(await post(server.url, '/_larder/faults', { authorization: `Bearer ${ADMIN}` }, rule));
+      assert.deepEqual(added, [201, 409]);
+      assert.equal(await post(server.url, '/nothing'), 502);
+      const removed: number[] = [];
+      for (let i = 0; i < 2; i++)
+        removed.push(
+          (
+            await fetch(`${server.url}/_larder/faults/one`, {
+              method: 'DELETE',
+              headers: { authorization: `Bearer ${ADMIN}`, connection: 'close' },
+            })
+          ).status,
+        );
+      assert.deepEqual(removed, [200, 404]);
+      assert.equal(await post(server.url, '/nothing'), 404);
     } finally {
       assert.equal(await stop(server.child), 0);
     }

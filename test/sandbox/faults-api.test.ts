@@ -47,8 +47,8 @@ for (const backend of await backends()) {
     });
     after(() => db.destroy());
 
-    const admin = (method: string, body?: unknown, auth = ADMIN) =>
-      larder.app.request('/_larder/faults', {
+    const admin = (method: string, body?: unknown, auth = ADMIN, path = '/_larder/faults') =>
+      larder.app.request(path, {
         method,
         headers: {
           authorization: `Bearer ${auth}`,
@@ -102,6 +102,43 @@ for (const backend of await backends()) {
       );
       assert.deepEqual(await (await admin('DELETE')).json(), { rules: [] });
       assert.equal((await admin('GET', undefined, 'wrong-token-wrong-token')).status, 401);
+    });
+
+    test('POST adds one rule and DELETE …/{ruleId} removes one, the others keeping their counters', async () => {
+      type State = { rules: { id: string; matched: number }[] };
+      const counters = async (response: Response | Promise<Response>) =>
+        ((await (await response).json()) as State).rules.map(({ id, matched }) => `${id}:${matched}`);
+      await admin('PUT', EVERY_TENTH_SEARCH);
+      await search();
+      const added = await admin('POST', { effect: { type: 'latency', ms: 0 } });
+      assert.equal(added.status, 201);
+      assert.deepEqual(await counters(added), ['tenth-search:1', 'rule-2:0']);
+      await search();
+      assert.deepEqual(await counters(admin('POST', { id: 'slow', effect: { type: 'latency', ms: 0 } })), [
+        'tenth-search:2',
+        'rule-2:1',
+        'slow:0',
+      ]);
+      // An id in use is a 409, and nothing changes.
+      const twice = await admin('POST', { id: 'slow', effect: { type: 'reset' } });
+      assert.equal(twice.status, 409);
+      assert.equal(((await twice.json()) as { fieldName: string }).fieldName, 'id');
+      // A bad rule is a 400 naming its field (no `rules[0].` prefix: the body is the rule).
+      const bad = await admin('POST', { effect: { type: 'status', status: 500, retryAfterSeconds: 2 } });
+      assert.equal(bad.status, 400);
+      assert.equal(((await bad.json()) as { fieldName: string }).fieldName, 'effect.retryAfterSeconds');
+      const removed = await admin('DELETE', undefined, ADMIN, '/_larder/faults/rule-2');
+      assert.equal(removed.status, 200);
+      assert.deepEqual(await counters(removed), ['tenth-search:2', 'slow:0']);
+      // The next default id is the next free number.
+      assert.deepEqual(
+        await counters(admin('POST', { effect: { type: 'reset' }, match: { pathPrefix: '/nowhere' } })),
+        ['tenth-search:2', 'slow:0', 'rule-3:0'],
+      );
+      const unknown = await admin('DELETE', undefined, ADMIN, '/_larder/faults/rule-9');
+      assert.equal(unknown.status, 404);
+      assert.match(((await unknown.json()) as { message: string }).message, /No fault rule rule-9/);
+      await admin('DELETE');
     });
 
     test('a bad rule is a 400 naming the field, and the rules in force stay', async () => {

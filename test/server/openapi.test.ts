@@ -111,9 +111,14 @@ test('the examples come from the demo generator', () => {
   assert.match(response.content['application/json']!.example.id, /^[0-9a-f-]{36}$/);
 });
 
-test('the fault rules are served by GET, PUT and DELETE /_larder/faults, their shape from the one schema', () => {
+test('the fault rules are served by GET, PUT, POST and DELETE /_larder/faults and DELETE …/{ruleId}, their shapes from the one schema', () => {
   const faults = document.paths['/_larder/faults']!;
-  assert.deepEqual(Object.keys(faults).sort(), ['delete', 'get', 'put']);
-  const body = faults['put']!.requestBody as { content: Record<string, { schema: { $ref: string } }> };
-  assert.equal(body.content['application/json']!.schema.$ref, '#/components/schemas/FaultRules');
+  assert.deepEqual(Object.keys(faults).sort(), ['delete', 'get', 'post', 'put']);
+  const bodyOf = (operation: string) =>
+    (faults[operation]!.requestBody as { content: Record<string, { schema: { $ref: string } }> }).content[
+      'application/json'
+    ]!.schema.$ref;
+  assert.equal(bodyOf('put'), '#/components/schemas/FaultRules');
+  assert.equal(bodyOf('post'), '#/components/schemas/FaultRule');
+  assert.deepEqual(Object.keys(document.paths['/_larder/faults/{ruleId}']!), ['delete']);
 });

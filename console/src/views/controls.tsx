@@ -158,13 +158,6 @@ const ruleFrom = (form: {
   };
 };
 
-/** The rule as PUT takes it back: the counters are the server's. */
-const asRule = ({
-  matched: _m,
-  applied: _a,
-  ...rule
-}: FaultRule & { matched: number; applied: number }): FaultRule => rule;
-
 const describeRule = (rule: FaultRule) => {
   const pairs = (fields: object | undefined, join: string) =>
     Object.entries(fields ?? {})
@@ -177,7 +170,7 @@ const describeRule = (rule: FaultRule) => {
   return `${effect} · ${match === '' ? 'every request' : match} · ${when === '' ? 'always' : when}`;
 };
 
-/** Fault rules: the list in force with counters, add one, clear all. */
+/** Fault rules: the list in force with counters, add or remove one (the others keep counting), clear all. */
 const FaultsCard = () => {
   const faults = useLoad(() => api.faults(), []);
   const [error, setError] = useState<string | undefined>();
@@ -214,7 +207,16 @@ const FaultsCard = () => {
               <span class="muted">
                 {' '}
                 matched {rule.matched}, applied {rule.applied}
-              </span>
+              </span>{' '}
+              <button
+                type="button"
+                class="remove"
+                name={`remove-${rule.id}`}
+                title={`Remove ${rule.id}`}
+                onClick={() => void change(() => api.removeFault(rule.id))}
+              >
+                Remove
+              </button>
             </li>
           ))}
         </ol>
@@ -223,7 +225,7 @@ const FaultsCard = () => {
         class="filters fault-form"
         onSubmit={(e) => {
           e.preventDefault();
-          void change(() => api.setFaults([...rules.map(asRule), ruleFrom(form)]));
+          void change(() => api.addFault(ruleFrom(form)));
         }}
       >
         <label>

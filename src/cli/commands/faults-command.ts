@@ -1,5 +1,6 @@
-import type { FaultRulesState } from '../../sandbox/fault-schemas.js';
-import { loadFaultsFile } from '../../sandbox/faults.js';
+import { readFileSync } from 'node:fs';
+import type { FaultRule, FaultRulesState } from '../../sandbox/fault-schemas.js';
+import { loadFaultsFile, validFaultRule } from '../../sandbox/faults.js';
 import { ADMIN_OPTIONS, adminClient } from '../admin-client.js';
 import { type Command, UsageError } from '../command.js';
 
@@ -14,13 +15,38 @@ const show = (state: FaultRulesState): string =>
         )
         .join('');
 
+/** `add`'s rule: JSON given inline (`{…}`) or a file holding it; checked here, so a mistake names the field. */
+const readRule = (given: string): FaultRule => {
+  const inline = given.trimStart().startsWith('{');
+  const where = inline ? 'faults add' : `faults add ${given}`;
+  let text: string;
+  try {
+    text = inline ? given : readFileSync(given, 'utf8');
+  } catch (error) {
+    throw new UsageError(`${where}: cannot read it (${(error as NodeJS.ErrnoException).code ?? error}).`);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${where}: not JSON (${(error as Error).message}).`);
+  }
+  try {
+    return validFaultRule(body);
+  } catch (error) {
+    throw new UsageError(`${where}: ${(error as Error).message}`);
+  }
+};
+
 export const faultsCommand: Command = {
   name: 'faults',
   takesArguments: true,
-  summary: "Show, set or clear a running sandbox's fault rules.",
+  summary: "Show, set, add, remove or clear a running sandbox's fault rules.",
   usage:
     'larder faults show\n' +
     '       larder faults set FILE            (a {"rules": [...]} file, as for serve --faults)\n' +
+    '       larder faults add RULE|FILE       (one rule as JSON, inline or in a file; the others keep their counters)\n' +
+    '       larder faults remove ID           (one rule by its id; the others keep their counters)\n' +
     '       larder faults clear',
   options: {
     ...ADMIN_OPTIONS,
@@ -28,7 +54,8 @@ export const faultsCommand: Command = {
   },
   run: async (args, io) => {
     const [action = 'show', file, ...rest] = args.positionals;
-    if (rest.length > 0 || (action !== 'set' && file !== undefined))
+    const takesOne = action === 'set' || action === 'add' || action === 'remove';
+    if (rest.length > 0 || (!takesOne && file !== undefined))
       throw new UsageError(`Unexpected argument: ${[file, ...rest].filter(Boolean).join(' ')}`);
     const admin = adminClient(args);
     let state: FaultRulesState;
@@ -44,6 +71,16 @@ export const faultsCommand: Command = {
         throw new UsageError((error as Error).message);
       }
       state = await admin.call('PUT', '/faults', { rules });
+    } else if (action === 'add') {
+      if (file === undefined)
+        throw new UsageError(
+          'faults add needs a RULE: JSON such as \'{"effect": {"type": "reset"}}\', or a FILE holding it.',
+        );
+      state = await admin.call('POST', '/faults', readRule(file));
+    } else if (action === 'remove') {
+      if (file === undefined)
+        throw new UsageError('faults remove needs the ID of a rule (larder faults show lists them).');
+      state = await admin.call('DELETE', `/faults/${encodeURIComponent(file)}`);
     } else throw new UsageError(`Unknown faults action: ${action}`);
     io.stdout(args.flags['json'] ? `${JSON.stringify(state, null, 2)}\n` : show(state));
     return 0;
