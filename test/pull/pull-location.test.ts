@@ -32,7 +32,7 @@ for (const backend of await backends()) {
       });
 
     test('the first pull copies the location byte for byte; the next only what changed, from the watermark', async () => {
-      await source.admin('DELETE', '/requests');
+      await source.sandbox.requests.clear();
       const first = await pull('mine');
       assert.deepEqual(first.counts, { purchaseOrders: 30, inventoryEntries: 1200 });
       assert.deepEqual(first.started, { purchaseOrders: 'all', inventoryHistory: 'all' });
@@ -55,7 +55,7 @@ for (const backend of await backends()) {
         'inventoryHistory',
         [1201, 1202].map((n) => inventoryFixture(n, { modifiedAt: now + n })),
       );
-      await source.admin('DELETE', '/requests');
+      await source.sandbox.requests.clear();
       const second = await pull('mine');
       assert.deepEqual(second.counts, { purchaseOrders: 3, inventoryEntries: 2 });
       assert.deepEqual(await storedTexts(db.store, 'mine'), await storedTexts(source.store, 'src-loc'));

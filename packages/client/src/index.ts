@@ -13,5 +13,12 @@ export {
 export { LarderApiError, LarderClientError, LarderTimeoutError, LarderTransportError } from './errors.js';
 export type * from './generated/types.js';
 export { LOCATION_HEADER, MAX_PAGE_SIZE } from './generated/types.js';
+export {
+  createSandbox,
+  type Duration,
+  type JournalFilter,
+  type LarderSandbox,
+  type SandboxOptions,
+} from './sandbox.js';
 export type { Watermark } from './sync.js';
 export { DEFAULT_RETRY, type RetryOptions, type Sleep } from './transport.js';

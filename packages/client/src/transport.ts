@@ -54,7 +54,7 @@ export interface HttpAnswer {
 
 export interface HttpRequest {
   url: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   headers: Record<string, string>;
   body?: string;
   signal?: AbortSignal | undefined;

@@ -83,7 +83,7 @@ describe('the client against a real Larder', () => {
 
   test('errors carry the ErrorMessage, status and request id; other 4xx are never retried', async () => {
     const api = client();
-    await larder.admin('DELETE', '/requests');
+    await larder.sandbox.requests.clear();
     const missing = await api.inventoryHistory
       .get('00000000-0000-4000-8000-000000000001', { location: 'loc-a' })
       .catch((error: unknown) => error);
@@ -110,7 +110,7 @@ describe('the client against a real Larder', () => {
   });
 
   test('one login serves a whole multi-location sync, even when every call starts at once', async () => {
-    await larder.admin('DELETE', '/requests');
+    await larder.sandbox.requests.clear();
     const api = client();
     const runs = ['loc-a', 'loc-b', 'loc-c'].flatMap((location) => [
       api.purchaseOrders.sync({ location }),
@@ -131,7 +131,7 @@ describe('the client against a real Larder', () => {
   });
 
   test('a token that expires mid-walk brings one new login and the walk goes on', async () => {
-    await larder.admin('DELETE', '/requests');
+    await larder.sandbox.requests.clear();
     const api = client();
     const seen: InventoryHistoryLogEntry[] = [];
     for await (const entry of api.inventoryHistory.search({}, { location: 'loc-big', pageSize: 250 })) {
@@ -149,11 +149,10 @@ describe('the client against a real Larder', () => {
   });
 
   test('the token is renewed only in its final minute', async () => {
-    let now = Date.parse((await larder.admin<{ now: string }>('GET', '/clock')).now);
-    const setClock = (ms: number) =>
-      larder.admin('PUT', '/clock', { now: new Date(ms).toISOString(), frozen: true });
+    let now = await larder.clockNow();
+    const setClock = (ms: number) => larder.sandbox.clock.set(new Date(ms), { frozen: true });
     await setClock(now);
-    await larder.admin('DELETE', '/requests');
+    await larder.sandbox.requests.clear();
     // A client of its own: the server hands an existing client its current token with what is left of it.
     const fresh = await larder.createReader(['loc-a']);
     const api = createClient({ baseUrl: larder.url, ...fresh, now: () => now });
@@ -173,11 +172,11 @@ describe('the client against a real Larder', () => {
     assert.equal(logins(journal), 2);
     const fingerprints = journal.filter((e) => e.operation !== 'authenticationLoginPost');
     assert.notEqual(fingerprints[0]?.tokenFingerprint, fingerprints.at(-1)?.tokenFingerprint);
-    await larder.admin('DELETE', '/clock');
+    await larder.sandbox.clock.reset();
   });
 
   test('aborting stops a walk between pages and a pending call; nothing more is sent', async () => {
-    await larder.admin('DELETE', '/requests');
+    await larder.sandbox.requests.clear();
     const api = client();
     const controller = new AbortController();
     let count = 0;

@@ -6,6 +6,7 @@ import { systemClock } from '../../../src/shared/clock.js';
 import { silentLogger } from '../../../src/shared/logger.js';
 import { openStore } from '../../../src/storage/open-store.js';
 import type { Store } from '../../../src/storage/store.js';
+import { createSandbox, type InventoryHistoryLogEntry, type PurchaseOrder } from '../src/index.js';
 
 /**
  * A real Larder started in process on port 0 with the sandbox admin API on: the client's tests run against it,
@@ -13,17 +14,6 @@ import type { Store } from '../../../src/storage/store.js';
  */
 
 export const ADMIN_TOKEN = 'client-tests-admin-token';
-
-export interface JournalEntry {
-  operation?: string;
-  status: number;
-  code?: number | string;
-  clientId?: string;
-  location?: string;
-  timeMs: number;
-  tokenFingerprint?: string;
-  fault?: string;
-}
 
 export interface Credentials {
   clientId: string;
@@ -59,65 +49,42 @@ export const startLarder = async (
       ...options.server,
     },
   });
-  const admin = async <T = Record<string, unknown>>(
-    method: string,
-    path: string,
-    body?: unknown,
-    type = 'application/json',
-  ): Promise<T> => {
-    const response = await fetch(`${server.url}/_larder${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${ADMIN_TOKEN}`,
-        ...(body === undefined ? {} : { 'content-type': type }),
-      },
-      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-    return (text === '' ? {} : JSON.parse(text)) as T;
-  };
+  const sandbox = createSandbox({ baseUrl: server.url, adminToken: ADMIN_TOKEN });
   return {
     url: server.url,
     store,
-    admin,
+    /** The package's own typed sandbox controls, on this Larder. */
+    sandbox,
     /** A new API client granted these locations (or all). */
     createReader: (locations: string[] | 'all'): Promise<Credentials> =>
-      admin('POST', '/clients', {
+      sandbox.clients.create({
         name: 'client tests',
         ...(locations === 'all' ? { allLocations: true } : { locations }),
         scopes: 'retail.inventory:read retail:read',
       }),
-    /** Loads records into a location (created if new), as NDJSON. */
+    /** Loads records into a location (created if new). */
     load: (location: string, kind: 'purchaseOrders' | 'inventoryHistory', records: readonly unknown[]) =>
-      admin(
-        'POST',
-        `/locations/${location}/${kind}`,
-        records.map((record) => JSON.stringify(record)).join('\n'),
-        'application/x-ndjson',
-      ),
-    journal: async (query = ''): Promise<JournalEntry[]> =>
-      (await admin<{ requests: JournalEntry[] }>('GET', `/requests${query}`)).requests,
-    report: async (clientId: string): Promise<unknown[]> =>
-      (await admin<{ findings: unknown[] }>('GET', `/report?clientId=${clientId}`)).findings,
+      kind === 'purchaseOrders'
+        ? sandbox.locations.loadPurchaseOrders(location, records as PurchaseOrder[])
+        : sandbox.locations.loadInventoryHistory(location, records as InventoryHistoryLogEntry[]),
+    journal: () => sandbox.requests.list(),
+    report: async (clientId: string) => (await sandbox.report(clientId)).findings,
     /** Moves the virtual clock (and lets the live demo catch up). */
-    advance: (seconds: number) => admin('POST', '/clock/advance', { seconds }),
-    clockNow: async () => Date.parse((await admin<{ now: string }>('GET', '/clock')).now),
+    advance: (seconds: number) => sandbox.clock.advance(seconds),
+    clockNow: async () => Date.parse((await sandbox.clock.get()).now),
     /**
      * A client clock and sleep that run on the server's frozen virtual clock: waiting moves it forward, so retries
      * and rate-limit windows take no real time and the report judges the pacing as the server saw it.
      */
     virtualTime: async () => {
-      const start = Date.parse(
-        (await admin<{ now: string }>('PUT', '/clock', { now: new Date().toISOString(), frozen: true })).now,
-      );
+      const start = Date.parse((await sandbox.clock.set(new Date(), { frozen: true })).now);
       let elapsed = 0;
       return {
         now: () => start + elapsed,
         sleep: async (ms: number) => {
           const seconds = Math.max(1, Math.ceil(ms / 1000));
           elapsed += seconds * 1000;
-          await admin('POST', '/clock/advance', { seconds });
+          await sandbox.clock.advance(seconds);
         },
         waited: () => elapsed,
       };

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { PLATFORM_RATE_LIMITS } from '../../../src/middleware/rate-limit/rate-windows.js';
 import { inventoryFixture, purchaseOrderFixture } from '../../../test/helpers/fixtures.js';
-import { createClient } from '../src/index.js';
+import { createClient, type FaultRule } from '../src/index.js';
 import { type Credentials, type Larder, startLarder } from './larder.js';
 
 /**
@@ -34,7 +34,7 @@ describe('with --rate-limit platform', () => {
   after(() => larder.stop());
 
   test('a burst past 20/s gets 429s, waits for Retry-After, and ends with every answer and an empty report', async () => {
-    await larder.admin('DELETE', '/requests');
+    await larder.sandbox.requests.clear();
     const { client, time } = await clientOn(larder, reader);
     const got = await Promise.all(
       orders.map((order) => client.purchaseOrders.get(order.id, { location: 'loc-1' })),
@@ -48,7 +48,7 @@ describe('with --rate-limit platform', () => {
   });
 
   test('a sequential walk keeps under the limit from the rate-limit headers alone: no 429 at all', async () => {
-    await larder.admin('DELETE', '/requests');
+    await larder.sandbox.requests.clear();
     const { client } = await clientOn(larder, reader);
     let count = 0;
     for await (const _ of client.purchaseOrders.search({}, { location: 'loc-1', pageSize: 1 })) count++;
@@ -70,10 +70,10 @@ describe('with injected faults', () => {
   });
   after(() => larder.stop());
 
-  const faults = (rules: unknown[]) => larder.admin('PUT', '/faults', { rules });
+  const faults = (rules: FaultRule[]) => larder.sandbox.faults.set(rules);
 
   test('503s, 502s, 504s, resets and cut bodies mid-walk are retried with backoff; the walk is complete', async () => {
-    await larder.admin('DELETE', '/requests');
+    await larder.sandbox.requests.clear();
     await faults([
       {
         id: 'every-5th-503',
@@ -120,11 +120,11 @@ describe('with injected faults', () => {
     assert.deepEqual([...kinds].sort(), ['bad-gateway', 'cut', 'every-5th-503', 'gateway', 'reset']);
     assert.ok(time.waited() >= faulted.length * 1000, 'at least a second before each retry');
     assert.deepEqual(await larder.report(reader.clientId), []);
-    await larder.admin('DELETE', '/faults');
+    await larder.sandbox.faults.clear();
   });
 
   test('an injected 429 with Retry-After is waited out; an injected invalid_token brings a re-login', async () => {
-    await larder.admin('DELETE', '/requests');
+    await larder.sandbox.requests.clear();
     await faults([
       {
         id: 'slow-down',
@@ -149,11 +149,11 @@ describe('with injected faults', () => {
     assert.ok(limited >= 2);
     assert.ok(time.waited() >= limited * 3000);
     assert.deepEqual(await larder.report(reader.clientId), []);
-    await larder.admin('DELETE', '/faults');
+    await larder.sandbox.faults.clear();
   });
 
   test('a 4xx fault such as a bad page token is not retried', async () => {
-    await larder.admin('DELETE', '/requests');
+    await larder.sandbox.requests.clear();
     await faults([
       { match: { operation: 'searchInventoryHistory' }, when: { next: 1 }, effect: { type: 'badPageToken' } },
     ]);
@@ -165,6 +165,6 @@ describe('with injected faults', () => {
     await pages.next();
     await assert.rejects(pages.next(), { name: 'LarderApiError', code: 40005 });
     assert.equal((await larder.journal()).filter((e) => e.status === 400).length, 1);
-    await larder.admin('DELETE', '/faults');
+    await larder.sandbox.faults.clear();
   });
 });

@@ -1,0 +1,190 @@
+import type {
+  Cleared,
+  ClientCredentials,
+  ClockView,
+  DeletedLocation,
+  FaultRule,
+  FaultRulesState,
+  Imported,
+  IntegrationReport,
+  InventoryHistoryLogEntry,
+  JournalEntry,
+  JournalList,
+  LocationsOverview,
+  NewClientRequest,
+  PurchaseOrder,
+  SandboxReset,
+} from './generated/types.js';
+import { apiError, parseBody } from './tokens.js';
+import { createTransport, type HttpRequest, realSleep } from './transport.js';
+
+export interface SandboxOptions {
+  /** Larder's URL (such as http://127.0.0.1:8080). */
+  baseUrl: string;
+  /** The token `larder serve` was started with (`--admin-token`, or the demo's, printed at start). */
+  adminToken: string;
+  /** Default: the global fetch. */
+  fetch?: typeof fetch;
+  /** Per request, reading the body included (default 30,000 ms: a large fixture load takes a while). */
+  timeoutMs?: number;
+}
+
+/** How far `clock.advance` moves: the parts add up. */
+export interface Duration {
+  days?: number;
+  hours?: number;
+  minutes?: number;
+  seconds?: number;
+}
+
+/** `GET /_larder/requests`: every field given must match. */
+export interface JournalFilter {
+  clientId?: string;
+  location?: string;
+  /** An operation id (`searchPurchaseOrders`, …). */
+  operation?: string;
+  /** An exact status (`429`) or a class (`4xx`). */
+  status?: number | `${1 | 2 | 3 | 4 | 5}xx`;
+  /** Entries at or after this (virtual) time. */
+  since?: string | Date;
+  /** At most this many, the newest (still oldest first). */
+  limit?: number;
+}
+
+/**
+ * Larder's sandbox controls (`/_larder/`), typed, for an integration's own test suite: the virtual clock,
+ * fixtures, clients, the request journal, the integration report, fault rules and a reset. Every call answers the
+ * server's own shapes; a refusal throws `LarderApiError` with the server's ErrorMessage (a bad fixture's nested
+ * `errors` name the record index and field).
+ */
+export interface LarderSandbox {
+  clock: {
+    get(): Promise<ClockView>;
+    /** Jumps to `now` (backwards too); `frozen` stops time there. */
+    set(now: string | Date, options?: { frozen?: boolean }): Promise<ClockView>;
+    /** Moves the clock forward: `advance({ days: 2 })`, or a number of seconds. */
+    advance(by: Duration | number): Promise<ClockView>;
+    /** Back to real time. */
+    reset(): Promise<ClockView>;
+  };
+  locations: {
+    /** Every location with its record counts and the span of their modifiedDate. */
+    list(): Promise<LocationsOverview>;
+    /** Loads purchase orders into a location (created if new), all or nothing, as `larder import` does. */
+    loadPurchaseOrders(location: string, records: readonly PurchaseOrder[]): Promise<Imported>;
+    /** Loads inventory entries into a location (created if new), all or nothing. */
+    loadInventoryHistory(location: string, records: readonly InventoryHistoryLogEntry[]): Promise<Imported>;
+    /** Removes a location and all its records. */
+    remove(location: string): Promise<DeletedLocation>;
+  };
+  clients: {
+    /** A new API client; its secret is in this answer only. */
+    create(request: NewClientRequest): Promise<ClientCredentials>;
+  };
+  requests: {
+    /** The journal's entries, oldest first. */
+    list(filter?: JournalFilter): Promise<JournalEntry[]>;
+    clear(): Promise<Cleared>;
+  };
+  /** Judges one client's recorded traffic against the platform's guidance: no findings, a well-behaved client. */
+  report(clientId: string): Promise<IntegrationReport>;
+  faults: {
+    list(): Promise<FaultRulesState>;
+    /** Replaces every rule; all counters start again. */
+    set(rules: readonly FaultRule[]): Promise<FaultRulesState>;
+    /** Adds one rule (its id defaults to the next free rule-N); the others keep their counters. */
+    add(rule: FaultRule): Promise<FaultRulesState>;
+    /** Removes one rule by id; the others keep their counters. */
+    remove(id: string): Promise<FaultRulesState>;
+    clear(): Promise<FaultRulesState>;
+  };
+  /** Back to the first-start demo state: data, clients, clock and journal (a demo database only). */
+  reset(): Promise<SandboxReset>;
+}
+
+const seconds = (by: Duration | number): number =>
+  typeof by === 'number'
+    ? by
+    : (by.days ?? 0) * 86_400 + (by.hours ?? 0) * 3600 + (by.minutes ?? 0) * 60 + (by.seconds ?? 0);
+
+export const createSandbox = (options: SandboxOptions): LarderSandbox => {
+  const base = `${options.baseUrl.replace(/\/+$/, '')}/_larder`;
+  // No retries: a test driving its sandbox wants a refusal or an outage at once, not after backoff.
+  const transport = createTransport({
+    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    retry: false,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    sleep: realSleep,
+    now: Date.now,
+    random: Math.random,
+  });
+  const call = async <R>(method: HttpRequest['method'], path: string, body?: unknown): Promise<R> => {
+    const answer = await transport.send({
+      url: `${base}${path}`,
+      method,
+      headers: {
+        authorization: `Bearer ${options.adminToken}`,
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      limit: 'admin',
+    });
+    if (answer.status < 200 || answer.status > 299) throw apiError(answer);
+    return parseBody<R>(answer, `${method} /_larder${path}`);
+  };
+  const query = (fields: Record<string, string | number | undefined>): string => {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(fields))
+      if (value !== undefined) params.set(name, String(value));
+    const text = params.toString();
+    return text === '' ? '' : `?${text}`;
+  };
+  const location = (id: string) => `/locations/${encodeURIComponent(id)}`;
+
+  return {
+    clock: {
+      get: () => call('GET', '/clock'),
+      set: (now, { frozen } = {}) =>
+        call('PUT', '/clock', {
+          now: now instanceof Date ? now.toISOString() : now,
+          ...(frozen === undefined ? {} : { frozen }),
+        }),
+      advance: (by) => call('POST', '/clock/advance', { seconds: seconds(by) }),
+      reset: () => call('DELETE', '/clock'),
+    },
+    locations: {
+      list: () => call('GET', '/locations'),
+      loadPurchaseOrders: (id, records) => call('POST', `${location(id)}/purchaseOrders`, records),
+      loadInventoryHistory: (id, records) => call('POST', `${location(id)}/inventoryHistory`, records),
+      remove: (id) => call('DELETE', location(id)),
+    },
+    clients: { create: (request) => call('POST', '/clients', request) },
+    requests: {
+      list: async (filter = {}) =>
+        (
+          await call<JournalList>(
+            'GET',
+            `/requests${query({
+              clientId: filter.clientId,
+              location: filter.location,
+              operation: filter.operation,
+              status: filter.status,
+              since: filter.since instanceof Date ? filter.since.toISOString() : filter.since,
+              limit: filter.limit,
+            })}`,
+          )
+        ).requests,
+      clear: () => call('DELETE', '/requests'),
+    },
+    report: (clientId) => call('GET', `/report${query({ clientId })}`),
+    faults: {
+      list: () => call('GET', '/faults'),
+      set: (rules) => call('PUT', '/faults', { rules }),
+      add: (rule) => call('POST', '/faults', rule),
+      remove: (id) => call('DELETE', `/faults/${encodeURIComponent(id)}`),
+      clear: () => call('DELETE', '/faults'),
+    },
+    reset: () => call('POST', '/reset'),
+  };
+};

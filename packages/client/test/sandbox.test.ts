@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { inventoryFixture, purchaseOrderFixture } from '../../../test/helpers/fixtures.js';
+import { createClient, createSandbox, LarderApiError, type LarderSandbox } from '../src/index.js';
+import { ADMIN_TOKEN, type Larder, startLarder } from './larder.js';
+
+const T = Date.UTC(2025, 5, 2, 8);
+
+/** createSandbox drives a real Larder the way an integration's test suite would, every call typed. */
+describe('the sandbox controls against a real Larder', () => {
+  let larder: Larder;
+  let sandbox: LarderSandbox;
+  before(async () => {
+    larder = await startLarder();
+    sandbox = createSandbox({ baseUrl: `${larder.url}/`, adminToken: ADMIN_TOKEN });
+  });
+  after(() => larder.stop());
+
+  test('the clock: set (frozen, from a Date), advance by a duration or seconds, reset', async () => {
+    const set = await sandbox.clock.set(new Date(T), { frozen: true });
+    assert.deepEqual([set.now, set.frozen], ['2025-06-02T08:00:00.000Z', true]);
+    assert.equal(
+      (await sandbox.clock.advance({ days: 1, hours: 2, minutes: 3, seconds: 4 })).now,
+      '2025-06-03T10:03:04.000Z',
+    );
+    assert.equal((await sandbox.clock.advance(56)).now, '2025-06-03T10:04:00.000Z');
+    assert.equal((await sandbox.clock.get()).now, '2025-06-03T10:04:00.000Z');
+    const reset = await sandbox.clock.reset();
+    assert.deepEqual([reset.offsetSeconds, reset.frozen], [0, false]);
+  });
+
+  test('fixtures, a client, its traffic in the journal and an empty report; a location removed is gone', async () => {
+    const orders = [1, 2, 3].map((n) => purchaseOrderFixture(n, { modifiedAt: T + n }));
+    assert.deepEqual(await sandbox.locations.loadPurchaseOrders('kitchen', orders), { imported: 3 });
+    assert.deepEqual(
+      await sandbox.locations.loadInventoryHistory('kitchen', [inventoryFixture(1, { modifiedAt: T })]),
+      { imported: 1 },
+    );
+    const overview = await sandbox.locations.list();
+    assert.equal(
+      overview.locations.find((location) => location.id === 'kitchen')?.records.purchaseOrders.count,
+      3,
+    );
+
+    const credentials = await sandbox.clients.create({ name: 'sandbox test', locations: ['kitchen'] });
+    assert.equal(typeof credentials.clientSecret, 'string');
+    await sandbox.requests.clear();
+    const api = createClient({ baseUrl: larder.url, ...credentials });
+    const seen = [];
+    for await (const order of api.purchaseOrders.search({}, { location: 'kitchen' })) seen.push(order.id);
+    assert.deepEqual(
+      seen,
+      orders.map((order) => order.id),
+    );
+
+    const mine = await sandbox.requests.list({
+      clientId: credentials.clientId,
+      operation: 'searchPurchaseOrders',
+    });
+    assert.deepEqual(
+      mine.map((entry) => [entry.status, entry.location]),
+      [[200, 'kitchen']],
+    );
+    assert.deepEqual(await sandbox.requests.list({ clientId: credentials.clientId, status: '4xx' }), []);
+    assert.deepEqual((await sandbox.report(credentials.clientId)).findings, []);
+
+    assert.deepEqual(await sandbox.locations.remove('kitchen'), { deleted: 'kitchen' });
+    await assert.rejects(api.purchaseOrders.get(orders[0]!.id, { location: 'kitchen' }), (error: unknown) => {
+      assert.ok(error instanceof LarderApiError);
+      assert.equal(error.status, 404);
+      return true;
+    });
+  });
+
+  test('a bad fixture is a LarderApiError whose nested errors name the record and field; nothing is stored', async () => {
+    const bad = { ...purchaseOrderFixture(9, { modifiedAt: T }), status: 'SHIPPED' } as never;
+    await assert.rejects(
+      sandbox.locations.loadPurchaseOrders('pantry', [purchaseOrderFixture(8, { modifiedAt: T }), bad]),
+      (error: unknown) => {
+        assert.ok(error instanceof LarderApiError);
+        assert.equal(error.status, 400);
+        assert.ok(
+          error.errors.some((problem) => problem.fieldName === '[1].status'),
+          JSON.stringify(error.errors),
+        );
+        return true;
+      },
+    );
+    const overview = await sandbox.locations.list();
+    assert.equal(
+      overview.locations.some((location) => location.id === 'pantry'),
+      false,
+    );
+  });
+
+  test('fault rules: set, add and remove one keeping the others’ counters, clear', async () => {
+    await sandbox.faults.set([{ id: 'slow', effect: { type: 'latency', ms: 0 } }]);
+    const added = await sandbox.faults.add({
+      effect: { type: 'status', status: 503 },
+      match: { pathPrefix: '/nowhere' },
+    });
+    assert.deepEqual(
+      added.rules.map((rule) => rule.id),
+      ['slow', 'rule-2'],
+    );
+    assert.deepEqual(
+      (await sandbox.faults.remove('slow')).rules.map((rule) => rule.id),
+      ['rule-2'],
+    );
+    assert.deepEqual(await sandbox.faults.clear(), { rules: [] });
+    assert.deepEqual(await sandbox.faults.list(), { rules: [] });
+  });
+
+  test('refusals are LarderApiErrors: a wrong admin token (401), a reset of a database that is not a demo (409)', async () => {
+    const wrong = createSandbox({ baseUrl: larder.url, adminToken: 'not-the-admin-token' });
+    await assert.rejects(
+      wrong.clock.get(),
+      (error: unknown) => error instanceof LarderApiError && error.status === 401,
+    );
+    await assert.rejects(
+      sandbox.reset(),
+      (error: unknown) => error instanceof LarderApiError && error.status === 409,
+    );
+  });
+});
