@@ -13,8 +13,10 @@ export interface Run {
 /** Runs `node ...argv` to completion, collecting its output. */
 export const runNode = (argv: string[], options: { env?: Record<string, string>; cwd?: string } = {}) =>
   new Promise<Run>((resolve) => {
+    // A child that runs tests of its own (an example suite) reports as a user sees it, not as this runner's subtest.
+    const { NODE_TEST_CONTEXT: _context, ...env } = { ...process.env, ...options.env };
     const child = spawn(process.execPath, argv, {
-      env: { ...process.env, ...options.env },
+      env,
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     });
     let stdout = '';

@@ -5,11 +5,12 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { runNode } from '../../../test/helpers/cli.js';
 import { inventoryFixture } from '../../../test/helpers/fixtures.js';
-import { type Larder, startLarder } from './larder.js';
+import { ADMIN_TOKEN, type Larder, startLarder } from './larder.js';
 
 /** The example integration, run as a user runs it (a process importing the built package), against Larder. */
 
 const EXAMPLE = join(import.meta.dirname, '..', 'examples', 'sync-inventory.ts');
+const SUITE = join(import.meta.dirname, '..', 'examples', 'sandbox-suite.ts');
 let larder: Larder;
 let dir: string;
 let env: Record<string, string>;
@@ -57,4 +58,13 @@ test('examples/sync-inventory.ts copies a location, then fetches only what chang
   });
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /Larder said 401 \(code 40102/);
+});
+
+test('examples/sandbox-suite.ts, an integration test suite driving the sandbox, passes against Larder', async () => {
+  const run = await runNode(['--import', 'tsx', '--test', '--test-reporter', 'tap', SUITE], {
+    env: { LARDER_URL: larder.url, LARDER_ADMIN_TOKEN: ADMIN_TOKEN },
+  });
+  assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+  assert.match(run.stdout, /^# pass 1$/m);
+  assert.match(run.stdout, /^# fail 0$/m);
 });
