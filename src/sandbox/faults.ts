@@ -191,17 +191,22 @@ export const createFaultEngine = (initial: readonly FaultRule[] = []): FaultEngi
     applied: 0,
     random: new Random('fault', rule.seed ?? randomInt(2 ** 32)),
   });
+  /** `rule-N` by position, or the next number no rule's id holds: ids stay unique, so one can be removed. */
+  const freeId = (position: number, taken: ReadonlySet<string>): string => {
+    let n = position;
+    while (taken.has(`rule-${n}`)) n++;
+    return `rule-${n}`;
+  };
   const replace = (rules: readonly FaultRule[]): FaultRulesState => {
-    states = rules.map((rule, index) => stateOf(rule, rule.id ?? `rule-${index + 1}`));
+    const taken = new Set(rules.flatMap((rule) => (rule.id === undefined ? [] : [rule.id])));
+    states = rules.map((rule, index) => {
+      const id = rule.id ?? freeId(index + 1, taken);
+      taken.add(id);
+      return stateOf(rule, id);
+    });
     return list();
   };
   const inUse = (id: string) => states.some((state) => state.id === id);
-  /** `rule-N` by position, as a replaced set numbers them, or the next number free. */
-  const freeId = (): string => {
-    let n = states.length + 1;
-    while (inUse(`rule-${n}`)) n++;
-    return `rule-${n}`;
-  };
   replace(initial);
   return {
     get active() {
@@ -220,7 +225,10 @@ export const createFaultEngine = (initial: readonly FaultRule[] = []): FaultEngi
           message: `There are ${MAX_FAULT_RULES} fault rules already, the most there can be: remove one first.`,
           fieldName: 'rules',
         });
-      states = [...states, stateOf(rule, rule.id ?? freeId())];
+      states = [
+        ...states,
+        stateOf(rule, rule.id ?? freeId(states.length + 1, new Set(states.map((state) => state.id)))),
+      ];
       return list();
     },
     remove: (id) => {

@@ -121,3 +121,39 @@ test('replacing the rules starts their counters again', () => {
   engine.replace([]);
   assert.equal(engine.active, false);
 });
+
+test('ids stay unique: a default id never repeats one given, so any rule can be removed alone', () => {
+  const engine = createFaultEngine([
+    { id: 'rule-2', effect: { type: 'reset' } },
+    { effect: { type: 'reset' } },
+    { effect: { type: 'reset' } },
+  ]);
+  const ids = () => engine.list().rules.map((rule) => rule.id);
+  assert.deepEqual(ids(), ['rule-2', 'rule-3', 'rule-4']);
+  engine.add({ effect: { type: 'cutBody' } });
+  assert.deepEqual(ids(), ['rule-2', 'rule-3', 'rule-4', 'rule-5']);
+  engine.remove('rule-3');
+  engine.add({ effect: { type: 'cutBody' } });
+  assert.deepEqual(ids(), ['rule-2', 'rule-4', 'rule-5', 'rule-6']);
+  // Property: whatever ids are given, those by default never repeat any.
+  fc.assert(
+    fc.property(
+      fc.array(fc.option(fc.constantFrom('rule-1', 'rule-2', 'rule-3', 'x'), { nil: undefined }), {
+        maxLength: 8,
+      }),
+      (given) => {
+        const unique = [...new Set(given.filter((id) => id !== undefined))];
+        const rules = [
+          ...unique.map((id) => ({ id })),
+          ...given.filter((id) => id === undefined).map(() => ({})),
+        ];
+        const listed = createFaultEngine(
+          rules.map((rule) => ({ ...rule, effect: { type: 'reset' as const } })),
+        )
+          .list()
+          .rules.map((rule) => rule.id);
+        assert.equal(new Set(listed).size, listed.length);
+      },
+    ),
+  );
+});
