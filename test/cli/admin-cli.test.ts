@@ -93,12 +93,27 @@ test('requests lists the journal, filtered by client and status', async () => {
   assert.ok(entries.every((e) => e.status === 401 && e.operation === 'searchPurchaseOrders'));
 });
 
+test('requests --limit keeps the newest, --since the later ones; a bad --since is the server naming the field', async () => {
+  for (let i = 0; i < 3; i++) await fetch(`${handle.url}/v1/purchaseOrders/search`, { method: 'POST' });
+  const all = (await larder('requests', '--json')).out.trim().split('\n');
+  const newest = (await larder('requests', '--json', '--limit', '2')).out.trim().split('\n');
+  assert.deepEqual(newest, all.slice(-2));
+  const last = JSON.parse(all.at(-1)!) as { time: string };
+  const since = (await larder('requests', '--json', '--since', last.time)).out.trim().split('\n');
+  assert.deepEqual(
+    since,
+    all.filter((entry) => (JSON.parse(entry) as { time: string }).time >= last.time),
+  );
+  const bad = await larder('requests', '--since', 'yesterday');
+  assert.equal(bad.code, 1);
+  assert.match(bad.err, /400: since/);
+  assert.equal((await larder('requests', 'purge')).code, 2);
+});
+
 test('requests says so when nothing matches, except in --json output', async () => {
-  const cleared = await fetch(`${handle.url}/_larder/requests`, {
-    method: 'DELETE',
-    headers: { authorization: `Bearer ${ADMIN}` },
-  });
-  assert.equal(cleared.status, 200);
+  const cleared = await larder('requests', 'clear');
+  assert.equal(cleared.code, 0);
+  assert.equal(cleared.out, 'The request journal is empty.\n');
   const empty = await larder('requests');
   assert.equal(empty.out, 'No requests recorded yet.\n');
   const none = await larder('requests', '--client', 'nobody-has-this-id');

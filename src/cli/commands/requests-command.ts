@@ -1,6 +1,6 @@
 import type { JournalEntry } from '../../sandbox/journal-entry.js';
 import { ADMIN_OPTIONS, adminClient } from '../admin-client.js';
-import type { Command } from '../command.js';
+import { type Command, UsageError } from '../command.js';
 
 const line = (entry: JournalEntry) =>
   [
@@ -23,25 +23,47 @@ const FOLLOW_INTERVAL_MS = 1000;
 
 export const requestsCommand: Command = {
   name: 'requests',
-  summary: "Show a running sandbox's request journal (oldest first).",
-  usage: 'larder requests [--client ID] [--location ID] [--operation OP] [--status 4xx] [--follow] [--json]',
+  summary: "Show a running sandbox's request journal (oldest first), or clear it.",
+  usage:
+    'larder requests [--client ID] [--location ID] [--operation OP] [--status 4xx] [--since TIME] [--limit N]\n' +
+    '                       [--follow] [--json]\n' +
+    '       larder requests clear',
+  takesArguments: true,
   options: {
     ...ADMIN_OPTIONS,
     client: { type: 'string', placeholder: 'ID', description: "Only this client's requests." },
     location: { type: 'string', placeholder: 'ID', description: 'Only requests for this location.' },
     operation: { type: 'string', placeholder: 'OP', description: 'Only this operation id.' },
     status: { type: 'string', placeholder: 'STATUS', description: 'Only this status (429) or class (4xx).' },
+    since: {
+      type: 'string',
+      placeholder: 'TIME',
+      description: 'Only requests at or after this ISO date-time (on the virtual clock).',
+    },
+    limit: { type: 'string', placeholder: 'N', description: 'Only the newest N (still oldest first).' },
     follow: { type: 'boolean', description: 'Keep printing new requests as they arrive (Ctrl-C stops).' },
     json: { type: 'boolean', description: 'One JSON object per line.' },
   },
   run: async (args, io) => {
+    const [action, ...rest] = args.positionals;
+    if (rest.length > 0 || (action !== undefined && action !== 'clear'))
+      throw new UsageError(
+        `Unexpected argument '${action}': larder requests lists, larder requests clear clears.`,
+      );
     const admin = adminClient(args);
+    if (action === 'clear') {
+      await admin.call('DELETE', '/requests');
+      io.stdout('The request journal is empty.\n');
+      return 0;
+    }
     const query = new URLSearchParams();
     for (const [option, param] of [
       ['client', 'clientId'],
       ['location', 'location'],
       ['operation', 'operation'],
       ['status', 'status'],
+      ['since', 'since'],
+      ['limit', 'limit'],
     ] as const) {
       const value = args.strings[option];
       if (value !== undefined) query.set(param, value);
