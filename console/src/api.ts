@@ -118,7 +118,7 @@ export const api = {
     call<InventoryHistoryLogEntry>('GET', `${loc(location)}/inventoryHistory/${encodeURIComponent(id)}`),
   charts: (location: string, days: number, itemVersionId?: string) =>
     call<LocationCharts>('GET', `${loc(location)}/charts${query({ days, itemVersionId })}`),
-  requests: (filter: { clientId?: string; status?: string; limit: number }) =>
+  requests: (filter: { clientId?: string; operation?: string; status?: string; limit: number }) =>
     call<{ requests: JournalEntry[] }>('GET', `/requests${query({ ...filter })}`),
   faults: () => call<FaultRulesState>('GET', '/faults'),
   addFault: (rule: FaultRule) => call<FaultRulesState>('POST', '/faults', rule),

@@ -139,7 +139,7 @@ test('Inventory: the stock chart of an item has points marked by type; the spend
   assert.equal(await page.locator('.problem').count(), 0);
 });
 
-test('Traffic: the journal lists the integration’s requests, an entry opens, the report sits beside it', async () => {
+test('Traffic: the journal lists the integration’s requests, an entry opens, filters by operation, the report sits beside it', async () => {
   await view('Traffic');
   await page.waitForSelector('table.journal tr.entry');
   assert.match((await page.textContent('table.journal')) ?? '', /searchPurchaseOrders/);
@@ -152,6 +152,21 @@ test('Traffic: the journal lists the integration’s requests, an entry opens, t
   await retailSearch(2);
   await page.locator('table.journal tr.entry').nth(rows).waitFor();
   await browser.screenshot('console-traffic');
+  // Filtered by operation: only that operation's entries remain; back to any, they all come back.
+  await page.selectOption('select[name="operation"]', 'authenticationLoginPost');
+  await page
+    .locator('table.journal tr.entry')
+    .filter({ hasText: 'searchPurchaseOrders' })
+    .first()
+    .waitFor({ state: 'detached' });
+  const operations = await page.locator('table.journal tr.entry').allTextContents();
+  assert.ok(operations.length > 0);
+  assert.ok(
+    operations.every((row) => row.includes('authenticationLoginPost')),
+    operations.join('\n'),
+  );
+  await page.selectOption('select[name="operation"]', '');
+  await page.locator('table.journal tr.entry').filter({ hasText: 'searchPurchaseOrders' }).first().waitFor();
 });
 
 test('Controls: advancing the clock in the console changes what a search returns', async () => {

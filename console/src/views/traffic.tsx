@@ -40,22 +40,25 @@ const Report = ({ clientId, refresh }: { clientId: string; refresh: number }) =>
   );
 };
 
-/** The request journal, read again every POLL_MS while live, filterable by client and status. */
+/** The request journal, read again every POLL_MS while live, filterable by client, operation and status. */
 export const TrafficView = () => {
   const [clientId, setClientId] = useState('');
+  const [operation, setOperation] = useState('');
   const [status, setStatus] = useState('');
   const [live, setLive] = useState(true);
   const [tick, setTick] = useState(0);
   const [open, setOpen] = useState<number | undefined>(undefined);
   const [clients, setClients] = useState<string[]>([]);
+  const [operations, setOperations] = useState<string[]>([]);
   const journal = useLoad(
     () =>
       api.requests({
         limit: SHOWN,
         ...(clientId === '' ? {} : { clientId }),
+        ...(operation === '' ? {} : { operation }),
         ...(status === '' ? {} : { status }),
       }),
-    [clientId, status, tick],
+    [clientId, operation, status, tick],
   );
   useEffect(() => {
     if (!live) return;
@@ -65,11 +68,16 @@ export const TrafficView = () => {
     return () => clearInterval(timer);
   }, [live]);
   const entries: JournalEntry[] = journal.data?.requests.slice().reverse() ?? [];
-  // Clients seen so far stay selectable when a filter hides them.
+  // Clients and operations seen so far stay selectable when a filter hides them.
   useEffect(() => {
-    const seen = new Set(clients);
-    for (const entry of entries) if (entry.clientId !== undefined) seen.add(entry.clientId);
-    if (seen.size !== clients.length) setClients([...seen].sort());
+    const seenClients = new Set(clients);
+    const seenOperations = new Set(operations);
+    for (const entry of entries) {
+      if (entry.clientId !== undefined) seenClients.add(entry.clientId);
+      if (entry.operation !== undefined) seenOperations.add(entry.operation);
+    }
+    if (seenClients.size !== clients.length) setClients([...seenClients].sort());
+    if (seenOperations.size !== operations.length) setOperations([...seenOperations].sort());
   }, [journal.data]);
   const reported = clientId !== '' ? clientId : clients[0];
   return (
@@ -81,6 +89,17 @@ export const TrafficView = () => {
             <select name="clientId" value={clientId} onChange={(e) => setClientId(e.currentTarget.value)}>
               <option value="">any</option>
               {clients.map((id) => (
+                <option key={id} value={id}>
+                  {id}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Operation
+            <select name="operation" value={operation} onChange={(e) => setOperation(e.currentTarget.value)}>
+              <option value="">any</option>
+              {operations.map((id) => (
                 <option key={id} value={id}>
                   {id}
                 </option>
@@ -110,7 +129,8 @@ export const TrafficView = () => {
         <Problem error={journal.error} />
         {entries.length === 0 ? (
           <p class="empty">
-            No requests yet{clientId !== '' || status !== '' ? ' match these filters' : ''}.
+            No requests yet
+            {clientId !== '' || operation !== '' || status !== '' ? ' match these filters' : ''}.
           </p>
         ) : (
           <div class="scroll">
