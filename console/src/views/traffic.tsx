@@ -7,7 +7,7 @@ import { Card, formatTime, Json, Problem, useLoad } from '../ui';
 const POLL_MS = 1500;
 const SHOWN = 200;
 
-const STATUSES = ['', '2xx', '4xx', '5xx', '401', '403', '404', '429', '503'];
+const STATUSES = ['2xx', '4xx', '5xx', '401', '403', '404', '429', '503'];
 
 const statusClass = (status: number) => (status >= 500 ? 's5' : status >= 400 ? 's4' : 's2');
 
@@ -39,6 +39,26 @@ const Report = ({ clientId, refresh }: { clientId: string; refresh: number }) =>
     </Card>
   );
 };
+
+/** One filter of the journal: a choice among `values`, or "any" (the empty value). */
+const Filter = (props: {
+  label: string;
+  name: string;
+  value: string;
+  values: readonly string[];
+  onChange: (value: string) => void;
+}) => (
+  <label>
+    {props.label}
+    <select name={props.name} value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}>
+      {['', ...props.values].map((value) => (
+        <option key={value} value={value}>
+          {value === '' ? 'any' : value}
+        </option>
+      ))}
+    </select>
+  </label>
+);
 
 /** The request journal, read again every POLL_MS while live, filterable by client, operation and status. */
 export const TrafficView = () => {
@@ -84,38 +104,15 @@ export const TrafficView = () => {
     <div class="split">
       <Card title="Request journal" wide>
         <form class="filters" onSubmit={(e) => e.preventDefault()}>
-          <label>
-            Client
-            <select name="clientId" value={clientId} onChange={(e) => setClientId(e.currentTarget.value)}>
-              <option value="">any</option>
-              {clients.map((id) => (
-                <option key={id} value={id}>
-                  {id}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            Operation
-            <select name="operation" value={operation} onChange={(e) => setOperation(e.currentTarget.value)}>
-              <option value="">any</option>
-              {operations.map((id) => (
-                <option key={id} value={id}>
-                  {id}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            Status
-            <select name="status" value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
-              {STATUSES.map((s) => (
-                <option key={s} value={s}>
-                  {s === '' ? 'any' : s}
-                </option>
-              ))}
-            </select>
-          </label>
+          <Filter label="Client" name="clientId" value={clientId} values={clients} onChange={setClientId} />
+          <Filter
+            label="Operation"
+            name="operation"
+            value={operation}
+            values={operations}
+            onChange={setOperation}
+          />
+          <Filter label="Status" name="status" value={status} values={STATUSES} onChange={setStatus} />
           <label>
             <input
               type="checkbox"
