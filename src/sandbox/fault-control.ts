@@ -1,4 +1,3 @@
-import { type ErrorCode, isLarderError, LarderError } from '../shared/errors.js';
 import { type ProcessChannel, primaryCaller, servePrimary } from '../shared/primary-rpc.js';
 import type { FaultRule, FaultRulesState } from './fault-schemas.js';
 import type { AppliedFault, FaultEngine, FaultRequest } from './faults.js';
@@ -30,21 +29,6 @@ export const localFaultControl = (engine: FaultEngine): FaultControl => ({
 });
 
 const SERVICE = 'faults';
-
-/** An unknown or duplicate rule id reaches the worker as the same 404 / 409 it is in one process. */
-const describeError = (error: unknown) =>
-  isLarderError(error)
-    ? { message: error.message, body: { code: error.code, fieldName: error.fieldName } }
-    : { message: String(error) };
-
-const reviveError = (error: { message: string; body?: unknown }): Error => {
-  const body = error.body as { code?: ErrorCode; fieldName?: string } | undefined;
-  if (body?.code === undefined) return new Error(error.message);
-  return new LarderError(body.code, {
-    message: error.message,
-    ...(body.fieldName === undefined ? {} : { fieldName: body.fieldName }),
-  });
-};
 /** The primary tells every worker whether any rules exist, so without rules no request asks it. */
 const ACTIVE = 'faults:active';
 /** A worker's word that it has taken up an ACTIVE message. */
@@ -59,7 +43,7 @@ export interface ActiveMessage {
 
 /** A worker's control: every call goes to the primary's engine. */
 export const clusterFaultControl = (channel: ProcessChannel): FaultControl => {
-  const call = primaryCaller(channel, SERVICE, reviveError);
+  const call = primaryCaller(channel, SERVICE);
   // Until the primary has said, ask it: a request is never let through a rule that exists.
   let active = true;
   channel.on('message', (message) => {
@@ -103,17 +87,12 @@ export const serveClusterFaults = (
     await broadcast({ larder: ACTIVE, active: engine.active, seq: ++seq });
     return state;
   };
-  servePrimary(
-    onMessage,
-    SERVICE,
-    {
-      active: () => engine.active,
-      list: () => engine.list(),
-      replace: async (rules) => changed(engine.replace(rules as FaultRule[])),
-      add: async (rule) => changed(engine.add(rule as FaultRule)),
-      remove: async (id) => changed(engine.remove(id as string)),
-      decide: (request) => engine.decide(request as FaultRequest) ?? null,
-    },
-    describeError,
-  );
+  servePrimary(onMessage, SERVICE, {
+    active: () => engine.active,
+    list: () => engine.list(),
+    replace: async (rules) => changed(engine.replace(rules as FaultRule[])),
+    add: async (rule) => changed(engine.add(rule as FaultRule)),
+    remove: async (id) => changed(engine.remove(id as string)),
+    decide: (request) => engine.decide(request as FaultRequest) ?? null,
+  });
 };

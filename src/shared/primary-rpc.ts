@@ -1,3 +1,5 @@
+import { type ErrorCode, isLarderError, LarderError } from './errors.js';
+
 /**
  * Calls from a worker of `--workers N` to state the primary holds (the rate-limit counters, the fault rules), so
  * every worker counts against one total: a sandbox user runs one server, and per-worker counts would make its
@@ -33,8 +35,23 @@ export interface ProcessChannel {
 /** How a failed call comes back: an error the primary's handler threw, rebuilt by `revive`. */
 export type Revive = (error: { message: string; status?: number; body?: unknown }) => Error;
 
+/** A LarderError crosses with its code, so a worker answers the primary's 404 or 409 as one process would. */
+const describeError = (error: unknown): NonNullable<AnswerMessage['error']> =>
+  isLarderError(error)
+    ? { message: error.message, body: { code: error.code, fieldName: error.fieldName } }
+    : { message: String(error) };
+
+const reviveError: Revive = (error) => {
+  const body = error.body as { code?: ErrorCode; fieldName?: string } | undefined;
+  if (body?.code === undefined) return new Error(error.message);
+  return new LarderError(body.code, {
+    message: error.message,
+    ...(body.fieldName === undefined ? {} : { fieldName: body.fieldName }),
+  });
+};
+
 /** A worker's side: `call('take', arg)` resolves with what the primary's handler returned. */
-export const primaryCaller = (channel: ProcessChannel, service: string, revive: Revive) => {
+export const primaryCaller = (channel: ProcessChannel, service: string, revive: Revive = reviveError) => {
   let next = 0;
   const waiting = new Map<number, { resolve(value: unknown): void; reject(error: unknown): void }>();
   channel.on('message', (message) => {
@@ -64,9 +81,7 @@ export const servePrimary = (
   service: string,
   /** A handler's promise is answered when it settles. */
   handlers: Readonly<Record<string, (arg: unknown) => unknown>>,
-  describeError: (error: unknown) => NonNullable<AnswerMessage['error']> = (error) => ({
-    message: String(error),
-  }),
+  describe: (error: unknown) => NonNullable<AnswerMessage['error']> = describeError,
 ): void => {
   onMessage((worker, message) => {
     if (!isMessage(message, 'rpc:call', service)) return;
@@ -78,13 +93,13 @@ export const servePrimary = (
       if (handler === undefined) throw new Error(`unknown ${service} call ${call.method}`);
       result = handler(call.arg);
     } catch (error) {
-      answer.error = describeError(error);
+      answer.error = describe(error);
     }
     // A handler may answer later (a change every worker must have taken up first); the rest answer at once.
     if (result instanceof Promise)
       result.then(
         (value: unknown) => worker.send({ ...answer, result: value }),
-        (error: unknown) => worker.send({ ...answer, error: describeError(error) }),
+        (error: unknown) => worker.send({ ...answer, error: describe(error) }),
       );
     else {
       if (answer.error === undefined) answer.result = result;

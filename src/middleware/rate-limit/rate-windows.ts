@@ -136,7 +136,7 @@ const SERVICE = 'rate-limit';
 
 /** A worker's limiter under `--workers N`: the primary counts for every worker. */
 export const clusterRateLimiter = (channel: ProcessChannel): RateLimiter => {
-  const call = primaryCaller(channel, SERVICE, (error) => new Error(error.message));
+  const call = primaryCaller(channel, SERVICE);
   return { take: async (scope, key, nowMs) => (await call('take', [scope, key, nowMs])) as RateVerdict };
 };
 
