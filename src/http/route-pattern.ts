@@ -4,8 +4,7 @@ import { matchedRoutes } from 'hono/route';
 /**
  * The route pattern a request matched (`/v1/purchaseOrders/:purchaseOrderId`), read after the handler ran, so
  * logs and metrics group by endpoint and carry no record ids; undefined when no route matched. The first route
- * (not middleware) the request matched is the one it was for: a later one of the same method is only reached if
- * that one passes the request on (`POST …/search` also matches the `POST …/:id` route that answers 405).
+ * (not middleware) the request matched is the one it was for.
  */
 export const matchedRoute = (c: Context): string | undefined => {
   for (const route of matchedRoutes(c)) if (route.method !== 'ALL') return route.path;
