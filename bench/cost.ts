@@ -26,6 +26,12 @@ export const COST_PATHS: readonly CostPath[] = [
   { key: 'off', label: 'all optional paths off', env: {} },
   { key: 'sandbox', label: 'admin API + journal (--admin-token)', env: { LARDER_BENCH_SANDBOX: '1' } },
   // The same with a ring of 64 entries (8 KB) instead of 10,000 (1.3 MB): whether the ring's cache footprint costs.
+  // The admin API without its journal (--journal-size 0): the journal's own cost is the sandbox's less this.
+  {
+    key: 'journal-off',
+    label: 'admin API, journal off (--journal-size 0)',
+    env: { LARDER_BENCH_SANDBOX: '1', LARDER_BENCH_JOURNAL_SIZE: '0' },
+  },
   {
     key: 'journal-64',
     label: 'the same, 64-entry journal (--journal-size 64)',

@@ -50,7 +50,7 @@ export const USAGE = `npm run bench -- [--connections N] [--duration S] [--warmu
   [--dataset demo,unicode] [--workers 1,2] [--serve-args="--flag value …"] [--pool-sizes 2,10,20]
 npm run bench -- --scale [--scale-max 10000000] [--backend …] [--duration S] [--out DIR]
 npm run bench -- --explain [--backend …] [--scale X]
-npm run bench -- --cost [--rounds 5] [--instances 3] [--separate-processes] [--only get-po,search-first] [--paths sandbox,journal-64,rate-limit,metrics,access-log] [--backend …] [--connections N] [--out DIR]`;
+npm run bench -- --cost [--rounds 5] [--instances 3] [--separate-processes] [--only get-po,search-first] [--paths sandbox,journal-off,journal-64,rate-limit,metrics,access-log] [--backend …] [--connections N] [--out DIR]`;
 
 const positive = (name: string, raw: string | undefined, fallback: number): number => {
   if (raw === undefined) return fallback;

@@ -173,7 +173,7 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
     workers: args.strings['workers'] === 'auto' ? availableParallelism() : intOption(args, 'workers', 1, 64),
     demo: args.flags['no-demo'] !== true,
     ...(adminToken === undefined ? {} : { adminToken }),
-    journalSize: intOption(args, 'journal-size', 1, MAX_JOURNAL_SIZE),
+    journalSize: intOption(args, 'journal-size', 0, MAX_JOURNAL_SIZE),
     loginThrottle: throttle,
     live: args.flags['no-live'] !== true,
     logLevel: oneOf('log-level', LOG_LEVELS, args.strings['log-level']),

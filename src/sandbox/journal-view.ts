@@ -1,3 +1,4 @@
+import { LarderError } from '../shared/errors.js';
 import type { Journal, JournalFilter } from './journal.js';
 import type { JournalEntry } from './journal-entry.js';
 
@@ -14,6 +15,18 @@ export const localJournalView = (journal: Journal): JournalView => ({
   list: async (filter) => journal.list(filter),
   clear: async () => journal.clear(),
 });
+
+/**
+ * The view with the journal off (`--journal-size 0`): listing is a 409 saying so, since an empty list (or a clean
+ * report) would claim a silence that was never recorded; clearing has nothing to do, so a suite that clears before
+ * each test runs on unchanged.
+ */
+export const journalOffView: JournalView = {
+  list: async () => {
+    throw new LarderError('ERR_JOURNAL_OFF');
+  },
+  clear: async () => {},
+};
 
 /** Entries of several journals as one, oldest first (ties by worker order), at most `limit`. */
 export const mergeJournals = (

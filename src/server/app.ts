@@ -39,7 +39,7 @@ import type { FaultRule } from '../sandbox/fault-schemas.js';
 import { createFaultEngine } from '../sandbox/faults.js';
 import { createJournal, type Journal } from '../sandbox/journal.js';
 import { OPERATIONS, TOKEN_OPERATIONS } from '../sandbox/journal-entry.js';
-import { clusterJournalView, localJournalView } from '../sandbox/journal-view.js';
+import { clusterJournalView, journalOffView, localJournalView } from '../sandbox/journal-view.js';
 import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
@@ -61,7 +61,7 @@ export interface AppConfig {
   loginThrottle?: ThrottleLimit | 'off';
   /** Turns the admin API (/_larder/), the virtual clock and the request journal on. */
   adminToken?: string;
-  /** Entries the request journal keeps (default 10,000). */
+  /** Entries the request journal keeps (default 10,000); 0 turns the journal off. */
   journalSize?: number;
   /** Demo locations keep trading as the clock passes midnight UTC (default true; a no-op without demo data). */
   live?: boolean;
@@ -97,7 +97,7 @@ export interface LarderApp {
   auth: AuthService;
   /** The clock everything runs on: the virtual clock when the admin API is on, else the one given. */
   clock: Clock;
-  /** The request journal, when the admin API is on. */
+  /** The request journal, when the admin API is on and the journal not turned off (`--journal-size 0`). */
   journal: Journal | undefined;
   /** Starts background work (auth and clock polls); returns a stop function. */
   start(): () => void;
@@ -154,7 +154,7 @@ export const createApp = async ({
       })
     : undefined;
   const clock = virtualClock ?? given;
-  const journal = sandbox ? createJournal(config.journalSize) : undefined;
+  const journal = sandbox && config.journalSize !== 0 ? createJournal(config.journalSize) : undefined;
   const live = config.live === false ? undefined : createLiveDemo({ store, clock, logger });
   const auth = await createAuthService({
     store,
@@ -316,7 +316,7 @@ export const createApp = async ({
       records,
     }),
   );
-  if (config.adminToken !== undefined && virtualClock !== undefined && journal !== undefined) {
+  if (config.adminToken !== undefined && virtualClock !== undefined) {
     app.use(`${ADMIN_PREFIX}/*`, adminAuth(config.adminToken));
     app.route(
       ADMIN_PREFIX,
@@ -324,7 +324,11 @@ export const createApp = async ({
         store,
         clock: virtualClock,
         journal:
-          config.clusterWorker === true ? clusterJournalView(journal, process) : localJournalView(journal),
+          journal === undefined
+            ? journalOffView
+            : config.clusterWorker === true
+              ? clusterJournalView(journal, process)
+              : localJournalView(journal),
         live,
         forgetLocation: locations.forget,
         records,

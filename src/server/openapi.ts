@@ -744,6 +744,7 @@ export const openApiDocument = (publicUrl: string) => {
         'Answered requests, oldest first, without secrets or tokens (fingerprints only).',
         JournalListSchema,
         {
+          errors: { '409': error(409, 'The journal is off (--journal-size 0).') },
           parameters: [
             query('clientId', 'Only this client.'),
             query('location', 'Only this location.'),
@@ -762,7 +763,10 @@ export const openApiDocument = (publicUrl: string) => {
         'Integration report',
         'Judges one client’s recorded traffic against the platform’s guidance for integrators.',
         IntegrationReportSchema,
-        { parameters: [{ ...query('clientId', 'The client to judge.'), required: true }] },
+        {
+          errors: { '409': error(409, 'The journal is off (--journal-size 0).') },
+          parameters: [{ ...query('clientId', 'The client to judge.'), required: true }],
+        },
       ),
     },
     '/_larder/faults': {

@@ -46,6 +46,11 @@ export const ERROR_CATALOG = {
   ERR_LOCATION_NOT_FOUND: { status: 404, numericCode: 40403, message: 'The location is unknown.' },
   ERR_ROUTE_NOT_FOUND: { status: 404, numericCode: 40402, message: 'No such endpoint.' },
   ERR_CONFLICT: { status: 409, numericCode: 40901, message: 'The resource already exists.' },
+  ERR_JOURNAL_OFF: {
+    status: 409,
+    numericCode: 40902,
+    message: 'The request journal is off (--journal-size 0): no requests are recorded.',
+  },
   ERR_METHOD_NOT_ALLOWED: { status: 405, numericCode: 40501, message: 'The method is not allowed here.' },
   ERR_REQUEST_TIMEOUT: { status: 408, numericCode: 40801, message: 'The request took too long to arrive.' },
   ERR_BODY_TOO_LARGE: {

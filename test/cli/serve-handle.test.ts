@@ -63,3 +63,20 @@ test('the startup log says plainly whether signing keys and secrets are encrypte
     );
   }
 });
+
+test('--journal-size 0 serves the admin API with the journal off; below 0 is a usage error', async () => {
+  const adminToken = 'journal-off-admin-token-0123';
+  const handle = await serve(config('--admin-token', adminToken, '--journal-size', '0'), io(), {
+    logger: silentLogger,
+  });
+  try {
+    const headers = { authorization: `Bearer ${adminToken}` };
+    const listed = await fetch(`${handle.url}/_larder/requests`, { headers });
+    assert.equal(listed.status, 409);
+    assert.equal(((await listed.json()) as { code: number }).code, 40902);
+    assert.equal((await fetch(`${handle.url}/_larder/clock`, { headers })).status, 200);
+  } finally {
+    await handle.stop();
+  }
+  assert.throws(() => config('--journal-size', '-1'), /--journal-size/);
+});

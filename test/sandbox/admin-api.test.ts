@@ -167,6 +167,48 @@ for (const backend of await backends()) {
     });
 
     describe('the request journal', () => {
+      test('--journal-size 0 turns it off: listing and the report say so (409), clearing and the rest work', async () => {
+        const off = await createApp({
+          store: db.store,
+          clock,
+          logger: silentLogger,
+          config: {
+            publicUrl: ISSUER,
+            tokenTtlSeconds: 3600,
+            trustProxy: false,
+            adminToken: ADMIN,
+            journalSize: 0,
+          },
+        });
+        assert.equal(off.journal, undefined);
+        const offAdmin = adminRequests(() => off.app, ADMIN);
+        const client = await createClientCredentials(db.store, { name: 'off', locations: ['loc-1'] }, clock);
+        assert.equal(
+          (
+            await off.app.request(LOGIN, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({
+                clientId: client.clientId,
+                clientSecret: client.clientSecret,
+                userAccessType: 'PLATFORM_MACHINE_CLIENT',
+              }),
+            })
+          ).status,
+          200,
+        );
+        for (const path of ['/requests', `/report?clientId=${client.clientId}`]) {
+          const response = await offAdmin.admin('GET', path);
+          assert.equal(response.status, 409, path);
+          const body = await json(response);
+          assert.equal(body['code'], 40902);
+          assert.match(String(body['message']), /journal is off \(--journal-size 0\)/);
+          assert.equal(typeof body['requestId'], 'string');
+        }
+        assert.equal((await offAdmin.admin('DELETE', '/requests')).status, 200);
+        assert.equal((await offAdmin.admin('GET', '/clock')).status, 200);
+      });
+
       test('records each request with its operation, client and status; never a secret or token', async () => {
         await admin('DELETE', '/requests');
         const client = await createClientCredentials(db.store, { name: 'j', locations: ['loc-1'] }, clock);

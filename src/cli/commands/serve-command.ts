@@ -277,7 +277,7 @@ export const serveCommand: Command = {
       env: 'LARDER_JOURNAL_SIZE',
       default: String(DEFAULT_JOURNAL_SIZE),
       placeholder: 'N',
-      description: 'Requests the journal keeps (with the admin API on).',
+      description: 'Requests the journal keeps (with the admin API on); 0 turns the journal off.',
     },
     'login-throttle': {
       type: 'string',
