@@ -12,7 +12,7 @@ const ISSUER = 'http://larder.test';
 const LOGIN = '/authentication/v1/authentication/login';
 const T0 = Date.UTC(2025, 2, 10, 9);
 
-const build = (instance: BackendInstance, clock: TestClock, adminToken?: string) =>
+const build = (instance: BackendInstance, clock: TestClock, adminToken?: string, journalSize?: number) =>
   createApp({
     store: instance.store,
     clock,
@@ -22,6 +22,7 @@ const build = (instance: BackendInstance, clock: TestClock, adminToken?: string)
       tokenTtlSeconds: 3600,
       trustProxy: false,
       ...(adminToken === undefined ? {} : { adminToken }),
+      ...(journalSize === undefined ? {} : { journalSize }),
     },
   });
 
@@ -39,8 +40,8 @@ for (const backend of await backends()) {
     after(() => db.destroy());
 
     const { admin, json } = adminRequests(() => larder.app, ADMIN);
-    const login = async (clientId: string, clientSecret: string) =>
-      larder.app.request(LOGIN, {
+    const login = async (clientId: string, clientSecret: string, app = larder.app) =>
+      app.request(LOGIN, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ clientId, clientSecret, userAccessType: 'PLATFORM_MACHINE_CLIENT' }),
@@ -168,35 +169,11 @@ for (const backend of await backends()) {
 
     describe('the request journal', () => {
       test('--journal-size 0 turns it off: listing and the report say so (409), clearing and the rest work', async () => {
-        const off = await createApp({
-          store: db.store,
-          clock,
-          logger: silentLogger,
-          config: {
-            publicUrl: ISSUER,
-            tokenTtlSeconds: 3600,
-            trustProxy: false,
-            adminToken: ADMIN,
-            journalSize: 0,
-          },
-        });
+        const off = await build(db, clock, ADMIN, 0);
         assert.equal(off.journal, undefined);
         const offAdmin = adminRequests(() => off.app, ADMIN);
         const client = await createClientCredentials(db.store, { name: 'off', locations: ['loc-1'] }, clock);
-        assert.equal(
-          (
-            await off.app.request(LOGIN, {
-              method: 'POST',
-              headers: { 'content-type': 'application/json' },
-              body: JSON.stringify({
-                clientId: client.clientId,
-                clientSecret: client.clientSecret,
-                userAccessType: 'PLATFORM_MACHINE_CLIENT',
-              }),
-            })
-          ).status,
-          200,
-        );
+        assert.equal((await login(client.clientId, client.clientSecret, off.app)).status, 200);
         for (const path of ['/requests', `/report?clientId=${client.clientId}`]) {
           const response = await offAdmin.admin('GET', path);
           assert.equal(response.status, 409, path);
