@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomToken } from '../shared/random-token.js';
 import type { Store } from '../storage/store.js';
 
 /**
@@ -10,7 +11,7 @@ import type { Store } from '../storage/store.js';
 
 const SECRET_BYTES = 32;
 
-export const generateClientSecret = (): string => randomBytes(SECRET_BYTES).toString('base64url');
+export const generateClientSecret = (): string => randomToken(SECRET_BYTES);
 
 export interface SecretHasher {
   /** Hex HMAC-SHA256 of the secret. */

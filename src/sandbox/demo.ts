@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { LOGIN_PATH } from '../auth/auth-service.js';
 import { createClientCredentials, updateClientGrants } from '../auth/clients.js';
 import { RETAIL_INVENTORY_READ, RETAIL_READ } from '../auth/scopes.js';
@@ -9,6 +8,7 @@ import { seedStore } from '../seed/seed-store.js';
 import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
+import { randomToken } from '../shared/random-token.js';
 import type { LiveDemoState, Store } from '../storage/store.js';
 import { CONSOLE_PATH } from './console-assets.js';
 
@@ -85,7 +85,7 @@ export const prepareDemo = async (
     clock,
   );
   await store.settings.demoClient.set({ clientId: client.clientId, clientSecret: client.clientSecret });
-  await store.settings.demoAdminToken.set(randomBytes(24).toString('base64url'));
+  await store.settings.demoAdminToken.set(randomToken(24));
   await store.settings.liveDemo.set({
     ...first,
     days: first.firstDays,
@@ -145,7 +145,7 @@ Console (the data, the traffic, the clock and faults, in a browser; the token st
   ${publicUrl}${CONSOLE_PATH}#token=${encodeURIComponent(adminToken)}
 Admin API (clock, fixtures, request journal, integration report; see the README's "Sandbox" section):
   adminToken:   ${adminToken}
-  larder clock advance 1d --url ${publicUrl} --admin-token ${adminToken}
+  npx larder clock advance 1d --url ${publicUrl} --admin-token=${adminToken}
   curl -s ${publicUrl}/_larder/requests -H 'Authorization: Bearer ${adminToken}'
 `
       : demo.adminOn === true
