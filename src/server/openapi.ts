@@ -835,7 +835,7 @@ export const openApiDocument = (publicUrl: string) => {
       post: admin(
         'resetSandbox',
         'Reset the sandbox',
-        'Back to the first-start demo state: demo data, clock and journal (409 unless a demo database).',
+        'Back to the first-start demo state: demo data, clients, clock, journal and no fault rules (409 unless a demo database).',
         ResetSchema,
         { errors: { '409': error(409, 'Not a demo database.') } },
       ),

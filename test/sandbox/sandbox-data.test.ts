@@ -237,9 +237,11 @@ describe('a live demo database', () => {
     assert.equal(((await response.json()) as { code: number }).code, 40302);
   });
 
-  test('reset brings the first-start data, only the demo client, real time and an empty journal', async () => {
+  test('reset brings the first-start data, only the demo client, real time, an empty journal and no fault rules', async () => {
     const [first] = (await store.settings.liveDemo.get())!.locations;
     await api.admin('POST', '/clients', JSON.stringify({ name: 'extra', allLocations: true }));
+    const rule = { id: 'left-over', effect: { type: 'status', status: 503 } };
+    assert.equal((await api.admin('POST', '/faults', JSON.stringify(rule))).status, 201);
     const reset = await api.admin('POST', '/reset');
     assert.equal(reset.status, 200);
     const state = (await store.settings.liveDemo.get())!;
@@ -251,6 +253,7 @@ describe('a live demo database', () => {
     const view = await api.json(api.admin('GET', '/clock'));
     assert.equal(view['offsetSeconds'], 0);
     assert.deepEqual(await api.json(api.admin('GET', '/requests')), { requests: [] });
+    assert.deepEqual((await api.json<{ rules: unknown[] }>(api.admin('GET', '/faults'))).rules, []);
     assert.equal((await (await demoSearch())(first!.id, 'purchaseOrders')).status, 200);
   });
 });
