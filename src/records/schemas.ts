@@ -15,7 +15,7 @@ export {
   type PurchaseOrderStatus,
 } from './enums.js';
 
-const StringEnum = <T extends readonly string[]>(values: T, description: string) =>
+export const StringEnum = <T extends readonly string[]>(values: T, description: string) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], description });
 
 export const PurchaseOrderStatusSchema = StringEnum(PURCHASE_ORDER_STATUSES, 'PurchaseOrderStatus');

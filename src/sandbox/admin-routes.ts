@@ -5,6 +5,7 @@ import { readBodyText, readJsonObject } from '../http/request-body.js';
 import { type ImportProblem, importFiles } from '../import/import-files.js';
 import { RECORD_KINDS } from '../records/kinds.js';
 import { type RecordReader, UUID } from '../retail/record-reader.js';
+import { didYouMean } from '../shared/did-you-mean.js';
 import { LarderError } from '../shared/errors.js';
 import { createValidator, MAX_REPORTED_PROBLEMS, requireValid } from '../shared/validator.js';
 import type { ClockView, VirtualClock } from '../shared/virtual-clock.js';
@@ -22,6 +23,7 @@ import { type LiveDemo, resetDemo } from './demo.js';
 import type { FaultControl } from './fault-control.js';
 import { validFaultRule, validFaultRules } from './faults.js';
 import type { JournalFilter } from './journal.js';
+import { OPERATIONS } from './journal-entry.js';
 import type { JournalView } from './journal-view.js';
 import { judgeClient, RULES } from './report.js';
 
@@ -102,8 +104,27 @@ const queryParam = (c: Context, name: string, pattern: RegExp, hint: string): st
   return value;
 };
 
+/**
+ * A query parameter the endpoint does not take is a 400 naming it: ignored, a misspelt filter (`?client=`,
+ * `?clientid=`) would quietly answer everything.
+ */
+const onlyKnownParams = (c: Context, known: readonly string[]): void => {
+  for (const name of Object.keys(c.req.queries())) {
+    if (known.includes(name)) continue;
+    const meant = didYouMean(name, known);
+    throw new LarderError('ERR_QUERY_PARAM', {
+      fieldName: name,
+      message: `${name} is not a query parameter here${meant.length === 0 ? '' : ` (did you mean ${meant.join(' or ')}?)`}; the known ones are ${known.join(', ')}.`,
+    });
+  }
+};
+
+const JOURNAL_PARAMS = ['clientId', 'location', 'operation', 'status', 'since', 'limit'] as const;
+const OPERATION_IDS: readonly string[] = Object.values(OPERATIONS);
+
 /** The journal filter of `GET /_larder/requests`, validated. */
 export const journalFilter = (c: Context): JournalFilter => {
+  onlyKnownParams(c, JOURNAL_PARAMS);
   const since = queryParam(c, 'since', /^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$/, 'an ISO date-time');
   const limit = queryParam(c, 'limit', /^\d{1,6}$/, 'a whole number');
   const status = queryParam(c, 'status', /^[1-5](\d\d|xx)$/i, 'an HTTP status (429) or class (4xx)');
@@ -113,7 +134,16 @@ export const journalFilter = (c: Context): JournalFilter => {
   const operation = c.req.query('operation');
   if (clientId) filter.clientId = clientId;
   if (location) filter.location = location;
-  if (operation) filter.operation = operation;
+  if (operation) {
+    if (!OPERATION_IDS.includes(operation)) {
+      const meant = didYouMean(operation, OPERATION_IDS);
+      throw new LarderError('ERR_QUERY_PARAM', {
+        fieldName: 'operation',
+        message: `operation must be an operation id${meant.length === 0 ? '' : ` (did you mean ${meant.join(' or ')}?)`}: ${OPERATION_IDS.join(', ')}.`,
+      });
+    }
+    filter.operation = operation;
+  }
   if (status !== undefined) filter.status = status;
   if (since !== undefined) filter.sinceMs = Date.parse(since);
   if (limit !== undefined) filter.limit = Number(limit);
@@ -254,6 +284,7 @@ export const createAdminRoutes = ({
   });
 
   routes.get('/report', async (c) => {
+    onlyKnownParams(c, ['clientId']);
     const clientId = c.req.query('clientId');
     if (clientId === undefined || clientId === '')
       throw new LarderError('ERR_QUERY_PARAM', {

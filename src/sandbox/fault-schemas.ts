@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { StringEnum } from '../records/schemas.js';
 import { Closed } from '../shared/schema-helpers.js';
 import {
   FAULT_EFFECT_TYPES,
@@ -6,6 +7,7 @@ import {
   type FaultEffectType,
   type FaultStatus,
 } from './fault-vocabulary.js';
+import { OPERATIONS } from './journal-entry.js';
 
 /**
  * The fault rules: one schema for the `--faults FILE` format, `PUT /_larder/faults`, the `Larder-Fault` header
@@ -122,13 +124,8 @@ export type FaultEffect = Static<typeof FaultEffectSchema>;
 
 export const FaultMatchSchema = Type.Object(
   {
-    operation: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 100,
-        description: 'An operation id (searchInventoryHistory, …).',
-      }),
-    ),
+    // An enum, so a misspelt id is a 400 listing the right ones, not a rule that never fires.
+    operation: Type.Optional(StringEnum(Object.values(OPERATIONS), 'An operation id.')),
     clientId: Type.Optional(
       Type.String({
         minLength: 1,

@@ -224,6 +224,19 @@ for (const backend of await backends()) {
         const bad = await admin('GET', '/requests?limit=lots');
         assert.equal(bad.status, 400);
         assert.equal((await json(bad))['fieldName'], 'limit');
+        // A misspelt filter or operation id is told, not ignored (it would list everything, or nothing).
+        for (const [query, field, meant] of [
+          ['client=nobody', 'client', 'clientId'],
+          ['clientid=nobody', 'clientid', 'clientId'],
+          ['operation=searchPurchaseOrder', 'operation', 'searchPurchaseOrders'],
+        ] as const) {
+          const refused = await json(admin('GET', `/requests?${query}`));
+          assert.equal(refused['code'], 40006, query);
+          assert.equal(refused['fieldName'], field);
+          assert.match(String(refused['message']), new RegExp(`did you mean ${meant}\\?`));
+        }
+        const report = await json(admin('GET', '/report?clientId=x&client=y'));
+        assert.equal(report['fieldName'], 'client');
         await admin('DELETE', '/requests');
         assert.equal((await list('')).length, 0);
       });

@@ -155,6 +155,11 @@ for (const backend of await backends()) {
         [{ rules: [{ effect: { type: 'reset' }, when: { every: 2, next: 1 } }] }, 'rules[0].when'],
         [{ rules: [{ effect: { type: 'reset' }, when: { probability: 2 } }] }, 'rules[0].when.probability'],
         [{ rules: [{ effect: { type: 'reset' }, match: { colour: 'red' } }] }, 'rules[0].match.colour'],
+        // A misspelt operation id would make a rule that never fires.
+        [
+          { rules: [{ effect: { type: 'reset' }, match: { operation: 'searchPurchaseOrder' } }] },
+          'rules[0].match.operation',
+        ],
         [
           { rules: [{ effect: { type: 'reset' }, match: { pathPrefix: 'v1' } }] },
           'rules[0].match.pathPrefix',

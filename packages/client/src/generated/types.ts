@@ -442,9 +442,15 @@ export interface IntegrationReport {
  */
 export interface FaultMatch {
   /**
-   * An operation id (searchInventoryHistory, …).
+   * An operation id.
    */
-  operation?: string;
+  operation?:
+    | 'authenticationLoginPost'
+    | 'oauthToken'
+    | 'searchPurchaseOrders'
+    | 'getPurchaseOrderById'
+    | 'searchInventoryHistory'
+    | 'getInventoryHistoryById';
   /**
    * The client: a retail request's access token, or a token request's Basic credentials.
    */
