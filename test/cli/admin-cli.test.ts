@@ -123,25 +123,33 @@ test('requests says so when nothing matches, except in --json output', async () 
   assert.equal(json.out, '');
 });
 
-test('report judges a client: findings with exit code 3, none with 0', async () => {
-  const login = (clientSecret: string) =>
+test('report judges a client: findings with exit code 3, none with 0, no requests at all with 4', async () => {
+  const login = (clientSecret: string, clientId = 'report-client') =>
     fetch(`${handle.url}/authentication/v1/authentication/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        clientId: 'report-client',
-        clientSecret,
-        userAccessType: 'PLATFORM_MACHINE_CLIENT',
-      }),
+      body: JSON.stringify({ clientId, clientSecret, userAccessType: 'PLATFORM_MACHINE_CLIENT' }),
     });
   for (let i = 0; i < 3; i++) await login('wrong');
   const judged = await larder('report', '--client', 'report-client');
   assert.equal(judged.code, 3, judged.err);
   assert.match(judged.out, /token-requests-per-hour/);
   assert.match(judged.out, /repeated-failing-request/);
-  const clean = await larder('report', '--client', 'nobody-at-all', '--json');
+  const created = (await (
+    await fetch(`${handle.url}/_larder/clients`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'well-behaved', allLocations: true }),
+    })
+  ).json()) as { clientId: string; clientSecret: string };
+  assert.equal((await login(created.clientSecret, created.clientId)).status, 200);
+  const clean = await larder('report', '--client', created.clientId, '--json');
   assert.equal(clean.code, 0);
   assert.deepEqual((JSON.parse(clean.out) as { findings: unknown[] }).findings, []);
+  // A misspelt id judges nothing: not a pass.
+  const nobody = await larder('report', '--client', 'nobody-at-all');
+  assert.equal(nobody.code, 4);
+  assert.match(nobody.out, /no recorded requests, so nothing was judged/);
   assert.equal((await larder('report')).code, 2);
 });
 

@@ -2,6 +2,9 @@ import type { Finding } from '../../sandbox/report.js';
 import { ADMIN_OPTIONS, adminClient } from '../admin-client.js';
 import { type Command, requiredOption } from '../command.js';
 
+/** The exit code when the journal holds none of the client's requests. */
+const NOTHING_JUDGED = 4;
+
 interface Report {
   clientId: string;
   requestsJudged: number;
@@ -17,7 +20,8 @@ export const reportCommand: Command = {
     client: { type: 'string', placeholder: 'ID', description: 'The client id to judge (required).' },
     json: { type: 'boolean', description: 'Print the report as JSON.' },
   },
-  notes: 'Exit code 0 when the client behaves, 3 when there are findings.',
+  notes:
+    'Exit code 0 when the client behaves, 3 when there are findings, 4 when the journal holds no request of that client (a misspelt id, or traffic not sent yet): nothing was judged.',
   run: async (args, io) => {
     const clientId = requiredOption(args, 'client');
     const report = await adminClient(args).call<Report>(
@@ -25,6 +29,10 @@ export const reportCommand: Command = {
       `/report?clientId=${encodeURIComponent(clientId)}`,
     );
     if (args.flags['json']) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+    else if (report.requestsJudged === 0)
+      io.stdout(
+        `${clientId}: no recorded requests, so nothing was judged. Is the id right? \`larder requests\` lists the clients seen.\n`,
+      );
     else if (report.findings.length === 0)
       io.stdout(`${clientId}: no findings in ${report.requestsJudged} recorded requests.\n`);
     else {
@@ -36,6 +44,8 @@ export const reportCommand: Command = {
           `\n[${finding.severity}] ${finding.rule} (×${finding.count})\n  ${finding.message}\n  e.g. ${finding.exampleRequestIds.join(', ')}\n`,
         );
     }
+    // A report of nothing is not a pass: a CI step checking a misspelt client id would otherwise always succeed.
+    if (report.requestsJudged === 0) return NOTHING_JUDGED;
     return report.findings.length === 0 ? 0 : 3;
   },
 };
