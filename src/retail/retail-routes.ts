@@ -2,6 +2,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { readJsonObject } from '../http/request-body.js';
 import { collectingFacts, noteFacts } from '../http/request-facts.js';
 import { RECORD_KINDS, type RecordKind } from '../records/kinds.js';
+import { didYouMean } from '../shared/did-you-mean.js';
 import { LarderError } from '../shared/errors.js';
 import type { RecordReader } from './record-reader.js';
 
@@ -45,10 +46,9 @@ export const createRetailRoutes = ({ authorize, records }: RetailRoutesDeps): Ho
   const getById = (kind: RecordKind) => {
     const searchPath = `/v1/${kind.name}/search`;
     // `GET …/search` matches this route too (a route of its own would slow every request's match, see
-    // retailAllow): the search path with the wrong method, a 405 before any authorization, as for other methods.
+    // retailMethodError): the search path with the wrong method, a 405 before any authorization, as for others.
     const notSearch: MiddlewareHandler = (c, next) => {
-      if (c.req.path === searchPath)
-        throw new LarderError('ERR_METHOD_NOT_ALLOWED', { headers: { allow: 'POST' } });
+      if (c.req.path === searchPath) throw searchOnlyPost(searchPath);
       return authorize(c, next);
     };
     routes.get(`/v1/${kind.name}/:${kind.idParam}`, notSearch, async (c) => {
@@ -66,20 +66,35 @@ export const createRetailRoutes = ({ authorize, records }: RetailRoutesDeps): Ho
   return routes;
 };
 
+const searchOnlyPost = (path: string) =>
+  new LarderError('ERR_METHOD_NOT_ALLOWED', {
+    headers: { allow: 'POST' },
+    message: `${path} takes POST only: a search sends its filter as a JSON body.`,
+  });
+
 /**
- * The methods a retail path takes (`Allow`), for the 405 that a request with another method gets, or undefined
- * for a path that is not a retail endpoint. Answered where no route matched, not by routes of their own: a
- * `GET …/search` route beside `GET …/:id` (or `POST …/:id` beside `POST …/search`) is a pair Hono's RegExpRouter
- * refuses, and the app then falls back to its TrieRouter, which costs every request about a microsecond more to
- * match (and a few objects).
+ * The error for a request to a retail path with a method it does not take (a 405 with `Allow` saying which), or
+ * undefined for a path that is not a retail endpoint. Answered where no route matched, not by routes of their
+ * own: a `GET …/search` route beside `GET …/:id` (or `POST …/:id` beside `POST …/search`) is a pair Hono's
+ * RegExpRouter refuses, and the app then falls back to its TrieRouter, which costs every request about a
+ * microsecond more to match (and a few objects). A POST to a near miss of `search` (`…/seach`, `…/Search`) is
+ * a mistyped search, not a record asked with the wrong method: a 404 saying what it meant.
  */
-export const retailAllow = (path: string): string | undefined => {
+export const retailMethodError = (method: string, path: string): LarderError | undefined => {
   for (const { name } of RECORD_KINDS) {
     const prefix = `/v1/${name}/`;
     if (!path.startsWith(prefix)) continue;
     const rest = path.slice(prefix.length);
-    if (rest === 'search') return 'POST';
-    return rest !== '' && !rest.includes('/') ? 'GET, HEAD' : undefined;
+    if (rest === 'search') return searchOnlyPost(path);
+    if (rest === '' || rest.includes('/')) return undefined;
+    if (method === 'POST' && didYouMean(rest.toLowerCase(), ['search']).length > 0)
+      return new LarderError('ERR_ROUTE_NOT_FOUND', {
+        message: `No such endpoint. Did you mean POST ${prefix}search?`,
+      });
+    return new LarderError('ERR_METHOD_NOT_ALLOWED', {
+      headers: { allow: 'GET, HEAD' },
+      message: `${path} is one record: it takes GET (or HEAD). Searches are POST ${prefix}search.`,
+    });
   }
   return undefined;
 };

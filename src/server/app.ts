@@ -30,7 +30,7 @@ import { RECORD_KINDS } from '../records/kinds.js';
 import { createLocationDirectory } from '../retail/location-directory.js';
 import { createPageTokens } from '../retail/page-token.js';
 import { createRecordReader } from '../retail/record-reader.js';
-import { createRetailRoutes, retailAllow } from '../retail/retail-routes.js';
+import { createRetailRoutes, retailMethodError } from '../retail/retail-routes.js';
 import { ADMIN_PREFIX, createAdminRoutes } from '../sandbox/admin-routes.js';
 import { CONSOLE_PATH, createConsoleRoutes, loadConsoleAssets } from '../sandbox/console-assets.js';
 import { createLiveDemo } from '../sandbox/demo.js';
@@ -234,9 +234,8 @@ export const createApp = async ({
     ),
   );
   app.notFound((c) => {
-    const allow = retailAllow(c.req.path);
-    if (allow !== undefined)
-      return errorEdge(new LarderError('ERR_METHOD_NOT_ALLOWED', { headers: { allow } }), c);
+    const wrongMethod = retailMethodError(c.req.method, c.req.path);
+    if (wrongMethod !== undefined) return errorEdge(wrongMethod, c);
     const meant = routeHint(c.req.path);
     const message = meant === undefined ? undefined : `No such endpoint. Did you mean ${meant}?`;
     return errorEdge(new LarderError('ERR_ROUTE_NOT_FOUND', message === undefined ? {} : { message }), c);

@@ -378,8 +378,29 @@ describe('request ids, routes and methods', () => {
 
   test('GET on a search path answers 405 with Allow: POST', async () => {
     const response = await h.call('GET', '/v1/purchaseOrders/search', { location: 'loc-a' });
-    await expectError(response, 405, 40501);
     assert.equal(response.headers.get('allow'), 'POST');
+    const body = await expectError(response, 405, 40501);
+    assert.match(String(body['message']), /takes POST only/);
+  });
+
+  test('a POST to a near miss of search is told the search path, not "use GET"', async () => {
+    for (const path of ['/v1/purchaseOrders/seach', '/v1/inventoryHistory/Search']) {
+      const body = await expectError(await h.call('POST', path, { location: 'loc-a', body: {} }), 404, 40402);
+      assert.equal(
+        body['message'],
+        `No such endpoint. Did you mean POST ${path.replace(/[^/]+$/, 'search')}?`,
+      );
+    }
+    const record = await h.call(
+      'POST',
+      `/v1/purchaseOrders/${purchaseOrderFixture(1, { modifiedAt: T }).id}`,
+      {
+        location: 'loc-a',
+        body: {},
+      },
+    );
+    assert.equal(record.headers.get('allow'), 'GET, HEAD');
+    assert.match(String((await expectError(record, 405, 40501))['message']), /one record: it takes GET/);
   });
 
   test('DELETE on a record answers 405', async () => {
