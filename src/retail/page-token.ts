@@ -19,7 +19,8 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{1,200}\.[A-Za-z0-9_-]{22}$/;
 const invalid = () =>
   new LarderError('ERR_PAGE_TOKEN', {
     fieldName: 'pageToken',
-    message: 'pageToken is not valid for this search: use the nextPageToken of the previous page, unchanged.',
+    message:
+      'pageToken is not valid for this search: a page token works only for the search that issued it (the same location, body and pageSize); send the previous page’s nextPageToken unchanged, with everything else as before.',
   });
 
 export const createPageTokens = (secret: string): PageTokens => {

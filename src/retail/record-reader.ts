@@ -97,8 +97,17 @@ export interface RecordReader {
   get(kind: RecordKind, locationId: string, rawId: string): Promise<StoredJson>;
 }
 
+/** Paging parameters: sent in the body, where the filter goes, they are told where they belong. */
+const QUERY_ONLY = ['pageToken', 'pageSize'] as const;
+
 export const createRecordReader = (store: Store, pageTokens: PageTokens): RecordReader => ({
   search: async (kind, locationId, { body, pageToken, pageSize: rawPageSize }) => {
+    for (const name of QUERY_ONLY)
+      if (typeof body === 'object' && body !== null && Object.hasOwn(body, name))
+        throw new LarderError('ERR_VALIDATION', {
+          fieldName: name,
+          message: `${name} goes in the query string (POST /v1/${kind.name}/search?${name}=…), not in the body.`,
+        });
     const filter = kind.parseFilter(body);
     const pageSize = parsePageSize(rawPageSize);
     const binding = `${kind.name}\n${locationId}\n${filter.binding}\n${pageSize}`;

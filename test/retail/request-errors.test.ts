@@ -287,9 +287,17 @@ describe('paging parameters', () => {
     );
   });
 
-  test('a pageToken used with another page size answers 400', async () => {
+  test('a pageToken used with another page size answers 400, saying what must stay the same', async () => {
     const token = String((await firstPage())['nextPageToken']);
-    await expectError(await searchRaw('{}', {}, `?pageSize=3&pageToken=${token}`), 400, 40005);
+    const body = await expectError(await searchRaw('{}', {}, `?pageSize=3&pageToken=${token}`), 400, 40005);
+    assert.match(String(body['message']), /the same location, body and pageSize/);
+  });
+
+  test('pageToken or pageSize sent in the body is told they go in the query string', async () => {
+    for (const name of ['pageToken', 'pageSize']) {
+      const body = await expectError(await searchRaw(`{"${name}":"x"}`), 400, 40001, name);
+      assert.match(String(body['message']), /goes in the query string/);
+    }
   });
 
   test('a pageToken used at another location answers 400', async () => {
