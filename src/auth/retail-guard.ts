@@ -61,6 +61,22 @@ const insufficientScope = (): LarderError =>
  * client's current state (revocation, scopes, locations) is checked on every call, so changes apply to
  * tokens already issued.
  */
+/**
+ * Names the location asked for (the caller sent it), and a granted one it differs from only in case: ids are
+ * case-sensitive, and `Kitchen-1` for `kitchen-1` is the usual slip. Only the caller's own grants are named.
+ */
+const notGrantedMessage = (client: ClientGrant, locationId: string): string => {
+  const lower = locationId.toLowerCase();
+  let meant: string | undefined;
+  for (const granted of client.locations)
+    if (granted.toLowerCase() === lower) {
+      meant = granted;
+      break;
+    }
+  const shown = locationId.length > 100 ? `${locationId.slice(0, 100)}…` : locationId;
+  return `The client is not granted location ${shown}${meant === undefined ? '' : ` (location ids are case-sensitive: did you mean ${meant}?)`}.`;
+};
+
 export const createRetailGuard = ({
   state,
   settings,
@@ -106,7 +122,7 @@ export const createRetailGuard = ({
     const scopes = token.scopes.filter((scope) => client.scopes.has(scope));
     if (!grantsRetailRead(scopes)) throw insufficientScope();
     if (locationId !== undefined && !grantsLocation(client, locationId))
-      throw new LarderError('ERR_LOCATION_FORBIDDEN');
+      throw new LarderError('ERR_LOCATION_FORBIDDEN', { message: notGrantedMessage(client, locationId) });
     return { clientId: token.clientId, scopes, tokenFingerprint: token.fingerprint };
   };
 

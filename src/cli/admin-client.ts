@@ -62,6 +62,10 @@ export const adminClient = (args: ParsedArgs): AdminClient => {
         throw new AdminApiError(
           `${url} has no admin API: start it with --admin-token (or LARDER_ADMIN_TOKEN).`,
         );
+      if (response.status === 401)
+        throw new AdminApiError(
+          `${url} refused the admin token (wrong or missing): use the one \`larder serve\` printed, or the --admin-token it was started with.`,
+        );
       throw new AdminApiError(`${response.status}: ${answer.message ?? text}`);
     },
   };

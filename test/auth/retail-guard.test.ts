@@ -215,6 +215,10 @@ describe('retail guard (authorizeRetail)', () => {
     const error = await rejection(() => h.auth.guard(bearer, 'loc-2'));
     assert.equal(error.status, 403);
     assert.equal(error.code, 'ERR_LOCATION_FORBIDDEN');
+    assert.equal(error.message, 'The client is not granted location loc-2.');
+    // Ids are case-sensitive; a granted one that differs only in case is named.
+    const cased = await rejection(() => h.auth.guard(bearer, LOCATION.toUpperCase()));
+    assert.match(cased.message, new RegExp(`case-sensitive: did you mean ${LOCATION}\\?`));
     const everywhere = await loginToken(undefined, { allLocations: true });
     assert.ok(await h.auth.guard(everywhere.bearer, 'loc-2'));
   });

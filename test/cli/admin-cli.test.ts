@@ -64,6 +64,8 @@ test('clock set, advance, show and reset drive the server', async () => {
   assert.match((await larder('clock', 'advance', '1d2h')).out, /^2025-01-02T02:00:00.000Z \(frozen\)/);
   const shown = JSON.parse((await larder('clock', 'show', '--json')).out) as { now: string; frozen: boolean };
   assert.deepEqual([shown.now, shown.frozen], ['2025-01-02T02:00:00.000Z', true]);
+  // A date alone is its midnight UTC.
+  assert.match((await larder('clock', 'set', '2025-03-04')).out, /^2025-03-04T00:00:0\d\.\d{3}Z/);
   const reset = await larder('clock', 'reset');
   assert.equal(reset.code, 0);
   assert.match(reset.out, /offset \+0 s/);
@@ -78,7 +80,7 @@ test('clock mistakes are usage errors; a wrong token is the server refusing', as
     io,
   );
   assert.equal(code, 1);
-  assert.match(io.err(), /401/);
+  assert.match(io.err(), /refused the admin token \(wrong or missing\)/);
 });
 
 test('requests lists the journal, filtered by client and status', async () => {

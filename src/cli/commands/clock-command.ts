@@ -12,7 +12,7 @@ export const clockCommand: Command = {
   summary: "Show or move a running sandbox's virtual clock.",
   usage:
     'larder clock show\n' +
-    '       larder clock set ISO_DATE_TIME [--frozen]\n' +
+    '       larder clock set ISO_DATE_TIME|DATE [--frozen]   (a date alone: its midnight UTC)\n' +
     '       larder clock advance DURATION     (1d, 2h, 15m, 90s, or sums like 1d12h)\n' +
     '       larder clock reset                (back to real time)',
   options: {
@@ -32,9 +32,13 @@ export const clockCommand: Command = {
       expectNoValue();
       request = admin.call('GET', '/clock');
     } else if (action === 'set') {
-      if (value === undefined || Number.isNaN(Date.parse(value)))
-        throw new UsageError('clock set needs an ISO date-time, e.g. 2025-06-01T09:00:00Z.');
-      request = admin.call('PUT', '/clock', { now: value, frozen: args.flags['frozen'] === true });
+      // A date alone is that day's midnight UTC, as a sync window's dates are.
+      const now = value !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value;
+      if (now === undefined || Number.isNaN(Date.parse(now)))
+        throw new UsageError(
+          'clock set needs an ISO date-time or a date, e.g. 2025-06-01T09:00:00Z or 2025-06-01.',
+        );
+      request = admin.call('PUT', '/clock', { now, frozen: args.flags['frozen'] === true });
     } else if (action === 'advance') {
       const seconds = value === undefined ? undefined : parseDuration(value);
       if (seconds === undefined || seconds <= 0)
