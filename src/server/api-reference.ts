@@ -145,7 +145,7 @@ the client answers 403, an unknown one 404).
 |---|---|---|
 ${RECORD_KINDS.map(operationRows).join('\n')}
 
-**Ids.** ${RECORD_KINDS.map((kind) => `A ${kind.label} is identified by \`${kind.idField}\``).join('; ')}. Ids are
+**Ids.** ${RECORD_KINDS.map((kind) => `${/^[aeiou]/i.test(kind.label) ? 'An' : 'A'} ${kind.label} is identified by \`${kind.idField}\``).join('. ')}. Ids are
 UUIDs and match regardless of letter case.
 
 **Searching.** Send \`{}\` for no filter. \`updatedDateRange\` filters on \`modifiedDate\` in whole UTC days, both
