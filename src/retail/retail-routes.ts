@@ -1,4 +1,4 @@
-import { Hono, type MiddlewareHandler } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { readJsonObject } from '../http/request-body.js';
 import { collectingFacts, noteFacts } from '../http/request-facts.js';
 import { RECORD_KINDS, type RecordKind } from '../records/kinds.js';
@@ -13,13 +13,15 @@ export interface RetailRoutesDeps {
   /** Runs before every retail operation and sets `locationId` (and `principal`) on the context. */
   authorize: MiddlewareHandler;
   records: RecordReader;
+  /** Notes, for the journal, whose token a request refused before authorization carried. */
+  noteCaller?: (c: Context) => void;
 }
 
 /**
  * The retail operations, two per record kind (search, get by id), registered by looping over the kinds. Each
  * handler does its operation's work: authorization (token, scope, grant, location) ran before it.
  */
-export const createRetailRoutes = ({ authorize, records }: RetailRoutesDeps): Hono => {
+export const createRetailRoutes = ({ authorize, records, noteCaller }: RetailRoutesDeps): Hono => {
   const routes = new Hono();
 
   const search = (kind: RecordKind) =>
@@ -48,7 +50,10 @@ export const createRetailRoutes = ({ authorize, records }: RetailRoutesDeps): Ho
     // `GET …/search` matches this route too (a route of its own would slow every request's match, see
     // retailMethodError): the search path with the wrong method, a 405 before any authorization, as for others.
     const notSearch: MiddlewareHandler = (c, next) => {
-      if (c.req.path === searchPath) throw searchOnlyPost(searchPath);
+      if (c.req.path === searchPath) {
+        noteCaller?.(c);
+        throw searchOnlyPost(searchPath);
+      }
       return authorize(c, next);
     };
     routes.get(`/v1/${kind.name}/:${kind.idParam}`, notSearch, async (c) => {

@@ -25,7 +25,7 @@ import {
 } from '../middleware/rate-limit/rate-windows.js';
 import { requestDeadline } from '../middleware/request-deadline/request-deadline.js';
 import { requestId } from '../middleware/request-id/request-id.js';
-import { retailAuth } from '../middleware/retail-auth/retail-auth.js';
+import { noteToken, retailAuth } from '../middleware/retail-auth/retail-auth.js';
 import { RECORD_KINDS } from '../records/kinds.js';
 import { createLocationDirectory } from '../retail/location-directory.js';
 import { createPageTokens } from '../retail/page-token.js';
@@ -234,6 +234,7 @@ export const createApp = async ({
     ),
   );
   app.notFound((c) => {
+    noteToken(c);
     const wrongMethod = retailMethodError(c.req.method, c.req.path);
     if (wrongMethod !== undefined) return errorEdge(wrongMethod, c);
     const meant = routeHint(c.req.path);
@@ -313,6 +314,7 @@ export const createApp = async ({
           ? authorize
           : (c, next) => authorize(c, () => retailLimit(c, next) as Promise<void>),
       records,
+      noteCaller: noteToken,
     }),
   );
   if (config.adminToken !== undefined && virtualClock !== undefined) {

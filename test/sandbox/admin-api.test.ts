@@ -240,6 +240,25 @@ for (const backend of await backends()) {
         await admin('DELETE', '/requests');
         assert.equal((await list('')).length, 0);
       });
+
+      test("a client's requests that no route took (a mistyped path, a wrong method) are journaled under its id", async () => {
+        await admin('DELETE', '/requests');
+        const client = await createClientCredentials(db.store, { name: 'typo', locations: ['loc-1'] }, clock);
+        const token = await accessToken(client.clientId, client.clientSecret);
+        const headers = { authorization: `Bearer ${token}`, 'platform-restaurant-external-id': 'loc-1' };
+        await larder.app.request('/v1/purchaseOrder/search', { method: 'POST', headers, body: '{}' });
+        await larder.app.request('/v1/purchaseOrders/search', { headers });
+        const { requests } = await json<{ requests: Record<string, unknown>[] }>(
+          admin('GET', `/requests?clientId=${client.clientId}&status=4xx`),
+        );
+        assert.deepEqual(
+          requests.map((r) => [r['path'], r['status'], r['code']]),
+          [
+            ['/v1/purchaseOrder/search', 404, 40402],
+            ['/v1/purchaseOrders/search', 405, 40501],
+          ],
+        );
+      });
     });
   });
 }

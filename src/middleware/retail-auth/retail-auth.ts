@@ -23,9 +23,12 @@ const LOCATION_HEADER_KEY = LOCATION_HEADER.toLowerCase();
 const tokenFacts = new Map<string, { tokenFingerprint: string; clientId?: string }>();
 const MAX_TOKEN_FACTS = 10_000;
 
-/** For the journal: which token was used, and whose it claims to be (refused tokens included). */
-const noteToken = (c: Context, authorization: string | undefined): void => {
-  if (authorization === undefined) return;
+/**
+ * For the journal: which token was used, and whose it claims to be (refused tokens included, and requests no
+ * route took, so a client's mistyped paths show under its id).
+ */
+export const noteToken = (c: Context, authorization = requestHeader(c, 'authorization')): void => {
+  if (authorization === undefined || c.get('facts') === undefined) return;
   let facts = tokenFacts.get(authorization);
   if (facts === undefined) {
     const token = /^Bearer +(\S+)/i.exec(authorization)?.[1];
