@@ -55,6 +55,8 @@ const validated = <T>(schema: Parameters<typeof createValidator>[0]) => {
 
 const JSON_OR_NDJSON = /^application\/(?:json|x-ndjson|jsonl|json-seq)\s*(?:;|$)/i;
 
+const SEARCH_PAGE_START = /^\s*\{\s*"(?:currentPageToken|nextPageToken|data)"\s*:/;
+
 /** The request body as a stream for the importer: a JSON array or NDJSON, bounded by MAX_FIXTURE_BYTES. */
 const fixtureBody = async (c: Context): Promise<Readable> => {
   const type = c.req.header('content-type');
@@ -72,6 +74,13 @@ const fixtureBody = async (c: Context): Promise<Readable> => {
   if (text.trim() === '')
     throw new LarderError('ERR_BODY_NOT_JSON', {
       message: 'The body holds no records: send [] or NDJSON lines.',
+    });
+  // A saved search page is the usual first try; its records are its `data`. Told so, rather than a problem per
+  // envelope field. No record has these fields, so a record (an NDJSON line) never starts this way.
+  if (SEARCH_PAGE_START.test(text.slice(0, 200)))
+    throw new LarderError('ERR_VALIDATION', {
+      fieldName: 'data',
+      message: 'This is a search page, not records: send its data array (or the records as NDJSON lines).',
     });
   return Readable.from([text]);
 };

@@ -120,6 +120,15 @@ for (const backend of await backends()) {
       assert.equal(cut?.message, '(body) the body ends before the closing ] (line 1).');
       const [unclosed] = await problemsOf('{"id":');
       assert.equal(unclosed?.message, '(body) the body ends inside a record (line 1).');
+      // A saved search page: one message saying to send its data, not a problem per envelope field.
+      const page = JSON.stringify({
+        currentPageToken: '',
+        nextPageToken: '',
+        data: [purchaseOrderFixture(1, { modifiedAt: T })],
+      });
+      const answer = await api.json(api.admin('POST', '/locations/fixture-4/purchaseOrders', page));
+      assert.equal(answer['fieldName'], 'data');
+      assert.match(String(answer['message']), /search page, not records: send its data array/);
       assert.equal(await db.store.locations.get('fixture-4'), undefined);
     });
 
