@@ -326,7 +326,12 @@ export const createAdminRoutes = ({
         ...(request.allLocations === undefined ? {} : { allLocations: request.allLocations }),
         ...(request.scopes === undefined
           ? {}
-          : { scopes: request.scopes.split(' ').filter((s) => s !== '') }),
+          : {
+              scopes: (typeof request.scopes === 'string'
+                ? request.scopes.split(' ')
+                : request.scopes
+              ).filter((s) => s !== ''),
+            }),
       },
       clock,
     );

@@ -40,11 +40,15 @@ export const NewClientRequestSchema = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 200 }),
     locations: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 10_000 })),
     allLocations: Type.Optional(Type.Boolean()),
+    // Both forms: OAuth's space-separated string, and the list the answer itself shows.
     scopes: Type.Optional(
-      Type.String({
-        maxLength: 1000,
-        description: 'Space-separated scopes (default retail.inventory:read).',
-      }),
+      Type.Union(
+        [
+          Type.String({ maxLength: 1000 }),
+          Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 20 }),
+        ],
+        { description: 'Scopes, space-separated or as a list (default retail.inventory:read).' },
+      ),
     ),
   },
   { title: 'NewClientRequest', ...Closed },

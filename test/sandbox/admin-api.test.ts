@@ -165,6 +165,17 @@ for (const backend of await backends()) {
       assert.equal((await login(client.clientId, client.clientSecret)).status, 200);
       const invalid = await admin('POST', '/clients', { name: 'x', scopes: 'retail:write' });
       assert.equal(invalid.status, 400);
+      // Scopes as a list too, the form the answer shows.
+      for (const scopes of ['retail:read retail.inventory:read', ['retail:read', 'retail.inventory:read']]) {
+        const listed = await json<{ scopes: string[] }>(
+          admin('POST', '/clients', { name: 'scoped', allLocations: true, scopes }),
+        );
+        assert.deepEqual([...listed.scopes].sort(), ['retail.inventory:read', 'retail:read']);
+      }
+      assert.equal(
+        (await admin('POST', '/clients', { name: 'x', allLocations: true, scopes: [7] })).status,
+        400,
+      );
     });
 
     describe('the request journal', () => {
