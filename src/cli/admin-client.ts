@@ -17,7 +17,8 @@ export const ADMIN_OPTIONS: OptionTable = {
     type: 'string',
     env: 'LARDER_ADMIN_TOKEN',
     placeholder: 'TOKEN',
-    description: 'The admin token the server was started with (a demo start prints it).',
+    description:
+      'The admin token the server was started with (a demo start prints it). One starting with - goes as --admin-token=TOKEN.',
   },
 };
 

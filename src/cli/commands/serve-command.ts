@@ -353,7 +353,8 @@ export const serveCommand: Command = {
     'no-demo': {
       type: 'boolean',
       env: 'LARDER_NO_DEMO',
-      description: 'Start empty: no demo data or demo client on a new database.',
+      description:
+        'Start empty: no demo data or demo client on a new database, and no admin API unless --admin-token is given.',
     },
   },
   notes:
