@@ -261,12 +261,20 @@ const retryBeforeRetryAfter = (entries: readonly JournalEntry[]): Finding[] => {
   ];
 };
 
+/**
+ * What makes two requests the same one. A search whose body was never recorded (not JSON, not sent as JSON) may
+ * have differed each time, so it is only ever the same as itself: the report does not claim "unchanged" blind.
+ */
 const requestKey = (entry: JournalEntry) =>
   JSON.stringify([
     entry.method,
     entry.path,
     entry.location ?? null,
-    entry.body === undefined ? null : canonicalJson(entry.body),
+    entry.body !== undefined
+      ? canonicalJson(entry.body)
+      : isSearch(entry)
+        ? `unrecorded ${entry.requestId}`
+        : null,
     entry.pageToken ?? null,
   ]);
 

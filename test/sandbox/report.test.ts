@@ -308,6 +308,8 @@ describe('repeated-failing-request', () => {
     j.get(10 * S, { status: 403, location: 'loc-9' });
     j.get(11 * S, { status: 404, location: 'loc-9' });
     j.get(12 * S, { path: '/v1/purchaseOrders/x', status: 400 });
+    // Searches whose bodies were not JSON: never recorded, so never known to be unchanged.
+    for (let i = 13; i <= 15; i++) j.search(i * S, { status: 400, code: 40002, body: undefined });
     j.get(13 * S, { path: '/v1/purchaseOrders/x', status: 400 });
     for (let i = 0; i < 3; i++) j.get(20 * S + i * 10 * S, { status: 429, retryAfterSeconds: 1 });
     assert.deepEqual(judgeClient(j.entries, CLIENT), []);
