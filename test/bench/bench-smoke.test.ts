@@ -151,6 +151,7 @@ test('npm run bench -- --cost --smoke prices every optional path in server CPU p
     for (const path of [
       'all optional paths off',
       'admin API + journal',
+      'admin API, journal off',
       'the same, 64-entry journal',
       '--rate-limit platform',
       'metrics',
@@ -163,7 +164,7 @@ test('npm run bench -- --cost --smoke prices every optional path in server CPU p
           `${request}: ${path}`,
         );
     const results = JSON.parse(await readFile(join(dir, 'cost-sqlite.json'), 'utf8')) as { user: number }[];
-    assert.equal(results.length, 12);
+    assert.equal(results.length, 14);
     for (const result of results) assert.ok(result.user > 0);
   });
 });
