@@ -5,7 +5,7 @@ import { readBodyText, readJsonObject } from '../http/request-body.js';
 import { type ImportProblem, importFiles } from '../import/import-files.js';
 import { RECORD_KINDS } from '../records/kinds.js';
 import { type RecordReader, UUID } from '../retail/record-reader.js';
-import { didYouMean } from '../shared/did-you-mean.js';
+import { meantAside } from '../shared/did-you-mean.js';
 import { LarderError } from '../shared/errors.js';
 import { createValidator, MAX_REPORTED_PROBLEMS, requireValid } from '../shared/validator.js';
 import type { ClockView, VirtualClock } from '../shared/virtual-clock.js';
@@ -23,7 +23,7 @@ import { type LiveDemo, resetDemo } from './demo.js';
 import type { FaultControl } from './fault-control.js';
 import { validFaultRule, validFaultRules } from './faults.js';
 import type { JournalFilter } from './journal.js';
-import { OPERATIONS } from './journal-entry.js';
+import { OPERATION_IDS } from './journal-entry.js';
 import type { JournalView } from './journal-view.js';
 import { judgeClient, RULES } from './report.js';
 
@@ -120,16 +120,14 @@ const queryParam = (c: Context, name: string, pattern: RegExp, hint: string): st
 const onlyKnownParams = (c: Context, known: readonly string[]): void => {
   for (const name of Object.keys(c.req.queries())) {
     if (known.includes(name)) continue;
-    const meant = didYouMean(name, known);
     throw new LarderError('ERR_QUERY_PARAM', {
       fieldName: name,
-      message: `${name} is not a query parameter here${meant.length === 0 ? '' : ` (did you mean ${meant.join(' or ')}?)`}; the known ones are ${known.join(', ')}.`,
+      message: `${name} is not a query parameter here${meantAside(name, known)}; the known ones are ${known.join(', ')}.`,
     });
   }
 };
 
 const JOURNAL_PARAMS = ['clientId', 'location', 'operation', 'status', 'since', 'limit'] as const;
-const OPERATION_IDS: readonly string[] = Object.values(OPERATIONS);
 
 /** The journal filter of `GET /_larder/requests`, validated. */
 export const journalFilter = (c: Context): JournalFilter => {
@@ -144,13 +142,11 @@ export const journalFilter = (c: Context): JournalFilter => {
   if (clientId) filter.clientId = clientId;
   if (location) filter.location = location;
   if (operation) {
-    if (!OPERATION_IDS.includes(operation)) {
-      const meant = didYouMean(operation, OPERATION_IDS);
+    if (!OPERATION_IDS.includes(operation))
       throw new LarderError('ERR_QUERY_PARAM', {
         fieldName: 'operation',
-        message: `operation must be an operation id${meant.length === 0 ? '' : ` (did you mean ${meant.join(' or ')}?)`}: ${OPERATION_IDS.join(', ')}.`,
+        message: `operation must be an operation id${meantAside(operation, OPERATION_IDS)}: ${OPERATION_IDS.join(', ')}.`,
       });
-    }
     filter.operation = operation;
   }
   if (status !== undefined) filter.status = status;

@@ -7,7 +7,7 @@ import {
   type FaultEffectType,
   type FaultStatus,
 } from './fault-vocabulary.js';
-import { OPERATIONS } from './journal-entry.js';
+import { OPERATION_IDS } from './journal-entry.js';
 
 /**
  * The fault rules: one schema for the `--faults FILE` format, `PUT /_larder/faults`, the `Larder-Fault` header
@@ -125,7 +125,7 @@ export type FaultEffect = Static<typeof FaultEffectSchema>;
 export const FaultMatchSchema = Type.Object(
   {
     // An enum, so a misspelt id is a 400 listing the right ones, not a rule that never fires.
-    operation: Type.Optional(StringEnum(Object.values(OPERATIONS), 'An operation id.')),
+    operation: Type.Optional(StringEnum(OPERATION_IDS, 'An operation id.')),
     clientId: Type.Optional(
       Type.String({
         minLength: 1,

@@ -15,6 +15,8 @@ export const OPERATIONS = {
   getInventoryHistoryEntry: INVENTORY_HISTORY.operations.get,
 } as const;
 
+export const OPERATION_IDS: readonly string[] = Object.values(OPERATIONS);
+
 /** The operations that issue tokens, and the retail searches. */
 export const TOKEN_OPERATIONS: readonly string[] = [OPERATIONS.login, OPERATIONS.oauthToken];
 export const SEARCH_OPERATIONS: readonly string[] = RECORD_KINDS.map((kind) => kind.operations.search);

@@ -25,3 +25,9 @@ export const didYouMean = (
   const nearest = closestMatch(given, names, { maxDistance });
   return nearest === undefined ? [] : [nearest];
 };
+
+/** The same as a message's aside: ` (did you mean a or b?)`, or '' when nothing is near. */
+export const meantAside = (given: string, names: readonly string[], limits?: GuessLimits): string => {
+  const meant = didYouMean(given, names, limits);
+  return meant.length === 0 ? '' : ` (did you mean ${meant.join(' or ')}?)`;
+};

@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { didYouMean } from './did-you-mean.js';
+import { meantAside } from './did-you-mean.js';
 import { type FieldProblem, LarderError } from './errors.js';
 
 // ajv-formats ships CommonJS; under NodeNext its default export is the module object.
@@ -42,10 +42,9 @@ const describe = (error: ErrorObject, root: TSchema): FieldProblem => {
       };
     case 'additionalProperties': {
       const field = String(params['additionalProperty']);
-      const meant = didYouMean(field, knownProperties(root, error.schemaPath));
       return {
         fieldName: toFieldPath(error.instancePath, field),
-        message: `is not a known field${meant.length === 0 ? '' : ` (did you mean ${meant.join(' or ')}?)`}`,
+        message: `is not a known field${meantAside(field, knownProperties(root, error.schemaPath))}`,
       };
     }
     case 'enum':
