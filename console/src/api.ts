@@ -1,6 +1,11 @@
 // Shapes come from the server's one schema source (type-only imports: nothing of the server is bundled).
 import type { InventoryHistoryLogEntry, PurchaseOrder } from '../../src/records/schemas.js';
-import type { LocationCharts, LocationOverview } from '../../src/sandbox/admin-schemas.js';
+import type {
+  IntegrationReport,
+  JournalList,
+  LocationCharts,
+  LocationOverview,
+} from '../../src/sandbox/admin-schemas.js';
 import type { FaultRule, FaultRulesState } from '../../src/sandbox/fault-schemas.js';
 import type { JournalEntry } from '../../src/sandbox/journal-entry.js';
 import type { Finding } from '../../src/sandbox/report.js';
@@ -26,12 +31,6 @@ export interface Page<R> {
   currentPageToken: string;
   nextPageToken: string;
   data: R[];
-}
-
-export interface Report {
-  clientId: string;
-  requestsJudged: number;
-  findings: Finding[];
 }
 
 /** A failed call, with the ErrorMessage the server answered. */
@@ -119,10 +118,10 @@ export const api = {
   charts: (location: string, days: number, itemVersionId?: string) =>
     call<LocationCharts>('GET', `${loc(location)}/charts${query({ days, itemVersionId })}`),
   requests: (filter: { clientId?: string; operation?: string; status?: string; limit: number }) =>
-    call<{ requests: JournalEntry[] }>('GET', `/requests${query({ ...filter })}`),
+    call<JournalList>('GET', `/requests${query({ ...filter })}`),
   faults: () => call<FaultRulesState>('GET', '/faults'),
   addFault: (rule: FaultRule) => call<FaultRulesState>('POST', '/faults', rule),
   removeFault: (id: string) => call<FaultRulesState>('DELETE', `/faults/${encodeURIComponent(id)}`),
   clearFaults: () => call<FaultRulesState>('DELETE', '/faults'),
-  report: (clientId: string) => call<Report>('GET', `/report${query({ clientId })}`),
+  report: (clientId: string) => call<IntegrationReport>('GET', `/report${query({ clientId })}`),
 };

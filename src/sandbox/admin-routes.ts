@@ -15,6 +15,7 @@ import {
   ClockAdvanceRequestSchema,
   type ClockSetRequest,
   ClockSetRequestSchema,
+  type IntegrationReport,
   type NewClientRequest,
   NewClientRequestSchema,
 } from './admin-schemas.js';
@@ -282,7 +283,10 @@ export const createAdminRoutes = ({
     return c.json({ reset: true, clock: clock.view() });
   });
 
-  routes.get('/requests', async (c) => c.json({ requests: await journal.list(journalFilter(c)) }));
+  routes.get('/requests', async (c) => {
+    const { entries, dropped } = await journal.list(journalFilter(c));
+    return c.json({ requests: entries, dropped });
+  });
   routes.delete('/requests', async (c) => {
     await journal.clear();
     return c.json({ cleared: true });
@@ -296,13 +300,14 @@ export const createAdminRoutes = ({
         fieldName: 'clientId',
         message: 'clientId is required: the report judges one client.',
       });
-    const entries = await journal.list({ clientId });
+    const { entries, dropped } = await journal.list({ clientId });
     return c.json({
       clientId,
       requestsJudged: entries.length,
+      dropped,
       findings: judgeClient(entries, clientId),
-      rules: RULES,
-    });
+      rules: [...RULES],
+    } satisfies IntegrationReport);
   });
 
   routes.get('/faults', async (c) => c.json(await faults.list()));

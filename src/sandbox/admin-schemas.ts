@@ -107,10 +107,18 @@ export const JournalEntrySchema = Type.Object(
   { title: 'JournalEntry', ...Closed },
 );
 
+const DroppedSchema = Type.Integer({
+  minimum: 0,
+  description:
+    'Entries (of any client) the journal dropped since it was last cleared: it keeps the newest --journal-size ' +
+    'per worker. Not 0, the oldest traffic is missing here; clear the journal before a run, or raise --journal-size.',
+});
+
 export const JournalListSchema = Type.Object(
-  { requests: Type.Array(JournalEntrySchema, { description: 'Oldest first.' }) },
+  { requests: Type.Array(JournalEntrySchema, { description: 'Oldest first.' }), dropped: DroppedSchema },
   { title: 'JournalList', ...Closed },
 );
+export type JournalList = Static<typeof JournalListSchema>;
 
 const SeveritySchema = Type.Union([Type.Literal('error'), Type.Literal('warning'), Type.Literal('info')]);
 
@@ -134,11 +142,13 @@ export const IntegrationReportSchema = Type.Object(
   {
     clientId: Type.String(),
     requestsJudged: Type.Integer(),
+    dropped: DroppedSchema,
     findings: Type.Array(FindingSchema),
     rules: Type.Array(ReportRuleSchema),
   },
   { title: 'IntegrationReport', ...Closed },
 );
+export type IntegrationReport = Static<typeof IntegrationReportSchema>;
 
 export const ImportedSchema = Type.Object(
   { imported: Type.Integer({ description: 'Records loaded.' }) },

@@ -7,12 +7,26 @@ import type { JournalEntry } from './journal-entry.js';
  * A sandbox user runs one server, so the journal they query must cover all of it, whichever worker answers.
  */
 export interface JournalView {
-  list(filter?: JournalFilter): Promise<JournalEntry[]>;
+  list(filter?: JournalFilter): Promise<JournalRead>;
   clear(): Promise<void>;
 }
 
+/**
+ * Matching entries, oldest first, and how many entries (of any client) the journal dropped since it was last
+ * cleared: a report or a listing over a journal that wrapped covers only the newest traffic, and says so.
+ */
+export interface JournalRead {
+  entries: JournalEntry[];
+  dropped: number;
+}
+
+const readJournal = (journal: Journal, filter?: JournalFilter): JournalRead => ({
+  entries: journal.list(filter),
+  dropped: journal.dropped(),
+});
+
 export const localJournalView = (journal: Journal): JournalView => ({
-  list: async (filter) => journal.list(filter),
+  list: async (filter) => readJournal(journal, filter),
   clear: async () => journal.clear(),
 });
 
@@ -28,21 +42,21 @@ export const journalOffView: JournalView = {
   clear: async () => {},
 };
 
-/** Entries of several journals as one, oldest first (ties by worker order), at most `limit`. */
-export const mergeJournals = (
-  parts: readonly JournalEntry[][],
-  limit: number | undefined,
-): JournalEntry[] => {
-  const merged = parts.flat().sort((a, b) => a.timeMs - b.timeMs);
-  return limit === undefined ? merged : merged.slice(Math.max(merged.length - limit, 0));
+/** Reads of several journals as one: entries oldest first (ties by worker order), at most `limit`; drops summed. */
+export const mergeJournals = (parts: readonly JournalRead[], limit: number | undefined): JournalRead => {
+  const merged = parts.flatMap((part) => part.entries).sort((a, b) => a.timeMs - b.timeMs);
+  return {
+    entries: limit === undefined ? merged : merged.slice(Math.max(merged.length - limit, 0)),
+    dropped: parts.reduce((sum, part) => sum + part.dropped, 0),
+  };
 };
 
 /** Messages between a worker that was asked and the primary that asks every worker. */
 export type JournalMessage =
   | { larder: 'journal:ask'; id: number; op: 'list' | 'clear'; filter?: JournalFilter }
   | { larder: 'journal:collect'; id: number; op: 'list' | 'clear'; filter?: JournalFilter }
-  | { larder: 'journal:part'; id: number; entries: JournalEntry[] }
-  | { larder: 'journal:answer'; id: number; entries: JournalEntry[] };
+  | { larder: 'journal:part'; id: number; read: JournalRead }
+  | { larder: 'journal:answer'; id: number; read: JournalRead };
 
 const isJournalMessage = (message: unknown): message is JournalMessage =>
   typeof message === 'object' &&
@@ -61,22 +75,22 @@ interface ProcessLike {
  */
 export const clusterJournalView = (journal: Journal, channel: ProcessLike): JournalView => {
   let next = 0;
-  const waiting = new Map<number, (entries: JournalEntry[]) => void>();
+  const waiting = new Map<number, (read: JournalRead) => void>();
   channel.on('message', (message) => {
     if (!isJournalMessage(message)) return;
     if (message.larder === 'journal:collect') {
       // Each part whole: the limit applies to the merged list.
       const { limit: _limit, ...filter } = message.filter ?? {};
-      const entries = message.op === 'list' ? journal.list(filter) : [];
       if (message.op === 'clear') journal.clear();
-      channel.send?.({ larder: 'journal:part', id: message.id, entries } satisfies JournalMessage);
+      const read = message.op === 'list' ? readJournal(journal, filter) : { entries: [], dropped: 0 };
+      channel.send?.({ larder: 'journal:part', id: message.id, read } satisfies JournalMessage);
     } else if (message.larder === 'journal:answer') {
-      waiting.get(message.id)?.(message.entries);
+      waiting.get(message.id)?.(message.read);
       waiting.delete(message.id);
     }
   });
   const ask = (op: 'list' | 'clear', filter?: JournalFilter) =>
-    new Promise<JournalEntry[]>((resolve) => {
+    new Promise<JournalRead>((resolve) => {
       const id = next++;
       waiting.set(id, resolve);
       channel.send?.({
@@ -111,13 +125,13 @@ export const serveClusterJournal = (
   onMessage: (listener: (worker: WorkerLike, message: unknown) => void) => void,
 ): void => {
   let next = 0;
-  const collecting = new Map<number, { parts: JournalEntry[][]; expected: number; finish: () => void }>();
+  const collecting = new Map<number, { parts: JournalRead[]; expected: number; finish: () => void }>();
   onMessage((worker, message) => {
     if (!isJournalMessage(message)) return;
     if (message.larder === 'journal:ask') {
       const id = next++;
       const all = workers();
-      const parts: JournalEntry[][] = [];
+      const parts: JournalRead[] = [];
       let done = false;
       const finish = () => {
         if (done) return;
@@ -127,7 +141,7 @@ export const serveClusterJournal = (
         worker.send({
           larder: 'journal:answer',
           id: message.id,
-          entries: mergeJournals(parts, undefined),
+          read: mergeJournals(parts, undefined),
         } satisfies JournalMessage);
       };
       const timer = setTimeout(finish, COLLECT_TIMEOUT_MS);
@@ -142,7 +156,7 @@ export const serveClusterJournal = (
     } else if (message.larder === 'journal:part') {
       const pending = collecting.get(message.id);
       if (pending === undefined) return;
-      pending.parts.push(message.entries);
+      pending.parts.push(message.read);
       if (pending.parts.length >= pending.expected) pending.finish();
     }
   });

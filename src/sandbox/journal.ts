@@ -41,6 +41,8 @@ export interface Journal {
   ): void;
   /** Matching entries, oldest first. */
   list(filter?: JournalFilter): JournalEntry[];
+  /** Entries recorded since the last clear that the ring no longer holds (the oldest, overwritten). */
+  dropped(): number;
   clear(): void;
 }
 
@@ -188,6 +190,8 @@ export const createJournal = (capacity = DEFAULT_JOURNAL_SIZE): Journal => {
   const fingerprints = createDictionary(MAX_DISTINCT);
   let seq = 0;
   let oldest = 0;
+  /** Where the last clear left the sequence: entries before it were cleared, not dropped. */
+  let clearedAt = 0;
 
   /** Writes `value` at `offset` when it fits in `room` bytes; the length written, or SPILL. */
   const put = (value: string, offset: number, room: number): number => {
@@ -359,12 +363,14 @@ export const createJournal = (capacity = DEFAULT_JOURNAL_SIZE): Journal => {
       }
       return filter.limit === undefined ? found : found.slice(Math.max(found.length - filter.limit, 0));
     },
+    dropped: () => oldest - clearedAt,
     clear: () => {
       // Drop the references now, so what a cleared journal held can be collected.
       extras.fill(undefined);
       spilled.fill(undefined);
       flags.fill(0);
       oldest = seq;
+      clearedAt = seq;
     },
   };
 };

@@ -155,6 +155,50 @@ test('report judges a client: findings with exit code 3, none with 0, no request
   assert.equal((await larder('report')).code, 2);
 });
 
+test('requests and report warn, on stderr, when the journal has dropped entries', async () => {
+  const args = parseCommandArgs(
+    serveCommand,
+    [
+      '--db',
+      join(dir, 'small.db'),
+      '--port',
+      '0',
+      '--no-demo',
+      '--admin-token',
+      ADMIN,
+      '--journal-size',
+      '2',
+    ],
+    capture(),
+  );
+  assert.notEqual(args, 'help');
+  const small = await serve(parseServeConfig(args as Exclude<typeof args, 'help'>), capture(), {
+    logger: silentLogger,
+  });
+  try {
+    const run = async (...argv: string[]) => {
+      const io = capture();
+      const code = await main([...argv, '--url', small.url, '--admin-token', ADMIN], io);
+      return { code, out: io.out(), err: io.err() };
+    };
+    for (let i = 0; i < 2; i++) await fetch(`${small.url}/v1/purchaseOrders/search`, { method: 'POST' });
+    assert.equal((await run('requests')).err, '');
+    await fetch(`${small.url}/healthz`);
+    const listed = await run('requests');
+    assert.equal(listed.code, 0);
+    assert.equal(listed.out.trim().split('\n').length, 2);
+    assert.match(listed.err, /The journal dropped its 1 oldest entry since it was last cleared/);
+    const reported = await run('report', '--client', 'someone');
+    assert.equal(reported.code, 4);
+    assert.match(
+      reported.err,
+      /^Warning: the journal dropped its 1 oldest entry .* so earlier traffic was not judged/,
+    );
+  } finally {
+    await small.stop();
+  }
+});
+
 test('faults set, show and clear drive the server; a bad file names the file and the field', async () => {
   const file = join(dir, 'faults.json');
   await writeFile(

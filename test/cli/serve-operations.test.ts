@@ -47,19 +47,13 @@ describe('serve on SQLite', () => {
     }
   });
 
+  const admin = 'workers-admin-token-0123456789';
+  /** A sandbox of two workers on the shared database. */
+  const sandboxWorkers = (...extra: string[]) =>
+    startServe(['--db', db, '--no-demo', '--port', '0', '--workers', '2', '--admin-token', admin, ...extra]);
+
   test('--workers 2: the request journal covers every worker, whichever answers the admin API', async () => {
-    const admin = 'workers-admin-token-0123456789';
-    const server = await startServe([
-      '--db',
-      db,
-      '--no-demo',
-      '--port',
-      '0',
-      '--workers',
-      '2',
-      '--admin-token',
-      admin,
-    ]);
+    const server = await sandboxWorkers();
     try {
       const headers = { authorization: `Bearer ${admin}` };
       await fetch(`${server.url}/_larder/requests`, { method: 'DELETE', headers });
@@ -77,6 +71,26 @@ describe('serve on SQLite', () => {
           Array.from({ length: 20 }, (_, n) => `journal-${n}`),
         );
       }
+    } finally {
+      assert.equal(await stop(server.child), 0);
+    }
+  });
+
+  test("--workers 2: what each worker's journal dropped is summed, so held plus dropped is every request", async () => {
+    const server = await sandboxWorkers('--journal-size', '3');
+    try {
+      const headers = { authorization: `Bearer ${admin}`, connection: 'close' };
+      for (let i = 0; i < 20; i++)
+        await fetch(`${server.url}/healthz`, {
+          headers: { connection: 'close', 'x-request-id': `wrap-${i}` },
+        });
+      const { requests, dropped } = (await (
+        await fetch(`${server.url}/_larder/requests`, { headers })
+      ).json()) as { requests: { requestId: string }[]; dropped: number };
+      // However the connections were shared out, each worker holds its newest 3 at most.
+      assert.ok(requests.length <= 6, String(requests.length));
+      assert.equal(requests.length + dropped, 20);
+      assert.equal(requests.at(-1)?.requestId, 'wrap-19');
     } finally {
       assert.equal(await stop(server.child), 0);
     }

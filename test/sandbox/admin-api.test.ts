@@ -197,6 +197,27 @@ for (const backend of await backends()) {
         assert.equal((await offAdmin.admin('GET', '/clock')).status, 200);
       });
 
+      test('a journal that wrapped says how many entries it dropped, in the listing and in the report', async () => {
+        const small = await build(db, clock, ADMIN, 2);
+        const smallAdmin = adminRequests(() => small.app, ADMIN);
+        const client = await createClientCredentials(db.store, { name: 'wrap', locations: ['loc-1'] }, clock);
+        const read = async (path: string) => smallAdmin.json(smallAdmin.admin('GET', path));
+        const report = `/report?clientId=${client.clientId}`;
+        await login(client.clientId, client.clientSecret, small.app);
+        assert.equal((await read('/requests'))['dropped'], 0);
+        assert.equal((await read(report))['dropped'], 0);
+        for (let i = 0; i < 4; i++) await small.app.request('/healthz');
+        const listed = await read('/requests');
+        assert.equal((listed['requests'] as unknown[]).length, 2);
+        assert.equal(listed['dropped'], 3);
+        // The client's own login was dropped: judged nothing, and told why.
+        const judged = await read(report);
+        assert.equal(judged['requestsJudged'], 0);
+        assert.equal(judged['dropped'], 3);
+        assert.equal((await smallAdmin.admin('DELETE', '/requests')).status, 200);
+        assert.equal((await read('/requests'))['dropped'], 0);
+      });
+
       test('records each request with its operation, client and status; never a secret or token', async () => {
         await admin('DELETE', '/requests');
         const client = await createClientCredentials(db.store, { name: 'j', locations: ['loc-1'] }, clock);

@@ -46,7 +46,7 @@ test('the journal gives back what was recorded, the optional fields only when th
   ]);
 });
 
-test('the ring keeps the newest `capacity` entries in order, filters and limits them, and clears', () => {
+test('the ring keeps the newest `capacity` entries in order, filters and limits them, counts what it dropped, and clears', () => {
   fc.assert(
     fc.property(
       fc.integer({ min: 1, max: 8 }),
@@ -69,12 +69,16 @@ test('the ring keeps the newest `capacity` entries in order, filters and limits 
           journal.list(filter).map((e) => e.seq),
           expected,
         );
+        assert.equal(journal.dropped(), Math.max(shapes.length - capacity, 0));
         journal.clear();
         assert.deepEqual(journal.list(), []);
-        journal.record(entry(99));
+        // Cleared is not dropped: only what wraps after the clear counts.
+        assert.equal(journal.dropped(), 0);
+        for (let n = 0; n <= capacity; n++) journal.record(entry(100 + n));
+        assert.equal(journal.dropped(), 1);
         assert.deepEqual(
           journal.list().map((e) => e.requestId),
-          ['req-99'],
+          Array.from({ length: capacity }, (_, n) => `req-${101 + n}`),
         );
       },
     ),

@@ -261,7 +261,7 @@ describe('a live demo database', () => {
     assert.ok(await store.locations.get(first!.id));
     const view = await api.json(api.admin('GET', '/clock'));
     assert.equal(view['offsetSeconds'], 0);
-    assert.deepEqual(await api.json(api.admin('GET', '/requests')), { requests: [] });
+    assert.deepEqual(await api.json(api.admin('GET', '/requests')), { requests: [], dropped: 0 });
     assert.deepEqual((await api.json<{ rules: unknown[] }>(api.admin('GET', '/faults'))).rules, []);
     assert.equal((await (await demoSearch())(first!.id, 'purchaseOrders')).status, 200);
   });

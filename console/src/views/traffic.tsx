@@ -19,6 +19,12 @@ const Report = ({ clientId, refresh }: { clientId: string; refresh: number }) =>
       {data === undefined ? null : (
         <>
           <p class="muted">{data.requestsJudged} request(s) judged.</p>
+          {data.dropped > 0 ? (
+            <p class="dropped" data-testid="journal-dropped">
+              The journal dropped its {data.dropped} oldest entries since it was last cleared (it keeps the
+              newest --journal-size per worker): earlier traffic was not judged.
+            </p>
+          ) : null}
           {data.findings.length === 0 ? (
             <p class="good">No findings: this client follows the guidance.</p>
           ) : (

@@ -1,15 +1,15 @@
-import type { Finding } from '../../sandbox/report.js';
+import type { IntegrationReport } from '../../sandbox/admin-schemas.js';
 import { ADMIN_OPTIONS, adminClient } from '../admin-client.js';
 import { type Command, requiredOption } from '../command.js';
+import { droppedEntries } from './requests-command.js';
 
 /** The exit code when the journal holds none of the client's requests. */
 const NOTHING_JUDGED = 4;
 
-interface Report {
-  clientId: string;
-  requestsJudged: number;
-  findings: Finding[];
-}
+/** Said when the journal wrapped: a clean report of the newest traffic is not a clean report of the whole run. */
+const droppedWarning = (dropped: number): string =>
+  `Warning: ${droppedEntries(dropped).replace(/^The/, 'the')}, so earlier traffic was not judged. Clear it ` +
+  'before the run (larder requests clear) or raise --journal-size.\n';
 
 export const reportCommand: Command = {
   name: 'report',
@@ -24,7 +24,7 @@ export const reportCommand: Command = {
     'Exit code 0 when the client behaves, 3 when there are findings, 4 when the journal holds no request of that client (a misspelt id, or traffic not sent yet): nothing was judged.',
   run: async (args, io) => {
     const clientId = requiredOption(args, 'client');
-    const report = await adminClient(args).call<Report>(
+    const report = await adminClient(args).call<IntegrationReport>(
       'GET',
       `/report?clientId=${encodeURIComponent(clientId)}`,
     );
@@ -44,6 +44,7 @@ export const reportCommand: Command = {
           `\n[${finding.severity}] ${finding.rule} (×${finding.count})\n  ${finding.message}\n  e.g. ${finding.exampleRequestIds.join(', ')}\n`,
         );
     }
+    if (report.dropped > 0) io.stderr(droppedWarning(report.dropped));
     // A report of nothing is not a pass: a CI step checking a misspelt client id would otherwise always succeed.
     if (report.requestsJudged === 0) return NOTHING_JUDGED;
     return report.findings.length === 0 ? 0 : 3;

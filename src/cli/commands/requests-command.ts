@@ -1,3 +1,4 @@
+import type { JournalList } from '../../sandbox/admin-schemas.js';
 import type { JournalEntry } from '../../sandbox/journal-entry.js';
 import { ADMIN_OPTIONS, adminClient } from '../admin-client.js';
 import { type Command, UsageError } from '../command.js';
@@ -17,6 +18,11 @@ const line = (entry: JournalEntry) =>
   ]
     .filter((cell) => cell !== '')
     .join('  ');
+
+/** That the journal wrapped, so what it lists (or judges) is only the newest traffic. */
+export const droppedEntries = (dropped: number): string =>
+  `The journal dropped its ${dropped} oldest entr${dropped === 1 ? 'y' : 'ies'} since it was last cleared ` +
+  '(it keeps the newest --journal-size per worker)';
 
 /** How often --follow asks for new entries. */
 const FOLLOW_INTERVAL_MS = 1000;
@@ -71,7 +77,7 @@ export const requestsCommand: Command = {
     // Request ids already printed: under --workers each worker numbers its own journal, so `seq` is not unique.
     let printed = new Set<string>();
     const print = async () => {
-      const { requests } = await admin.call<{ requests: JournalEntry[] }>('GET', `/requests?${query}`);
+      const { requests, dropped } = await admin.call<JournalList>('GET', `/requests?${query}`);
       const current = new Set<string>();
       for (const entry of requests) {
         const key = `${entry.requestId} ${entry.timeMs}`;
@@ -81,9 +87,10 @@ export const requestsCommand: Command = {
       }
       // Only what the journal still holds can come again: memory stays bounded by the journal's size.
       printed = current;
-      return requests.length;
+      return { shown: requests.length, dropped };
     };
-    const shown = await print();
+    const { shown, dropped } = await print();
+    if (dropped > 0) io.stderr(`${droppedEntries(dropped)}.\n`);
     // Said, not left blank, so an empty answer is not mistaken for a hung command; never in --json output.
     if (shown === 0 && args.flags['json'] !== true)
       io.stdout(query.size === 0 ? 'No requests recorded yet.\n' : 'No recorded requests match.\n');

@@ -553,6 +553,10 @@ export interface JournalList {
    * Oldest first.
    */
   requests: JournalEntry[];
+  /**
+   * Entries (of any client) the journal dropped since it was last cleared: it keeps the newest --journal-size per worker. Not 0, the oldest traffic is missing here; clear the journal before a run, or raise --journal-size.
+   */
+  dropped: number;
 }
 export interface Finding {
   /**
@@ -582,6 +586,10 @@ export interface ReportRule {
 export interface IntegrationReport {
   clientId: string;
   requestsJudged: number;
+  /**
+   * Entries (of any client) the journal dropped since it was last cleared: it keeps the newest --journal-size per worker. Not 0, the oldest traffic is missing here; clear the journal before a run, or raise --journal-size.
+   */
+  dropped: number;
   findings: Finding[];
   rules: ReportRule[];
 }
