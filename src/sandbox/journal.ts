@@ -89,15 +89,20 @@ const extrasOf = (facts: EntryFacts): Extras => {
 };
 
 /**
- * One entry's row, in bytes: the numbers, the ids of its repeated strings, then its request id and its path as
- * UTF-8, which differ on every request, one after the other. Held as strings, each entry's would outlive the young
- * generation, be copied and promoted, and keep the whole request URL alive (a path is a slice of it).
+ * One entry's row, in bytes: the numbers and the ids of its repeated strings, then its request id and its path.
+ * Held as strings, each entry's would outlive the young generation, be copied and promoted, and keep the whole
+ * request URL alive (a path is a slice of it).
  *
- * Two cache lines: a GET by id's row (a 36-character request id and a path of up to 60) fits, so recording touches
- * two lines and the default ring is 1.3 MB. At 384 bytes, with fixed places for the path and the request id, it
- * touched three lines of a 3.8 MB ring, each likely out of cache by the time its turn came round again.
+ * One cache line: recording a GET by id touches 64 bytes of a 640 KB ring. A request id and an id in a path that
+ * are UUIDs in canonical form (every generated request id, every record id) take their 16 bytes, and a path's
+ * part before such an id (`/v1/purchaseOrders/`) is a dictionary id, as is the path of a named operation
+ * (`/v1/purchaseOrders/search`). Other text goes in the row's 32 bytes of text room, or in the entry's overflow
+ * row (64 more bytes, in a second ring touched only for such entries); past that, it is kept whole apart. With
+ * 128-byte rows, two lines a request and a 1.3 MB ring, a cached-token GET by id cost about 1 µs more CPU: the
+ * ring's writes pushed SQLite's pages and the young generation out of the CPU's caches (measured by
+ * `npm run bench -- --cost --separate-processes`, against a 64-entry ring).
  */
-const ROW_BYTES = 128;
+const ROW_BYTES = 64;
 const TIME = 0; // f64
 const DURATION = 8; // u32 microseconds (over an hour is kept as the most it holds)
 const STATUS = 12; // u16
@@ -106,17 +111,43 @@ const OPERATION = 16;
 const CLIENT = 18;
 const LOCATION = 20;
 const FINGERPRINT = 22;
-const ID_LENGTH = 25; // u8
-const PATH_LENGTH = 26; // u8
-/** The request id, then the path right after it. */
-const TEXT = 28;
-const TEXT_BYTES = ROW_BYTES - TEXT;
+/** The path's dictionary id: the whole path, or its part before a UUID. */
+const PATH = 24;
+/** u8: how the request id and the path are held (ID_* | PATH_*). */
+const FORMS = 26;
+/** u8 each: where in the text room (see `at`) the request id and the path's text or UUID start, and their length. */
+const ID_AT = 27;
+const ID_LENGTH = 28;
+const PATH_AT = 29;
+const PATH_LENGTH = 30;
+/** The text room: 32 bytes in the row, then 64 in the overflow row; a value never straddles the two. */
+const TEXT = 32;
+const ROW_ROOM = ROW_BYTES - TEXT;
+const OVERFLOW_BYTES = 64;
+const ROOM = ROW_ROOM + OVERFLOW_BYTES;
+/** Request id forms. */
+const ID_TEXT = 0;
+const ID_UUID = 1;
+/** Path forms (shifted into FORMS). */
+const PATH_TEXT = 0 << 2;
+const PATH_UUID = 1 << 2;
+const PATH_WHOLE = 2 << 2;
+const PATH_FORM = 3 << 2;
+const UUID_BYTES = 16;
+const UUID_LENGTH = 36;
 /** Row flags: the entry has extras; some value did not fit its row and is kept in `spilled`. */
 const HAS_EXTRAS = 1;
 const HAS_SPILLED = 2;
 /** A length or an id saying the value is in `spilled`. */
 const SPILL = 0xff;
 const SPILL_ID = 0xffff;
+
+const HEX_DIGITS = '0123456789abcdef';
+/** The value of a lower-case hex digit's char code, -1 for any other. */
+const HEX_VALUE = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) HEX_VALUE[HEX_DIGITS.charCodeAt(i)] = i;
+const isDashAt = (position: number): boolean =>
+  position === 8 || position === 13 || position === 18 || position === 23;
 
 /**
  * Repeated strings (methods, operations, clients, locations, token fingerprints) as small ids. Bounded: past
@@ -178,6 +209,8 @@ export const createJournal = (capacity = DEFAULT_JOURNAL_SIZE): Journal => {
   const u8 = new Uint8Array(rows);
   const u16 = new Uint16Array(rows);
   const bytes = Buffer.from(rows);
+  // The overflow rows: the OS maps their pages only once written, so a journal of GETs never pays for them.
+  const overflow = Buffer.alloc(capacity * OVERFLOW_BYTES);
   // Each row's flags apart from it, in a small array that stays in cache: recording then only stores into the
   // row, which was last touched a whole ring ago, and never waits to load from it.
   const flags = new Uint8Array(capacity);
@@ -188,31 +221,95 @@ export const createJournal = (capacity = DEFAULT_JOURNAL_SIZE): Journal => {
   const clients = createDictionary(MAX_DISTINCT);
   const locations = createDictionary(MAX_DISTINCT);
   const fingerprints = createDictionary(MAX_DISTINCT);
+  const paths = createDictionary(MAX_DISTINCT);
   let seq = 0;
   let oldest = 0;
   /** Where the last clear left the sequence: entries before it were cleared, not dropped. */
   let clearedAt = 0;
 
-  /** Writes `value` at `offset` when it fits in `room` bytes; the length written, or SPILL. */
-  const put = (value: string, offset: number, room: number): number => {
+  /** Which bytes hold position `at` of a text room (the row's, then the overflow row's), and where for row `i`. */
+  const roomOf = (at: number): Uint8Array => (at < ROW_ROOM ? u8 : overflow);
+  const offsetOf = (i: number, at: number): number =>
+    at < ROW_ROOM ? i * ROW_BYTES + TEXT + at : i * OVERFLOW_BYTES + at - ROW_ROOM;
+  /** Where `length` bytes fit from position `from` of the text room without straddling its two parts, or -1. */
+  const fitAt = (from: number, length: number): number => {
+    if (from + length <= ROW_ROOM) return from;
+    const start = from < ROW_ROOM ? ROW_ROOM : from;
+    return start + length <= ROOM ? start : -1;
+  };
+
+  /** Writes `value` at `offset` of `target` when it fits in `room` bytes; the length written, or SPILL. */
+  const put = (value: string, target: Uint8Array, offset: number, room: number): number => {
     // UTF-8 takes at least a byte per UTF-16 unit.
     const length = value.length;
     if (length > room) return SPILL;
-    // ASCII (every generated request id, nearly every path) is copied here: in the server, a Buffer write (a call
-    // into C++, which flattens a request id built by concatenation) cost more than the rest of recording.
+    // ASCII (nearly every path and client-chosen request id) is copied here: in the server, a Buffer write (a call
+    // into C++, which flattens a string built by concatenation) cost more than the rest of recording.
     let i = 0;
     for (; i < length; i++) {
       const code = value.charCodeAt(i);
       if (code > 0x7f) break;
-      u8[offset + i] = code;
+      target[offset + i] = code;
     }
-    return i === length ? length : putEncoded(value, offset, room);
+    return i === length ? length : putEncoded(value, target === u8 ? bytes : overflow, offset, room);
   };
-  const putEncoded = (value: string, offset: number, room: number): number => {
-    const written = bytes.write(value, offset, room);
+  const putEncoded = (value: string, target: Buffer, offset: number, room: number): number => {
+    const written = target.write(value, offset, room);
     // Node cuts a string short only before a character that did not fit in what was left, at most 4 bytes: with
     // more to spare it was written whole, so the common case needs no byte count of its own.
     return written <= room - 4 || Buffer.byteLength(value) === written ? written : SPILL;
+  };
+  /** Where `putText` placed its value. */
+  let placedAt = 0;
+  /** Text from position `from` of row `i`'s text room: the row's part if it fits, else the overflow's; or SPILL. */
+  const putText = (value: string, i: number, from: number): number => {
+    if (from + value.length <= ROW_ROOM) {
+      const length = put(value, u8, offsetOf(i, from), ROW_ROOM - from);
+      placedAt = from;
+      if (length !== SPILL) return length;
+    }
+    const start = from < ROW_ROOM ? ROW_ROOM : from;
+    placedAt = start;
+    return put(value, overflow, offsetOf(i, start), ROOM - start);
+  };
+  /**
+   * The 16 bytes of the canonical (lower-case) UUID at `start` of `value`, written at `offset` of `target`;
+   * false, with what was written meaningless, if there is none.
+   */
+  const putUuid = (value: string, start: number, target: Uint8Array, offset: number): boolean => {
+    let byte = 0;
+    for (let position = 0; position < UUID_LENGTH; position++) {
+      const code = value.charCodeAt(start + position);
+      if (isDashAt(position)) {
+        if (code !== 45) return false;
+        continue;
+      }
+      const digit = code < 128 ? HEX_VALUE[code]! : -1;
+      if (digit < 0) return false;
+      if ((byte & 1) === 0) target[offset + (byte >> 1)] = digit << 4;
+      else target[offset + (byte >> 1)]! |= digit;
+      byte++;
+    }
+    return true;
+  };
+  const uuidOf = (target: Uint8Array, offset: number): string => {
+    let text = '';
+    for (let k = 0; k < UUID_BYTES; k++) {
+      if (k === 4 || k === 6 || k === 8 || k === 10) text += '-';
+      const value = target[offset + k]!;
+      text += HEX_DIGITS[value >> 4]! + HEX_DIGITS[value & 15]!;
+    }
+    return text;
+  };
+  // Consecutive GETs by id share the path's part before the id: a comparison, not a slice and a lookup.
+  let lastPrefix = '';
+  let lastPrefixId = 0;
+  const prefixIdOf = (path: string, end: number): number => {
+    if (end !== lastPrefix.length || !path.startsWith(lastPrefix)) {
+      lastPrefix = path.slice(0, end);
+      lastPrefixId = paths.idOf(lastPrefix);
+    }
+    return lastPrefixId;
   };
 
   const recordRequest: Journal['recordRequest'] = (
@@ -232,10 +329,42 @@ export const createJournal = (capacity = DEFAULT_JOURNAL_SIZE): Journal => {
     f64[(row + TIME) >> 3] = time;
     u32[(row + DURATION) >> 2] = Math.min(Math.round(duration * 1000), 0xffffffff);
     u16[(row + STATUS) >> 1] = status;
-    const idLength = put(requestId, row + TEXT, TEXT_BYTES);
-    const pathOffset = idLength === SPILL ? 0 : idLength;
-    const pathLength = put(path, row + TEXT + pathOffset, TEXT_BYTES - pathOffset);
+    let forms: number;
+    let idAt = 0;
+    let idLength: number;
+    if (requestId.length === UUID_LENGTH && putUuid(requestId, 0, u8, row + TEXT)) {
+      forms = ID_UUID;
+      idLength = UUID_BYTES;
+    } else {
+      forms = ID_TEXT;
+      idLength = putText(requestId, i, 0);
+      idAt = placedAt;
+    }
+    const from = idLength === SPILL ? 0 : idAt + idLength;
+    let pathId = 0;
+    let pathAt = 0;
+    let pathLength: number;
+    const uuidStart = path.length - UUID_LENGTH;
+    const uuidAt = uuidStart > 0 && path.charCodeAt(uuidStart - 1) === 47 ? fitAt(from, UUID_BYTES) : -1;
+    if (uuidAt !== -1 && putUuid(path, uuidStart, roomOf(uuidAt), offsetOf(i, uuidAt))) {
+      forms |= PATH_UUID;
+      pathId = prefixIdOf(path, uuidStart);
+      pathAt = uuidAt;
+      pathLength = pathId === SPILL_ID ? SPILL : UUID_BYTES;
+    } else if (method === 'POST' && operation !== undefined) {
+      // A named POST operation's path (a search, a login, a token request) is one of a handful.
+      forms |= PATH_WHOLE;
+      pathId = paths.idOf(path);
+      pathLength = pathId === SPILL_ID ? SPILL : 0;
+    } else {
+      forms |= PATH_TEXT;
+      pathLength = putText(path, i, from);
+      pathAt = placedAt;
+    }
+    u8[row + FORMS] = forms;
+    u8[row + ID_AT] = idAt;
     u8[row + ID_LENGTH] = idLength;
+    u8[row + PATH_AT] = pathAt;
     u8[row + PATH_LENGTH] = pathLength;
     const methodId = methods.idOf(method);
     const operationId = operations.idOf(operation);
@@ -247,6 +376,7 @@ export const createJournal = (capacity = DEFAULT_JOURNAL_SIZE): Journal => {
     u16[(row + CLIENT) >> 1] = clientId;
     u16[(row + LOCATION) >> 1] = locationId;
     u16[(row + FINGERPRINT) >> 1] = fingerprintId;
+    u16[(row + PATH) >> 1] = pathId;
     // Rare: a value too long for its row, or new to a dictionary past its bound, is kept whole.
     let spill: Spilled | undefined;
     if (
@@ -288,20 +418,28 @@ export const createJournal = (capacity = DEFAULT_JOURNAL_SIZE): Journal => {
     const id = u16[(i * ROW_BYTES + at) >> 1]!;
     return id === SPILL_ID ? spilled[i]?.[field] : dictionary.valueOf(id);
   };
+  /** Text of row `i`'s text room. */
+  const textAt = (i: number, at: number, length: number): string => {
+    const target = at < ROW_ROOM ? bytes : overflow;
+    const offset = offsetOf(i, at);
+    return target.toString('utf8', offset, offset + length);
+  };
   const requestIdOf = (i: number): string => {
     const row = i * ROW_BYTES;
     const length = u8[row + ID_LENGTH]!;
-    return length === SPILL
-      ? spilled[i]!.requestId!
-      : bytes.toString('utf8', row + TEXT, row + TEXT + length);
+    if (length === SPILL) return spilled[i]!.requestId!;
+    return (u8[row + FORMS]! & ID_UUID) !== 0 ? uuidOf(u8, row + TEXT) : textAt(i, u8[row + ID_AT]!, length);
   };
   const pathOf = (i: number): string => {
     const row = i * ROW_BYTES;
     const length = u8[row + PATH_LENGTH]!;
     if (length === SPILL) return spilled[i]!.path!;
-    const idLength = u8[row + ID_LENGTH]!;
-    const at = row + TEXT + (idLength === SPILL ? 0 : idLength);
-    return bytes.toString('utf8', at, at + length);
+    const form = u8[row + FORMS]! & PATH_FORM;
+    const at = u8[row + PATH_AT]!;
+    const dictionaryPath = paths.valueOf(u16[(row + PATH) >> 1]!) ?? '';
+    if (form === PATH_WHOLE) return dictionaryPath;
+    if (form === PATH_UUID) return dictionaryPath + uuidOf(roomOf(at), offsetOf(i, at));
+    return textAt(i, at, length);
   };
 
   const read = (at: number, i: number): JournalEntry => {

@@ -85,13 +85,41 @@ test('the ring keeps the newest `capacity` entries in order, filters and limits 
   );
 });
 
+/** UUIDs in canonical form and not: upper case, a digit off, a dash moved, non-hex, one char short or long. */
+const uuidLike = fc.oneof(
+  fc.uuid(),
+  fc.uuid().map((id) => id.toUpperCase()),
+  fc
+    .tuple(fc.uuid(), fc.integer({ min: 0, max: 35 }), fc.constantFrom('g', '-', 'é', 'F', '0'))
+    .map(([id, at, char]) => id.slice(0, at) + char + id.slice(at + 1)),
+  fc.uuid().map((id) => id.slice(1)),
+  fc.uuid().map((id) => `${id}0`),
+);
+
 test('paths and request ids come back exactly, short or long, ASCII or not, as their slots are reused', () => {
   fc.assert(
     fc.property(
       fc.array(
         fc.record({
-          path: fc.string({ unit: 'grapheme', maxLength: 300 }),
-          requestId: fc.string({ unit: 'grapheme', maxLength: 140 }),
+          path: fc.oneof(
+            fc.string({ unit: 'grapheme', maxLength: 300 }),
+            // A path ending in an id: a UUID (kept as its 16 bytes when canonical), or nearly one.
+            fc
+              .tuple(
+                fc.oneof(
+                  fc.constantFrom('/v1/purchaseOrders/', '/v1/inventoryHistory/', '/'),
+                  fc.string({ unit: 'grapheme', maxLength: 60 }).map((prefix) => `${prefix}/`),
+                ),
+                uuidLike,
+              )
+              .map(([prefix, id]) => prefix + id),
+            fc.constantFrom('/v1/purchaseOrders/search', '/authentication/v1/authentication/login'),
+          ),
+          requestId: fc.oneof(fc.string({ unit: 'grapheme', maxLength: 140 }), uuidLike),
+          method: fc.constantFrom('GET', 'POST'),
+          operation: fc.option(fc.constantFrom('searchPurchaseOrders', 'getPurchaseOrder'), {
+            nil: undefined,
+          }),
         }),
         {
           minLength: 1,
@@ -100,10 +128,11 @@ test('paths and request ids come back exactly, short or long, ASCII or not, as t
       ),
       (values) => {
         const journal = createJournal(3);
-        for (const [n, value] of values.entries()) journal.record(entry(n, value));
+        for (const [n, { operation, ...value }] of values.entries())
+          journal.record(entry(n, { ...value, ...(operation === undefined ? {} : { operation }) }));
         assert.deepEqual(
-          journal.list().map(({ path, requestId }) => ({ path, requestId })),
-          values.slice(-3).map(({ path, requestId }) => ({ path, requestId })),
+          journal.list().map(({ path, requestId, method }) => ({ path, requestId, method })),
+          values.slice(-3).map(({ path, requestId, method }) => ({ path, requestId, method })),
         );
       },
     ),
@@ -112,11 +141,15 @@ test('paths and request ids come back exactly, short or long, ASCII or not, as t
 
 test('client ids, locations and fingerprints past the dictionaries’ bound come back exactly, as do reused slots', () => {
   const journal = createJournal(5000);
+  const uuid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
   const shape = (n: number): Partial<RecordedEntry> => ({
     clientId: `client-${n}`,
     location: `location-${n}`,
     tokenFingerprint: `fp-${n}`,
     operation: `op-${n % 3}`,
+    // Paths the dictionary holds: a named POST operation's whole, a GET's part before a UUID.
+    ...(n % 2 === 0 ? { method: 'POST', path: `/search-${n}` } : { path: `/kind-${n}/${uuid(n)}` }),
+    requestId: uuid(n + 1),
     ...(n % 7 === 0 ? { code: 40001 } : {}),
   });
   // 6,000 distinct values each: the first 4,096 get ids, the rest are kept whole; the ring keeps the last 5,000.
