@@ -169,6 +169,26 @@ test('Traffic: the journal lists the integration’s requests, an entry opens, f
   await page.locator('table.journal tr.entry').filter({ hasText: 'searchPurchaseOrders' }).first().waitFor();
 });
 
+test('Traffic: a report over a journal that dropped its oldest entries says earlier traffic was not judged', async () => {
+  // The server's own answer with `dropped` raised: filling a 10,000-entry journal would take the test minutes.
+  const reports = (url: URL) => url.pathname === '/_larder/report';
+  await page.route(reports, async (route) => {
+    const response = await route.fetch();
+    await route.fulfill({ response, json: { ...(await response.json()), dropped: 7 } });
+  });
+  try {
+    assert.equal((await retailSearch(1)).status, 200);
+    const note = page.locator('[data-testid="journal-dropped"]');
+    await note.waitFor();
+    assert.match(
+      (await note.textContent()) ?? '',
+      /dropped its 7 oldest entries .* earlier traffic was not judged/,
+    );
+  } finally {
+    await page.unroute(reports);
+  }
+});
+
 test('Controls: advancing the clock in the console changes what a search returns', async () => {
   const now = Date.parse(((await (await adminGet('/clock')).json()) as { now: string }).now);
   const tomorrow = new Date(now + DAY).toISOString().slice(0, 10);
