@@ -15,10 +15,20 @@ export interface Principal {
   tokenFingerprint?: string;
 }
 
-/** A verified token as cached, with its fingerprint. */
+/** A verified token as cached, with its fingerprint and the whole Authorization value it was verified from. */
 interface CachedToken extends VerifiedToken {
   fingerprint: string;
+  authorization: string;
 }
+
+/**
+ * The cache key of an Authorization value: its last characters, the token's signature. Each request's header is
+ * a new string, so a Map keyed by the whole value hashed all of it (about 560 characters) on every request; the
+ * tail is as good as unique, and a hit is checked against the whole value before it counts.
+ */
+const KEY_CHARS = 32;
+const cacheKey = (authorization: string): string =>
+  authorization.length > KEY_CHARS ? authorization.slice(-KEY_CHARS) : authorization;
 
 /**
  * The one declaration of the retail guard. Rejects with a LarderError (401/403) unless the bearer token is valid,
@@ -56,8 +66,8 @@ const insufficientScope = (): LarderError =>
   });
 
 /**
- * Authorizes a retail call. Verified tokens are cached (LRU keyed by the Authorization header, honouring `exp`), so
- * the hot path is a Map lookup plus checks against the in-memory client table: no ECDSA per request. The
+ * Authorizes a retail call. Verified tokens are cached (LRU keyed by the Authorization header's tail, honouring
+ * `exp`), so the hot path is a Map lookup plus checks against the in-memory client table: no ECDSA per request. The
  * client's current state (revocation, scopes, locations) is checked on every call, so changes apply to
  * tokens already issued.
  */
@@ -97,8 +107,8 @@ export const createRetailGuard = ({
     if (!result.ok && result.unknownKey && (await state.reloadForUnknownKey()))
       result = await verifyAccessToken(token, state.keys(), settings, clock);
     if (!result.ok) throw invalidToken(result.reason);
-    const cached = { ...result.token, fingerprint: tokenFingerprint(token) };
-    verified.set(authorization, cached);
+    const cached = { ...result.token, fingerprint: tokenFingerprint(token), authorization };
+    verified.set(cacheKey(authorization), cached);
     return cached;
   };
 
@@ -128,9 +138,11 @@ export const createRetailGuard = ({
 
   return async (authorization, locationId) => {
     if (authorization === undefined) throw unauthenticated();
-    // Keyed by the whole Authorization header: a header seen and verified before needs no regex, and its hash
-    // (which V8 keeps on the string) serves every later lookup of this request.
-    let token = verified.get(authorization);
+    // A header seen and verified before needs no regex. Another header with the same tail is a miss, and is
+    // verified on its own.
+    const key = cacheKey(authorization);
+    let token = verified.get(key);
+    if (token !== undefined && token.authorization !== authorization) token = undefined;
     // A deleted key, an expiry or a clock moved back before issue drops the entry; verification says why.
     const now = clock.now();
     if (
@@ -141,7 +153,7 @@ export const createRetailGuard = ({
         state.keys().verificationKey(token.kid) !== undefined
       )
     ) {
-      verified.delete(authorization);
+      verified.delete(key);
       token = undefined;
     }
     if (token === undefined) {

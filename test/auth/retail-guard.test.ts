@@ -119,6 +119,23 @@ describe('retail guard (authorizeRetail)', () => {
     assert.equal((await again).clientId, client.clientId);
   });
 
+  it('a header ending like a cached token is checked whole: another payload with that signature is refused', async () => {
+    const { client, bearer } = await loginToken();
+    assert.equal((await h.auth.guard(bearer, LOCATION)).clientId, client.clientId);
+    const [head, payload, signature] = bearer.slice('Bearer '.length).split('.') as [string, string, string];
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as JWTPayload;
+    const forged = `Bearer ${head}.${b64({ ...claims, scope: 'retail:*' })}.${signature}`;
+    const error = await rejection(() => h.auth.guard(forged, LOCATION));
+    assert.equal(error.status, 401);
+    assert.equal(error.code, 'ERR_UNAUTHENTICATED');
+    // The same token in another header form is verified on its own and admitted; the first stays cached.
+    assert.equal(
+      (await h.auth.guard(bearer.replace('Bearer ', 'Bearer  '), LOCATION)).clientId,
+      client.clientId,
+    );
+    assert.equal((await h.auth.guard(bearer, LOCATION)).clientId, client.clientId);
+  });
+
   it('answers 401 with a realm challenge for a missing or non-Bearer Authorization', async () => {
     for (const authorization of [undefined, '', 'Basic abc', 'Bearer', 'Bearer ']) {
       const error = await rejection(() => h.auth.guard(authorization, LOCATION));
