@@ -9,8 +9,10 @@ import type {
 import type { FaultRule, FaultRulesState } from '../../src/sandbox/fault-schemas.js';
 import type { JournalEntry } from '../../src/sandbox/journal-entry.js';
 import type { Finding } from '../../src/sandbox/report.js';
+import type { ClockView } from '../../src/shared/virtual-clock.js';
 
 export type {
+  ClockView,
   FaultRule,
   FaultRulesState,
   Finding,
@@ -20,12 +22,6 @@ export type {
   LocationOverview,
   PurchaseOrder,
 };
-
-export interface ClockView {
-  now: string;
-  offsetSeconds: number;
-  frozen: boolean;
-}
 
 export interface Page<R> {
   currentPageToken: string;
