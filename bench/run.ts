@@ -27,6 +27,7 @@ import {
   postgresAvailable,
   type StoreSpec,
   sampleIds,
+  warmPageCache,
 } from './stores.js';
 import { ensureUnicodeLocation, UNICODE_LOCATION } from './unicode.js';
 
@@ -627,6 +628,7 @@ const main = async () => {
       specs.push(spec);
     }
     if (specs[0] === undefined) throw new Error('no backend to bench');
+    for (const spec of specs) await warmPageCache(spec, log);
     if (options.explain) {
       await writeQueryPlans(specs, join(ROOT, 'docs', 'query-plans.md'), log);
       return;
