@@ -73,6 +73,47 @@ const signalAll = async (dir: string): Promise<ProbeReport[]> => {
   }
 };
 
+/** The event-loop probe for the processes one server runs: what to start them with, and their readings. */
+export interface DelayProbe {
+  env: Record<string, string>;
+  execArgv: string[];
+  /** Starts a fresh stretch of event-loop delay samples in every process. */
+  reset(): Promise<void>;
+  /** The delay since the last reset (the worst p99 and max over the processes). */
+  read(): Promise<LoopDelay>;
+  /** RSS of every process summed (the primary and its workers), and of the largest one. */
+  rss(): Promise<{ total: number; largest: number }>;
+  close(): void;
+}
+
+export const createDelayProbe = (): DelayProbe => {
+  const dir = mkdtempSync(join(tmpdir(), 'larder-probe-'));
+  return {
+    env: { LARDER_BENCH_PROBE_DIR: dir },
+    execArgv: [`--import=${PROBE}`],
+    reset: async () => {
+      await signalAll(dir);
+    },
+    read: async () => {
+      // The primary of a cluster only hands out connections: the workers' loops are the ones requests hold.
+      const all = await signalAll(dir);
+      const serving = all.some((report) => report.worker) ? all.filter((report) => report.worker) : all;
+      return {
+        p99: Math.max(0, ...serving.map((report) => report.p99)),
+        max: Math.max(0, ...serving.map((report) => report.max)),
+      };
+    },
+    rss: async () => {
+      const all = await signalAll(dir);
+      return {
+        total: all.reduce((sum, report) => sum + report.rss, 0),
+        largest: Math.max(0, ...all.map((report) => report.rss)),
+      };
+    },
+    close: () => rmSync(dir, { recursive: true, force: true }),
+  };
+};
+
 /** `larder serve` itself, on the bench store: the only way to run `--workers N` or any other serve flag. */
 const startCli = async (
   start: LarderStart,
@@ -121,14 +162,14 @@ const startCli = async (
  * loads the event-loop probe.
  */
 export const startLarderProcess = async (start: LarderStart): Promise<LarderProcess> => {
-  const probeDir = mkdtempSync(join(tmpdir(), 'larder-probe-'));
+  const probe = createDelayProbe();
   const env = {
     LARDER_BENCH_STORE: JSON.stringify(start.spec),
     LARDER_BENCH_DATABASE_URL: DATABASE_URL,
-    LARDER_BENCH_PROBE_DIR: probeDir,
+    ...probe.env,
   };
   const profile = start.cpuProf === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${start.cpuProf}`];
-  const execArgv = [`--import=${PROBE}`, ...profile];
+  const execArgv = [...probe.execArgv, ...profile];
   // node:cluster starts its workers with the primary's execArgv: they get the probe (and the profiler) too.
   const child = start.cli
     ? await startCli(start, env, execArgv)
@@ -139,31 +180,14 @@ export const startLarderProcess = async (start: LarderStart): Promise<LarderProc
       ...child,
       stop: async () => {
         await stop();
-        rmSync(probeDir, { recursive: true, force: true });
+        probe.close();
       },
     },
-    resetDelay: async () => {
-      await signalAll(probeDir);
-    },
-    readDelay: async () => {
-      // The primary of a cluster only hands out connections: the workers' loops are the ones requests hold.
-      const all = await signalAll(probeDir);
-      const serving = all.some((report) => report.worker) ? all.filter((report) => report.worker) : all;
-      return {
-        p99: Math.max(0, ...serving.map((report) => report.p99)),
-        max: Math.max(0, ...serving.map((report) => report.max)),
-      };
-    },
-    rss: async () => {
-      const all = await signalAll(probeDir);
-      return {
-        total: all.reduce((sum, report) => sum + report.rss, 0),
-        largest: Math.max(0, ...all.map((report) => report.rss)),
-      };
-    },
+    resetDelay: probe.reset,
+    readDelay: probe.read,
+    rss: probe.rss,
   };
 };
-
 export const LOGIN_PATH = '/authentication/v1/authentication/login';
 
 /** A client of the bench's own, granted everything: made before the server loads its client table. */

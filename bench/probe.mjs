@@ -3,18 +3,24 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 /**
- * Loaded into every process of a Larder under test (`--import`; the cluster workers of `larder serve --workers
- * N` inherit the primary's execArgv): samples the event loop's delay at 1 ms resolution. On SIGUSR2 it writes what it saw since the last
- * signal (p99, max, RSS) to LARDER_BENCH_PROBE_DIR/<pid>.json with a generation count, then starts afresh; the
- * bench signals before and after each scenario. A file, not IPC: cluster workers have no channel to the bench.
+ * Loaded into every process of a server under test, Larder's and the raw baseline's (`--import`; the cluster
+ * workers of `larder serve --workers N` inherit the primary's execArgv): samples the event loop's delay at 1 ms
+ * resolution. On SIGUSR2 it writes what it saw since the last signal (p99, max, RSS) to
+ * LARDER_BENCH_PROBE_DIR/<pid>.json with a generation count, then starts afresh; the bench signals before and
+ * after each scenario. A file, not IPC: cluster workers have no channel to the bench.
+ *
+ * Node's histogram records the whole time between two ticks of its sampling timer, so an idle loop reads about
+ * the resolution itself (p50 1.1 ms here); the probe reports the time beyond it, which is how long the loop was
+ * held.
  */
 const dir = process.env.LARDER_BENCH_PROBE_DIR;
 if (dir !== undefined && dir !== '') {
-  const delay = monitorEventLoopDelay({ resolution: 1 });
+  const resolutionMs = 1;
+  const delay = monitorEventLoopDelay({ resolution: resolutionMs });
   delay.enable();
   let generation = 0;
   const dump = () => {
-    const ms = (ns) => Math.round(ns / 1e4) / 100;
+    const ms = (ns) => Math.max(0, Math.round((ns - resolutionMs * 1e6) / 1e4) / 100);
     const report = {
       pid: process.pid,
       worker: process.env.NODE_UNIQUE_ID !== undefined,

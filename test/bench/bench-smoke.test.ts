@@ -90,6 +90,12 @@ test('npm run bench --smoke measures every scenario on both datasets and writes 
     assert.doesNotMatch(row.note ?? '', /failed requests/);
     assert.ok(row.loopDelay !== undefined && row.loopDelay.max >= row.loopDelay.p99, 'loop delay measured');
   }
+  // The raw server is probed too: its delay is the control a Larder row's is read against.
+  const rawRows = results.rows.filter((row) => row.server === 'raw node:http' && row.rate !== undefined);
+  assert.ok(rawRows.length >= 7);
+  for (const row of rawRows)
+    assert.ok(row.loopDelay !== undefined && row.loopDelay.max >= row.loopDelay.p99, 'raw loop delay measured');
+  assert.match(table, /The raw node:http server, probed the same way over the same runs, is the control: p99 /);
 });
 
 test('the bench runs larder serve with workers and serve flags side by side', {
