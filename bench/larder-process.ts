@@ -31,12 +31,7 @@ export interface LoopDelay {
 
 export interface LarderProcess {
   child: Child;
-  /** Starts a fresh stretch of event-loop delay samples in every process. */
-  resetDelay(): Promise<void>;
-  /** The delay since the last reset (the worst p99 and max over the processes). */
-  readDelay(): Promise<LoopDelay>;
-  /** RSS of every process summed (the primary and its workers), and of the largest one. */
-  rss(): Promise<{ total: number; largest: number }>;
+  probe: DelayProbe;
 }
 
 export interface LarderStart {
@@ -183,9 +178,7 @@ export const startLarderProcess = async (start: LarderStart): Promise<LarderProc
         probe.close();
       },
     },
-    resetDelay: probe.reset,
-    readDelay: probe.read,
-    rss: probe.rss,
+    probe,
   };
 };
 export const LOGIN_PATH = '/authentication/v1/authentication/login';

@@ -328,34 +328,60 @@ const teachRaw = async (raw: Child, larder: Larder, datasets: readonly Dataset[]
  */
 const ROUNDS = options.smoke ? 1 : 2;
 
-const measureAll = async (targets: readonly { url: string; load: Load }[]): Promise<Measurement[]> => {
+/** One server's runs of a scenario: throughput and latency, and the event loop's delay over those runs alone. */
+interface Measured extends Measurement {
+  loopDelay?: LoopDelay;
+}
+
+/**
+ * Each target's probe is read around that target's own measured runs only: a server waiting while another is
+ * loaded shares the machine with that load, and its loop's late ticks then are the scheduler's, not a request's.
+ * The warm-up (JIT compilation, first reads) is left out too.
+ */
+const measureAll = async (
+  targets: readonly { url: string; load: Load; probe?: DelayProbe }[],
+): Promise<Measured[]> => {
   const { connections } = options;
   if (options.warmup > 0)
     for (const target of targets)
       await measure(target.url, target.load, { connections, duration: options.warmup });
   const parts = targets.map((): Measurement[] => []);
+  const delays = targets.map((): LoopDelay[] => []);
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [i, target] of targets.entries())
+    for (const [i, target] of targets.entries()) {
+      await target.probe?.reset();
       parts[i]!.push(
         await measure(target.url, target.load, { connections, duration: options.duration / ROUNDS }),
       );
+      if (target.probe !== undefined) delays[i]!.push(await target.probe.read());
+    }
   }
-  // Rounds are equally long: the rate is their mean; p50 is the mean of the rounds' and p99 the worst.
-  return parts.map((rounds) => ({
+  // Rounds are equally long: the rate is their mean; p50 is the mean of the rounds' and p99 the worst, as is
+  // the loop delay's.
+  return parts.map((rounds, i) => ({
     requestsPerSecond: rounds.reduce((sum, m) => sum + m.requestsPerSecond, 0) / rounds.length,
     p50: rounds.reduce((sum, m) => sum + m.p50, 0) / rounds.length,
     p99: Math.max(...rounds.map((m) => m.p99)),
     failures: rounds.reduce((sum, m) => sum + m.failures, 0),
+    ...(delays[i]!.length === 0
+      ? {}
+      : {
+          loopDelay: {
+            p99: Math.max(...delays[i]!.map((delay) => delay.p99)),
+            max: Math.max(...delays[i]!.map((delay) => delay.max)),
+          },
+        }),
   }));
 };
 
-const loadRow = (scenario: string, server: string, m: Measurement, raw?: Measurement): Row => ({
+const loadRow = (scenario: string, server: string, m: Measured, raw?: Measurement): Row => ({
   scenario,
   server,
   rate: m.requestsPerSecond,
   p50: m.p50,
   p99: m.p99,
   ...(raw === undefined ? {} : { ratio: m.requestsPerSecond / raw.requestsPerSecond }),
+  ...(m.loopDelay === undefined ? {} : { loopDelay: m.loopDelay }),
   ...(m.failures > 0 ? { pass: false, note: `${m.failures} failed requests` } : {}),
 });
 
@@ -396,27 +422,22 @@ const runScenario = async (
   const usePrism = scenario.peer === true && prism !== undefined && dataset.key === 'demo';
   const paired = scenario.key === PAIRED_WITH_FIRST_PAGE;
   const servers = [
-    { url: raw.child.url, larder: reference },
-    ...larders.map((larder) => ({ url: larder.child.url, larder })),
+    { url: raw.child.url, larder: reference, probe: raw.probe },
+    ...larders.map((larder) => ({ url: larder.child.url, larder, probe: larder.process.probe })),
   ];
-  await raw.probe.reset();
-  for (const larder of larders) await larder.process.resetDelay();
   const measured = await measureAll([
-    ...servers.flatMap(({ url, larder }) => [
-      ...(paired ? [{ url, load: firstPage.load(larder, dataset) }] : []),
-      { url, load: scenario.load(larder, dataset) },
+    ...servers.flatMap(({ url, larder, probe }) => [
+      ...(paired ? [{ url, load: firstPage.load(larder, dataset), probe }] : []),
+      { url, load: scenario.load(larder, dataset), probe },
     ]),
     ...(usePrism ? [{ url: prism.url, load: scenario.load(reference, dataset) }] : []),
   ]);
-  const rawDelay = await raw.probe.read();
-  rawLoopDelays.push(rawDelay);
-  const delays = [];
-  for (const larder of larders) delays.push(await larder.process.readDelay());
   const step = paired ? 2 : 1;
   const [rawResult, ...results] = servers.map((_, i) => measured[i * step + step - 1]!);
   const [rawFirst, ...firsts] = paired ? servers.map((_, i) => measured[i * step]!) : [];
   if (rawResult === undefined) return;
-  rows.push({ ...loadRow(label, 'raw node:http', rawResult), ratio: 1, loopDelay: rawDelay });
+  if (rawResult.loopDelay !== undefined) rawLoopDelays.push(rawResult.loopDelay);
+  rows.push({ ...loadRow(label, 'raw node:http', rawResult), ratio: 1 });
   const larderRows: Row[] = [];
   for (const [i, larder] of larders.entries()) {
     const result = results[i]!;
@@ -427,9 +448,8 @@ const runScenario = async (
       result,
       rawResult,
     );
-    const delay = delays[i]!;
-    row.loopDelay = delay;
-    loopDelays.push({ scenario: label, server: larder.name, delay });
+    if (result.loopDelay !== undefined)
+      loopDelays.push({ scenario: label, server: larder.name, delay: result.loopDelay });
     if (scenario.target !== undefined) {
       const target = scenario.target[larder.spec.backend];
       judge(row, `≥ ${target.toFixed(2)} × raw`, row.ratio! >= target);
@@ -498,7 +518,7 @@ const rssRows = async (larders: Larder[], datasets: readonly Dataset[]) => {
     } catch {
       // larder serve has no channel: the probe's figures. Each worker is a server of its own, so the target
       // holds per process; the sum is what the machine gives the whole cluster.
-      const { total, largest } = await larder.process.rss();
+      const { total, largest } = await larder.process.probe.rss();
       rss = largest;
       note = `the largest process of larder serve; all of its processes together ${mb(total)}`;
     }
@@ -515,11 +535,11 @@ const loopDelayNote = (): string | undefined => {
   const range = (values: number[]) => `${Math.min(...values)}–${Math.max(...values)}`;
   const rawOver = rawLoopDelays.filter((delay) => delay.max > LOOP_DELAY_LIMIT_MS);
   return (
-    `Event-loop delay (monitorEventLoopDelay at 1 ms resolution, in every server process, over each scenario's ` +
-    "runs; the time a tick came late, the sampling timer's own 1 ms taken off): " +
+    "Event-loop delay (monitorEventLoopDelay at 1 ms resolution, in every server process, over that server's own " +
+    "measured runs; the time a tick came late, the sampling timer's own 1 ms taken off): " +
     `worst Larder max ${worst.delay.max} ms (${worst.server}, ${worst.scenario}); ` +
     `${over.length} of ${loopDelays.length} Larder rows over ${LOOP_DELAY_LIMIT_MS} ms. ` +
-    `The raw node:http server, probed the same way over the same runs, is the control: p99 ${range(rawLoopDelays.map((delay) => delay.p99))} ms, ` +
+    `The raw node:http server, probed the same way over its own runs, is the control: p99 ${range(rawLoopDelays.map((delay) => delay.p99))} ms, ` +
     `max ${range(rawLoopDelays.map((delay) => delay.max))} ms, ${rawOver.length} of ${rawLoopDelays.length} rows over ${LOOP_DELAY_LIMIT_MS} ms. ` +
     'A max also holds garbage collection and the scheduler taking the core away, not only a request.'
   );

@@ -221,7 +221,7 @@ const measurePoint = async (
     const search = (body: object, path: string) =>
       run({ method: 'POST', paths: [path], headers, body: JSON.stringify(body) });
     const typeFilter = { adjustmentType: ['COUNT'] };
-    await larder.resetDelay();
+    await larder.probe.reset();
     const get = await run({
       method: 'GET',
       paths: all.ids.map((id) => `/v1/inventoryHistory/${id}`),
@@ -231,8 +231,8 @@ const measurePoint = async (
     const deepPage = await search({}, deepPath({}, all.at80));
     const firstPageFiltered = await search(typeFilter, '/v1/inventoryHistory/search');
     const deepPageFiltered = await search(typeFilter, deepPath(typeFilter, filtered.at80));
-    const delay = await larder.readDelay();
-    const { total: rss } = await larder.rss();
+    const delay = await larder.probe.read();
+    const { total: rss } = await larder.probe.rss();
     return {
       backend,
       layout: layout.key,
