@@ -21,6 +21,7 @@ import {
 } from '../shared/server-limits.js';
 import type { Store } from '../storage/store.js';
 import { createApp } from './app.js';
+import { tuneHeapGrowth } from './heap-growth.js';
 
 export interface ServerConfig {
   host: string;
@@ -108,6 +109,7 @@ export const startServer = async (deps: {
   config: ServerConfig;
 }): Promise<RunningServer> => {
   const { store, clock, logger, config } = deps;
+  tuneHeapGrowth();
   // `env` carries the node request/socket: the login throttle reads the client address from it.
   // The process is alive (/healthz) but not ready (/readyz and the rest) until the app and its keys exist.
   let handle: (request: Request, env: unknown) => Response | Promise<Response> = (request) =>
