@@ -181,6 +181,7 @@ export const startLarderProcess = async (start: LarderStart): Promise<LarderProc
     probe,
   };
 };
+
 export const LOGIN_PATH = '/authentication/v1/authentication/login';
 
 /** A client of the bench's own, granted everything: made before the server loads its client table. */

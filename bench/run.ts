@@ -395,7 +395,7 @@ const judge = (row: Row, target: string, pass: boolean, note?: string) => {
 /** No single request may hold the event loop longer than this (the target, checked on every row). */
 const LOOP_DELAY_LIMIT_MS = 5;
 const loopDelays: { scenario: string; server: string; delay: LoopDelay }[] = [];
-/** The raw server's own delay over the same runs: the floor a machine's GC and scheduler set for any server. */
+/** The raw server's own delay over its own runs: the floor a machine's GC and scheduler set for any server. */
 const rawLoopDelays: LoopDelay[] = [];
 
 /** The raw baseline's process and the event-loop probe loaded into it. */
