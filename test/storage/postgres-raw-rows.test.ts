@@ -15,6 +15,7 @@ import {
   purchaseOrder,
   purchaseOrderSearch,
   T0,
+  text,
 } from './records.js';
 
 /**
@@ -38,17 +39,22 @@ describe('raw-rows hooks', () => {
   test('a missing hook is a loud, clear error naming it', () => {
     const parser = { parse: () => {}, handlePacket: () => {} };
     const connection = { attachListeners: () => {} };
+    const client = { _getActiveQuery: () => undefined };
     const DataRow = class {};
     assert.throws(
-      () => assertRawRowHooks({ parser: { parse: () => {} }, connection, dataRowMessage: DataRow }),
+      () => assertRawRowHooks({ parser: { parse: () => {} }, connection, client, dataRowMessage: DataRow }),
       /cannot read record bodies as bytes.*Parser\.prototype\.handlePacket/,
     );
     assert.throws(
-      () => assertRawRowHooks({ parser, connection: {}, dataRowMessage: DataRow }),
+      () => assertRawRowHooks({ parser, connection: {}, client, dataRowMessage: DataRow }),
       /Connection\.prototype\.attachListeners/,
     );
     assert.throws(
-      () => assertRawRowHooks({ parser, connection, dataRowMessage: undefined }),
+      () => assertRawRowHooks({ parser, connection, client: {}, dataRowMessage: DataRow }),
+      /Client\.prototype\._getActiveQuery/,
+    );
+    assert.throws(
+      () => assertRawRowHooks({ parser, connection, client, dataRowMessage: undefined }),
       /DataRowMessage/,
     );
   });
@@ -116,5 +122,44 @@ describe('PostgreSQL record bodies', { skip: unreachable }, () => {
       inventorySearch({ locationId: location }),
     );
     assert.ok(isBytes(entryRow?.json), `records.search gave ${typeof entryRow?.json}`);
+  });
+
+  test('a page is read into one buffer with room for the envelope, whatever its records weigh', async () => {
+    // Bodies from 60 bytes to 40 KB, accented: the page's buffer starts from earlier pages' sizes and grows.
+    const weight = (n: number) => (n % 7 === 3 ? 40_000 : n % 3 === 0 ? 2_000 : 0);
+    const orders = Array.from({ length: 30 }, (_, n) => {
+      const order = purchaseOrder(n, T0 + n);
+      const object = JSON.parse(order.json) as Record<string, unknown>;
+      return {
+        ...order,
+        json: JSON.stringify({ ...object, note: 'Mëtrø Føødšërvïçë ✓'.repeat(weight(n) / 20) }),
+      };
+    });
+    const location = await importInto(store, { purchaseOrders: orders });
+    for (const limit of [1, 2, 7, 29, 30, 31, 3, 1]) {
+      for (const from of [0, 5]) {
+        const after =
+          from === 0 ? {} : { after: { modifiedAt: orders[from - 1]!.modifiedAt, id: orders[from - 1]!.id } };
+        const page = await store.records.page(
+          PURCHASE_ORDERS,
+          purchaseOrderSearch({ locationId: location, limit, ...after }),
+        );
+        const expected = orders.slice(from, from + limit);
+        assert.equal(page.count, expected.length);
+        assert.equal(page.more, from + limit < orders.length);
+        assert.deepEqual(page.last, { modifiedAt: expected.at(-1)!.modifiedAt, id: expected.at(-1)!.id });
+        assert.equal(page.chunks.length, 1);
+        assert.equal(text(page.chunks[0]), expected.map((order) => order.json).join(','));
+        const chunk = page.chunks[0] as Uint8Array;
+        assert.ok(page.room !== undefined && page.room.before >= 512 && page.room.after >= 2);
+        assert.ok(chunk.byteOffset >= page.room.before);
+        assert.ok(chunk.byteOffset + chunk.byteLength + page.room.after <= chunk.buffer.byteLength);
+      }
+    }
+    const none = await store.records.page(
+      PURCHASE_ORDERS,
+      purchaseOrderSearch({ locationId: location, modifiedFrom: T0 + 1000 }),
+    );
+    assert.deepEqual(none, { chunks: [], count: 0, last: undefined, more: false });
   });
 });

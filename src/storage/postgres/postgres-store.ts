@@ -1,7 +1,6 @@
 import pg from 'pg';
 import { RECORD_KINDS, type RecordKind } from '../../records/kinds.js';
 import { StoreError } from '../../shared/errors.js';
-import { pageOfRows } from '../page.js';
 import { createSettingsStore } from '../settings.js';
 import type {
   AuthStore,
@@ -11,10 +10,12 @@ import type {
   ImportSession,
   LocationInfo,
   LocationSummary,
+  RecordSearch,
   RecordStore,
   SigningKeyRecord,
   Store,
   StoredJson,
+  StoredPage,
   StoredRow,
 } from '../store.js';
 import { checkout } from './checkout.js';
@@ -23,6 +24,7 @@ import { postgresImportSession } from './import-session.js';
 import { type KeysetSearch, keysetSearch } from './keyset-search.js';
 import { createLookupBatcher } from './lookup-batcher.js';
 import { assertSchemaCurrent, migrate, schemaVersion } from './migrations.js';
+import { PageQuery } from './page-query.js';
 import { isUnavailableError, toStoreError } from './pg-errors.js';
 import { assertRawRowHooks, RAW_COLUMNS, RawRowsClient } from './raw-rows.js';
 
@@ -34,6 +36,8 @@ export interface PostgresStoreOptions extends PostgresConnectionOptions {
 }
 
 const DEFAULT_SCAN_BATCH = 1000;
+/** A first page's guess at its records' size (bytes each); later pages of the shape start from what they saw. */
+const INITIAL_BYTES_PER_ROW = 1024;
 
 const UPSERT_LOCATION = `
   INSERT INTO locations (location_id, name, created_at) VALUES ($1, coalesce($2, $1), $3)
@@ -140,6 +144,35 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
     }));
   };
 
+  /** Each statement shape's record size so far: a page's buffer starts at what the shape's last pages needed. */
+  const pageSizes = new Map<string, { bytesPerRow: number }>();
+  /** A retail page read into the buffer it is served from (page-query.ts); retried once as `read` is. */
+  const readPage = async (table: string, query: RecordSearch): Promise<StoredPage> => {
+    const config = keysetSearch({ table, ...query, limit: query.limit + 1 });
+    const name = config.name ?? table;
+    let sizeHint = pageSizes.get(name);
+    if (sizeHint === undefined) {
+      sizeHint = { bytesPerRow: INITIAL_BYTES_PER_ROW };
+      pageSizes.set(name, sizeHint);
+    }
+    const run = () =>
+      pool.query(
+        new PageQuery({ ...config, types: RAW_COLUMNS }, query.limit, sizeHint),
+      ) as unknown as Promise<StoredPage>;
+    try {
+      return await run();
+    } catch (error) {
+      if (!isUnavailableError(error) || (error as { code?: unknown }).code === '57014') {
+        throw toStoreError(error);
+      }
+    }
+    try {
+      return await run();
+    } catch (error) {
+      throw toStoreError(error);
+    }
+  };
+
   async function* scan(table: string, locationId: string, batchSize = DEFAULT_SCAN_BATCH) {
     let after: Cursor | undefined;
     for (;;) {
@@ -182,8 +215,7 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
         ? undefined
         : { first: Number(row.first), last: Number(row.last) };
     },
-    page: async (kind, query) =>
-      pageOfRows(await search({ table: kind.table, ...query, limit: query.limit + 1 }), query.limit),
+    page: (kind, query) => readPage(kind.table, query),
     scan: (kind, locationId, batchSize) => scan(kind.table, locationId, batchSize),
     beginImport: async ({ id, name }) => {
       // The location row is written inside the import's transaction: a rolled-back import into a new location

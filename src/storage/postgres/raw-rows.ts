@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { type BackendMessage, DataRowMessage } from 'pg-protocol/dist/messages.js';
 import { type MessageCallback, Parser } from 'pg-protocol/dist/parser.js';
+import { PageQuery, type RowSink } from './page-query.js';
 
 /**
  * node-postgres with row columns handed out as the bytes PostgreSQL sent, undecoded.
@@ -12,7 +13,8 @@ import { type MessageCallback, Parser } from 'pg-protocol/dist/parser.js';
  * parser's buffer, which it reuses. Every other message goes through pg-protocol unchanged.
  *
  * Queries ask for bytes with `types: RAW_COLUMNS`; for all others `decodedTypes` decodes text columns first, so
- * they see the strings node-postgres would have given them.
+ * they see the strings node-postgres would have given them. A PageQuery (page-query.ts) takes each DataRow's bytes
+ * itself, before any column is copied out.
  */
 
 const DATA_ROW = 0x44; // 'D'
@@ -23,9 +25,25 @@ const ParserBase = Parser as unknown as new () => {
   handlePacket(offset: number, code: number, length: number, bytes: Buffer): BackendMessage;
 };
 
+/** Stands for every row a RowSink took: the client hands it to the sink's handleDataRow, which ignores it. */
+const SUNK_ROW = new DataRowMessage(0, []);
+
 class RawRowParser extends ParserBase {
+  /** The running query when it reads rows itself (a PageQuery), else undefined. */
+  readonly #sink: () => RowSink | undefined;
+
+  constructor(sink: () => RowSink | undefined) {
+    super();
+    this.#sink = sink;
+  }
+
   override handlePacket(offset: number, code: number, length: number, bytes: Buffer): BackendMessage {
     if (code !== DATA_ROW) return super.handlePacket(offset, code, length, bytes);
+    const sink = this.#sink();
+    if (sink !== undefined) {
+      sink.appendRow(bytes, offset);
+      return SUNK_ROW;
+    }
     const count = bytes.readInt16BE(offset);
     const fields: (Buffer | null)[] = new Array(count);
     let at = offset + 2;
@@ -49,12 +67,14 @@ class RawRowParser extends ParserBase {
 export interface RawRowHooks {
   parser: object;
   connection: object;
+  client: object;
   dataRowMessage: unknown;
 }
 
 const PINNED_HOOKS: RawRowHooks = {
   parser: Parser.prototype,
   connection: (pg as unknown as { Connection?: { prototype: object } }).Connection?.prototype ?? {},
+  client: pg.Client.prototype,
   dataRowMessage: DataRowMessage,
 };
 
@@ -74,6 +94,9 @@ export const assertRawRowHooks = (hooks: RawRowHooks = PINNED_HOOKS): void => {
     ...(typeof (hooks.connection as { attachListeners?: unknown }).attachListeners === 'function'
       ? []
       : ['pg Connection.prototype.attachListeners']),
+    ...(typeof (hooks.client as { _getActiveQuery?: unknown })._getActiveQuery === 'function'
+      ? []
+      : ['pg Client.prototype._getActiveQuery']),
     ...(typeof hooks.dataRowMessage === 'function' ? [] : ['pg-protocol DataRowMessage']),
   ];
   if (missing.length > 0) {
@@ -83,6 +106,10 @@ export const assertRawRowHooks = (hooks: RawRowHooks = PINNED_HOOKS): void => {
     );
   }
 };
+
+interface ClientInternals {
+  _getActiveQuery(): unknown;
+}
 
 interface ConnectionInternals {
   attachListeners(stream: NodeJS.ReadableStream): void;
@@ -95,8 +122,12 @@ export class RawRowsClient extends pg.Client {
   constructor(config?: string | pg.ClientConfig) {
     super(config);
     const connection = this.connection as unknown as ConnectionInternals;
+    const client = this as unknown as ClientInternals;
     connection.attachListeners = (stream) => {
-      const parser = new RawRowParser();
+      const parser = new RawRowParser(() => {
+        const query = client._getActiveQuery();
+        return query instanceof PageQuery ? query : undefined;
+      });
       stream.on('data', (buffer: Buffer) =>
         parser.parse(buffer, (message) => {
           if (connection._emitMessage === true) connection.emit('message', message);
