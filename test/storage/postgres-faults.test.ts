@@ -178,6 +178,45 @@ if (unreachable !== undefined) {
       }
     });
 
+    test('a page over the statement timeout fails with STORE_UNAVAILABLE, and the next page on that pool is whole', async () => {
+      const orders = Array.from({ length: 5 }, (_, n) => purchaseOrder(n, T0 + n));
+      const location = await importInto(store, { purchaseOrders: orders });
+      // One connection, so the page after the timeout runs on the connection the page query failed on.
+      const quick = await createPostgresStore({
+        databaseUrl: postgresUrl,
+        schema,
+        statementTimeoutMs: 200,
+        poolSize: 1,
+      });
+      const { Client } = (await import('pg')).default;
+      const locker = new Client({ connectionString: postgresUrl });
+      await locker.connect();
+      const search = purchaseOrderSearch({
+        locationId: location,
+        statuses: [],
+        includeArchived: true,
+        limit: 4,
+      });
+      try {
+        await locker.query('BEGIN');
+        await locker.query(`LOCK TABLE ${schema}.purchase_orders IN ACCESS EXCLUSIVE MODE`);
+        await assert.rejects(quick.records.page(PURCHASE_ORDERS, search), isUnavailable);
+        await locker.query('ROLLBACK');
+        const page = await quick.records.page(PURCHASE_ORDERS, search);
+        assert.equal(
+          page.chunks.map(text).join(','),
+          orders
+            .slice(0, 4)
+            .map((order) => order.json)
+            .join(','),
+        );
+        assert.equal(page.more, true);
+      } finally {
+        await locker.end();
+        await quick.close();
+      }
+    });
+
     describe('the database going away and coming back', () => {
       let proxy: TcpProxy;
       let proxied: Store;
