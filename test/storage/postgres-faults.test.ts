@@ -5,7 +5,7 @@ import { PURCHASE_ORDERS } from '../../src/records/kinds.js';
 import { PURCHASE_ORDER_ROWS } from '../../src/records/rows.js';
 import { StoreError } from '../../src/shared/errors.js';
 import { createPostgresStore } from '../../src/storage/postgres/postgres-store.js';
-import type { Store } from '../../src/storage/store.js';
+import type { Store, StoredPage } from '../../src/storage/store.js';
 import { purchaseOrderFixture } from '../helpers/fixtures.js';
 import { readerApp } from '../helpers/reader-app.js';
 import { adminQuery, freshSchemaName, postgresUnreachable, postgresUrl } from './backends.js';
@@ -32,6 +32,18 @@ const succeedsOrUnavailable = async (call: () => Promise<unknown>): Promise<void
   } catch (error) {
     isUnavailable(error);
   }
+};
+
+/** The page holds exactly the first `count` of `orders`, joined as served, and says more follow. */
+const assertFirstOf = (page: StoredPage, orders: readonly { json: string }[], count: number): void => {
+  assert.equal(
+    page.chunks.map(text).join(','),
+    orders
+      .slice(0, count)
+      .map((order) => order.json)
+      .join(','),
+  );
+  assert.equal(page.more, true);
 };
 
 const withUrl = (host: string, port: number): string => {
@@ -114,14 +126,7 @@ if (unreachable !== undefined) {
                 PURCHASE_ORDERS,
                 purchaseOrderSearch({ locationId: location, statuses: [], includeArchived: true, limit: 39 }),
               );
-              assert.equal(
-                page.chunks.map(text).join(','),
-                orders
-                  .slice(0, 39)
-                  .map((order) => order.json)
-                  .join(','),
-              );
-              assert.equal(page.more, true);
+              assertFirstOf(page, orders, 39);
             } else {
               const order = orders[k % orders.length]!;
               assert.equal(
@@ -203,14 +208,7 @@ if (unreachable !== undefined) {
         await assert.rejects(quick.records.page(PURCHASE_ORDERS, search), isUnavailable);
         await locker.query('ROLLBACK');
         const page = await quick.records.page(PURCHASE_ORDERS, search);
-        assert.equal(
-          page.chunks.map(text).join(','),
-          orders
-            .slice(0, 4)
-            .map((order) => order.json)
-            .join(','),
-        );
-        assert.equal(page.more, true);
+        assertFirstOf(page, orders, 4);
       } finally {
         await locker.end();
         await quick.close();
