@@ -95,20 +95,23 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
    * connections, and a second attempt gets a fresh one. A statement timeout is not retried (it would only add
    * load).
    */
-  const read = async <R extends pg.QueryResultRow>(query: pg.QueryConfig): Promise<R[]> => {
+  const retryOnce = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
-      return (await pool.query<R>(query)).rows;
+      return await run();
     } catch (error) {
       if (!isUnavailableError(error) || (error as { code?: unknown }).code === '57014') {
         throw toStoreError(error);
       }
     }
     try {
-      return (await pool.query<R>(query)).rows;
+      return await run();
     } catch (error) {
       throw toStoreError(error);
     }
   };
+
+  const read = async <R extends pg.QueryResultRow>(query: pg.QueryConfig): Promise<R[]> =>
+    retryOnce(async () => (await pool.query<R>(query)).rows);
 
   const write = async (query: pg.QueryConfig): Promise<pg.QueryResult> => {
     try {
@@ -155,22 +158,13 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
       sizeHint = { bytesPerRow: INITIAL_BYTES_PER_ROW };
       pageSizes.set(name, sizeHint);
     }
-    const run = () =>
-      pool.query(
-        new PageQuery({ ...config, types: RAW_COLUMNS }, query.limit, sizeHint),
-      ) as unknown as Promise<StoredPage>;
-    try {
-      return await run();
-    } catch (error) {
-      if (!isUnavailableError(error) || (error as { code?: unknown }).code === '57014') {
-        throw toStoreError(error);
-      }
-    }
-    try {
-      return await run();
-    } catch (error) {
-      throw toStoreError(error);
-    }
+    // A PageQuery is single-use (it holds its page's buffer), so each attempt makes its own.
+    return retryOnce(
+      () =>
+        pool.query(
+          new PageQuery({ ...config, types: RAW_COLUMNS }, query.limit, sizeHint),
+        ) as unknown as Promise<StoredPage>,
+    );
   };
 
   async function* scan(table: string, locationId: string, batchSize = DEFAULT_SCAN_BATCH) {
