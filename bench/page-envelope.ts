@@ -5,8 +5,9 @@ import { parseArgs } from 'node:util';
 import { INVENTORY_HISTORY, PURCHASE_ORDERS, type RecordKind } from '../src/records/kinds.js';
 import { pageBody } from '../src/retail/record-reader.js';
 import { BENCH_LOCATION } from './dataset.js';
+import { MICROBENCH_OPTIONS, microbenchLog, microbenchStore } from './microbench.js';
 import { machineLine, median } from './report.js';
-import { ensureStore, openSpec } from './stores.js';
+import { openSpec } from './stores.js';
 
 /**
  * The page envelope written into the room the SQLite store leaves around a page's BLOB ("framed"), against
@@ -22,25 +23,17 @@ const { values } = parseArgs({
   options: {
     pages: { type: 'string', default: '2000' },
     rounds: { type: 'string', default: '6' },
-    out: { type: 'string' },
-    // The smoke test's tiny store: a scale and a scratch directory of its own.
-    scale: { type: 'string', default: '1' },
     backend: { type: 'string', default: 'sqlite' },
-    cache: { type: 'string' },
+    ...MICROBENCH_OPTIONS,
   },
 });
 const pages = Number(values.pages);
 const rounds = Number(values.rounds);
-const ROOT = join(import.meta.dirname, '..');
-const log = (line: string) => process.stderr.write(`${line}\n`);
+const log = microbenchLog;
 
 if (values.backend !== 'sqlite' && values.backend !== 'postgres')
   throw new Error('--backend: sqlite or postgres');
-const spec = await ensureStore(values.backend, Number(values.scale), {
-  cacheDir: values.cache ?? join(ROOT, 'bench', '.cache'),
-  fresh: false,
-  log,
-});
+const spec = await microbenchStore(values.backend, values);
 const store = await openSpec(spec);
 
 interface Shape {

@@ -6,8 +6,8 @@ import { INVENTORY_HISTORY, PURCHASE_ORDERS, type RecordKind } from '../src/reco
 import { PAGE_HEADROOM, pageSql, searchSql } from '../src/storage/sqlite/search-sql.js';
 import type { RecordSearch } from '../src/storage/store.js';
 import { BENCH_LOCATION } from './dataset.js';
+import { MICROBENCH_OPTIONS, microbenchLog, microbenchStore } from './microbench.js';
 import { machineLine, median } from './report.js';
-import { ensureStore } from './stores.js';
 
 /**
  * The SQLite page statement as served ("concatenated": the BLOB's headroom and tail concatenated to the
@@ -21,21 +21,14 @@ const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '300' },
     rounds: { type: 'string', default: '9' },
-    out: { type: 'string' },
-    scale: { type: 'string', default: '1' },
-    cache: { type: 'string' },
+    ...MICROBENCH_OPTIONS,
   },
 });
 const runs = Number(values.runs);
 const rounds = Number(values.rounds);
-const ROOT = join(import.meta.dirname, '..');
-const log = (line: string) => process.stderr.write(`${line}\n`);
+const log = microbenchLog;
 
-const spec = await ensureStore('sqlite', Number(values.scale), {
-  cacheDir: values.cache ?? join(ROOT, 'bench', '.cache'),
-  fresh: false,
-  log,
-});
+const spec = await microbenchStore('sqlite', values);
 if (spec.backend !== 'sqlite') throw new Error('the SQLite bench store');
 const db = new Database(spec.path, { readonly: true });
 // The server's page cache size (sqlite-store.ts), so both forms read warm pages.

@@ -1,0 +1,27 @@
+import { join } from 'node:path';
+import { ensureStore, type StoreSpec } from './stores.js';
+
+/**
+ * What the in-process microbenchmarks (page-statement, page-envelope, covering-index) share: their `--out`,
+ * `--scale` and `--cache` options, for `parseArgs`, and the bench store they read, built on first use.
+ */
+export const MICROBENCH_OPTIONS = {
+  out: { type: 'string' },
+  // The smoke test's tiny store: a scale and a scratch directory of its own.
+  scale: { type: 'string', default: '1' },
+  cache: { type: 'string' },
+} as const;
+
+export const microbenchLog = (line: string): void => {
+  process.stderr.write(`${line}\n`);
+};
+
+export const microbenchStore = (
+  backend: StoreSpec['backend'],
+  values: { scale: string; cache?: string | undefined },
+): Promise<StoreSpec> =>
+  ensureStore(backend, Number(values.scale), {
+    cacheDir: values.cache ?? join(import.meta.dirname, '.cache'),
+    fresh: false,
+    log: microbenchLog,
+  });
