@@ -293,7 +293,8 @@ const growth = (points: readonly ScalePoint[]): string[] => {
   return lines;
 };
 
-const chart = (points: readonly ScalePoint[]): string => {
+/** The scale run's curves, from its points (also to redraw a committed run's `scale.json`). */
+export const scaleChart = (points: readonly ScalePoint[]): string => {
   const series = (
     pick: (p: ScalePoint) => number,
     label: string,
@@ -368,6 +369,6 @@ export const runScale = async (context: Omit<Context, 'importSources'>): Promise
     join(options.out, `${name}.json`),
     `${JSON.stringify({ machine: machineLine(), date: new Date().toISOString(), options, points }, null, 2)}\n`,
   );
-  writeFileSync(join(options.out, `${name}.svg`), chart(points));
+  writeFileSync(join(options.out, `${name}.svg`), scaleChart(points));
   process.stdout.write(text);
 };

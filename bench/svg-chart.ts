@@ -58,9 +58,14 @@ const panelSvg = (panel: Panel, colourOf: (name: string) => string): string => {
       `<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${y(tick)}" y2="${y(tick)}" stroke="#ddd"/>`,
       `<text x="${MARGIN.left - 6}" y="${y(tick) + 4}" text-anchor="end">${compact(tick)}</text>`,
     );
-  for (const value of [...new Set(xs)].sort((a, b) => a - b))
+  // One tick per decade the points sit nearest: the stores' real sizes (9,104 and 10,803 entries, say) are
+  // a few pixels apart on a log axis, and labelling each of them printed the labels over one another.
+  for (const decade of [...new Set(xs.map((value) => 10 ** Math.round(Math.log10(value))))].sort(
+    (a, b) => a - b,
+  ))
     parts.push(
-      `<text x="${x(value)}" y="${HEIGHT - MARGIN.bottom + 16}" text-anchor="middle">${compact(value)}</text>`,
+      `<line x1="${x(decade)}" x2="${x(decade)}" y1="${MARGIN.top}" y2="${MARGIN.top + plotH}" stroke="#eee"/>`,
+      `<text x="${x(decade)}" y="${HEIGHT - MARGIN.bottom + 16}" text-anchor="middle">${compact(decade)}</text>`,
     );
   for (const series of panel.series) {
     const colour = colourOf(series.name.replace(/ deep$/, ''));
