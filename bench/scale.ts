@@ -286,7 +286,7 @@ const markdown = (points: readonly ScalePoint[]): string => {
 };
 
 /** Growth from the smallest to the largest size of each curve, against the issue's targets. */
-const growth = (points: readonly ScalePoint[]): string[] => {
+export const scaleGrowth = (points: readonly ScalePoint[]): string[] => {
   const lines: string[] = [];
   for (const backend of ['sqlite', 'postgres'] as const)
     for (const layout of ['one', 'spread'] as const) {
@@ -294,13 +294,15 @@ const growth = (points: readonly ScalePoint[]): string[] => {
       const first = curve[0];
       const last = curve.at(-1);
       if (first === undefined || last === undefined || first === last) continue;
-      const factor = (pick: (p: ScalePoint) => number) =>
-        (pick(last) / Math.max(pick(first), 0.01)).toFixed(2);
+      const factor = (pick: (p: ScalePoint) => number) => `×${(pick(last) / pick(first)).toFixed(2)}`;
+      // Latencies come in the load generator's 1 ms steps: a p50 of 0 at the smallest size has no ratio.
+      const latency = (pick: (p: ScalePoint) => Measurement) =>
+        pick(first).p50 === 0 ? `0 → ${pick(last).p50} ms (under 1 ms at first)` : factor((p) => pick(p).p50);
       lines.push(
         `- ${backend}, ${first.locations === 1 ? 'one location' : `${first.locations} locations`}, ${first.entries.toLocaleString('en-US')} → ${last.entries.toLocaleString('en-US')} entries: ` +
-          `GET p50 ×${factor((p) => p.get.p50)}, first page p50 ×${factor((p) => p.firstPage.p50)}, deep page p50 ×${factor((p) => p.deepPage.p50)}, ` +
-          `filtered first/deep ×${factor((p) => p.firstPageFiltered.p50)} / ×${factor((p) => p.deepPageFiltered.p50)} (target ≤ 1.5); ` +
-          `import rate ×${factor((p) => p.importRate)} (target ≥ 0.7); RSS ${Math.round(last.rssMb)} MB (target ≤ 300).`,
+          `GET p50 ${latency((p) => p.get)}, first page p50 ${latency((p) => p.firstPage)}, deep page p50 ${latency((p) => p.deepPage)}, ` +
+          `filtered first/deep ${latency((p) => p.firstPageFiltered)} / ${latency((p) => p.deepPageFiltered)} (target ≤ 1.5); ` +
+          `import rate ${factor((p) => p.importRate)} (target ≥ 0.7); RSS ${Math.round(last.rssMb)} MB (target ≤ 300).`,
       );
     }
   return lines;
@@ -373,7 +375,7 @@ export const runScale = async (context: Omit<Context, 'importSources'>): Promise
     '',
     markdown(points),
     '',
-    ...growth(points),
+    ...scaleGrowth(points),
     '',
     `![Cost against size](${name}.svg)`,
     '',
