@@ -7,7 +7,7 @@ import { INVENTORY_HISTORY } from '../src/records/kinds.js';
 import { pageSql } from '../src/storage/sqlite/search-sql.js';
 import type { RecordSearch } from '../src/storage/store.js';
 import { BENCH_LOCATION } from './dataset.js';
-import { MICROBENCH_OPTIONS, microbenchLog, microbenchStore } from './microbench.js';
+import { microbenchLog as log, MICROBENCH_OPTIONS, microbenchStore } from './microbench.js';
 import { machineLine, median } from './report.js';
 import { UNICODE_LOCATION } from './unicode.js';
 
@@ -28,7 +28,6 @@ const { values } = parseArgs({
 });
 const runs = Number(values.runs);
 const rounds = Number(values.rounds);
-const log = microbenchLog;
 const TYPE_INDEX = 'inventory_entries_adjustment_type_page';
 const COVERING_INDEX = 'inventory_entries_adjustment_type_cover';
 

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { INVENTORY_HISTORY, PURCHASE_ORDERS, type RecordKind } from '../src/records/kinds.js';
 import { pageBody } from '../src/retail/record-reader.js';
 import { BENCH_LOCATION } from './dataset.js';
-import { MICROBENCH_OPTIONS, microbenchLog, microbenchStore } from './microbench.js';
+import { microbenchLog as log, MICROBENCH_OPTIONS, microbenchStore } from './microbench.js';
 import { machineLine, median } from './report.js';
 import { openSpec } from './stores.js';
 
@@ -29,7 +29,6 @@ const { values } = parseArgs({
 });
 const pages = Number(values.pages);
 const rounds = Number(values.rounds);
-const log = microbenchLog;
 
 if (values.backend !== 'sqlite' && values.backend !== 'postgres')
   throw new Error('--backend: sqlite or postgres');

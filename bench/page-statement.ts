@@ -6,7 +6,7 @@ import { INVENTORY_HISTORY, PURCHASE_ORDERS, type RecordKind } from '../src/reco
 import { PAGE_HEADROOM, pageSql, searchSql } from '../src/storage/sqlite/search-sql.js';
 import type { RecordSearch } from '../src/storage/store.js';
 import { BENCH_LOCATION } from './dataset.js';
-import { MICROBENCH_OPTIONS, microbenchLog, microbenchStore } from './microbench.js';
+import { microbenchLog as log, MICROBENCH_OPTIONS, microbenchStore } from './microbench.js';
 import { machineLine, median } from './report.js';
 
 /**
@@ -26,7 +26,6 @@ const { values } = parseArgs({
 });
 const runs = Number(values.runs);
 const rounds = Number(values.rounds);
-const log = microbenchLog;
 
 const spec = await microbenchStore('sqlite', values);
 if (spec.backend !== 'sqlite') throw new Error('the SQLite bench store');
