@@ -1,57 +1,76 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.js';
 
-/** The README stands alone: its tables render, its links stay inside the repository, its flags are real. */
+/**
+ * The README and the pages in docs/ stand alone: their tables render, their links stay inside the repository and
+ * land on a file or a heading that exists, and the README's flags are real.
+ */
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
-const readme = await readFile(join(repo, 'README.md'), 'utf8');
-const outsideFences = readme.replace(/^```[\s\S]*?^```/gm, (block) => block.replace(/[^\n]/g, ''));
+const pages = [
+  'README.md',
+  ...readdirSync(join(repo, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
+const text = (page: string): string => readFileSync(join(repo, page), 'utf8');
+const readme = text('README.md');
+const withoutFences = (markdown: string): string =>
+  markdown.replace(/^```[\s\S]*?^```/gm, (block) => block.replace(/[^\n]/g, ''));
 
-/** The cells of a table row: an escaped pipe (`\|`, as in code spans) stays inside its cell, as GitHub renders it. */
-const cells = (row: string): number => row.trim().replace(/\\\|/g, '').split('|').length - 2;
-
-test('every table row has as many cells as its header, and a delimiter row follows each header', () => {
-  const lines = outsideFences.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] ?? '';
-    if (!line.startsWith('|') || lines[i - 1]?.startsWith('|')) continue;
-    const width = cells(line);
-    assert.match(
-      lines[i + 1] ?? '',
-      /^\|(\s*:?-+:?\s*\|)+\s*$/,
-      `line ${i + 2}: no delimiter row under the header`,
-    );
-    assert.equal(cells(lines[i + 1] ?? ''), width, `line ${i + 2}`);
-    for (let j = i + 2; lines[j]?.startsWith('|'); j++)
-      assert.equal(cells(lines[j] ?? ''), width, `README line ${j + 1} has a different number of cells`);
-  }
-});
-
-test('links point at files in the repository or headings of the README, never outside it', () => {
-  const anchors = new Set(
-    [...readme.matchAll(/^#+ (.+)$/gm)].map((match) =>
+/** GitHub's anchors for a page's headings. */
+const anchors = (markdown: string): Set<string> =>
+  new Set(
+    [...withoutFences(markdown).matchAll(/^#+ (.+)$/gm)].map((match) =>
       (match[1] ?? '')
         .toLowerCase()
         .replace(/[^\w\- ]/g, '')
         .replace(/ /g, '-'),
     ),
   );
-  for (const [, target = ''] of outsideFences.matchAll(/\]\(([^)\s]+)\)/g)) {
-    if (/^https?:\/\//.test(target)) continue;
-    if (target.startsWith('#')) {
-      assert.ok(anchors.has(target.slice(1)), `no heading for ${target}`);
-      continue;
+
+/** The cells of a table row: an escaped pipe (`\|`, as in code spans) stays inside its cell, as GitHub renders it. */
+const cells = (row: string): number => row.trim().replace(/\\\|/g, '').split('|').length - 2;
+
+for (const page of pages) {
+  const lines = withoutFences(text(page)).split('\n');
+
+  test(`${page}: every table row has as many cells as its header, and a delimiter row follows each header`, () => {
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i] ?? '';
+      if (!line.startsWith('|') || lines[i - 1]?.startsWith('|')) continue;
+      const width = cells(line);
+      assert.match(
+        lines[i + 1] ?? '',
+        /^\|(\s*:?-+:?\s*\|)+\s*$/,
+        `${page} line ${i + 2}: no delimiter row under the header`,
+      );
+      assert.equal(cells(lines[i + 1] ?? ''), width, `${page} line ${i + 2}`);
+      for (let j = i + 2; lines[j]?.startsWith('|'); j++)
+        assert.equal(cells(lines[j] ?? ''), width, `${page} line ${j + 1} has a different number of cells`);
     }
-    assert.ok(!target.startsWith('/') && !target.startsWith('..'), `${target} points outside the repository`);
-    assert.ok(existsSync(join(repo, target.split('#')[0] ?? '')), `${target} does not exist`);
-  }
-  assert.ok(!/\/work\/|shared\/spec/.test(readme), 'the README names a path outside the repository');
-});
+  });
+
+  test(`${page}: links point at files in the repository or at headings that exist, never outside it`, () => {
+    for (const [, target = ''] of lines.join('\n').matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^https?:\/\//.test(target)) continue;
+      const [path = '', anchor] = target.split('#');
+      const file = path === '' ? join(repo, page) : join(repo, dirname(page), path);
+      assert.ok(
+        !relative(repo, file).startsWith('..') && !path.startsWith('/'),
+        `${page}: ${target} leaves the repository`,
+      );
+      assert.ok(existsSync(file), `${page}: ${target} does not exist`);
+      if (anchor !== undefined && statSync(file).isFile() && file.endsWith('.md'))
+        assert.ok(anchors(readFileSync(file, 'utf8')).has(anchor), `${page}: no heading for ${target}`);
+    }
+    assert.ok(!/\/work\/|shared\/spec/.test(text(page)), `${page} names a path outside the repository`);
+  });
+}
 
 test('every serve flag is in the README', async () => {
   let help = '';
