@@ -19,6 +19,8 @@ interface ProbeReport {
   generation: number;
   p99: number;
   max: number;
+  /** The longest garbage-collection pause of the stretch (ms). */
+  gcMax: number;
   samples: number;
   rss: number;
 }
@@ -27,6 +29,8 @@ interface ProbeReport {
 export interface LoopDelay {
   p99: number;
   max: number;
+  /** The longest garbage-collection pause in any of those processes over the same stretch. */
+  gcMax: number;
 }
 
 export interface LarderProcess {
@@ -96,6 +100,7 @@ export const createDelayProbe = (): DelayProbe => {
       return {
         p99: Math.max(0, ...serving.map((report) => report.p99)),
         max: Math.max(0, ...serving.map((report) => report.max)),
+        gcMax: Math.max(0, ...serving.map((report) => report.gcMax)),
       };
     },
     rss: async () => {

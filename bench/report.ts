@@ -20,7 +20,7 @@ export interface Row {
   pass?: boolean;
   note?: string;
   /** The event loop's delay in the server under load (ms): p99 and max over the scenario's runs. */
-  loopDelay?: { p99: number; max: number };
+  loopDelay?: { p99: number; max: number; gcMax: number };
 }
 
 /** The middle value (the mean of the two middle ones for an even count). */
@@ -48,7 +48,7 @@ const cell = (row: Row, key: 'rate' | 'p50' | 'p99'): string => {
 
 export const markdownTable = (rows: readonly Row[]): string => {
   const lines = [
-    '| Scenario | Server | req/s | p50 ms | p99 ms | Ratio | Target | Result | Loop delay p99 / max ms |',
+    '| Scenario | Server | req/s | p50 ms | p99 ms | Ratio | Target | Result | Loop delay p99 / max ms (longest GC pause) |',
     '|---|---|---:|---:|---:|---:|---|---|---:|',
   ];
   for (const row of rows) {
@@ -63,7 +63,7 @@ export const markdownTable = (rows: readonly Row[]): string => {
     const delay =
       row.loopDelay === undefined
         ? ''
-        : `${row.loopDelay.p99} / ${row.loopDelay.max > 5 ? `**${row.loopDelay.max}**` : row.loopDelay.max}`;
+        : `${row.loopDelay.p99} / ${row.loopDelay.max > 5 ? `**${row.loopDelay.max}**` : row.loopDelay.max} (${row.loopDelay.gcMax})`;
     lines.push(
       `| ${row.scenario} | ${row.server} | ${rate} | ${cell(row, 'p50')} | ${cell(row, 'p99')} | ${ratio} | ${row.target ?? ''} | ${result} | ${delay} |`,
     );

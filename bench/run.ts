@@ -369,6 +369,7 @@ const measureAll = async (
           loopDelay: {
             p99: Math.max(...delays[i]!.map((delay) => delay.p99)),
             max: Math.max(...delays[i]!.map((delay) => delay.max)),
+            gcMax: Math.max(...delays[i]!.map((delay) => delay.gcMax)),
           },
         }),
   }));
@@ -538,10 +539,12 @@ const loopDelayNote = (): string | undefined => {
     "Event-loop delay (monitorEventLoopDelay at 1 ms resolution, in every server process, over that server's own " +
     "measured runs; the time a tick came late, the sampling timer's own 1 ms taken off): " +
     `worst Larder max ${worst.delay.max} ms (${worst.server}, ${worst.scenario}); ` +
-    `${over.length} of ${loopDelays.length} Larder rows over ${LOOP_DELAY_LIMIT_MS} ms. ` +
+    `${over.length} of ${loopDelays.length} Larder rows over ${LOOP_DELAY_LIMIT_MS} ms, ` +
+    `${over.filter((entry) => entry.delay.gcMax > LOOP_DELAY_LIMIT_MS).length} of them with a single garbage-collection pause over ${LOOP_DELAY_LIMIT_MS} ms. ` +
     `The raw node:http server, probed the same way over its own runs, is the control: p99 ${range(rawLoopDelays.map((delay) => delay.p99))} ms, ` +
     `max ${range(rawLoopDelays.map((delay) => delay.max))} ms, ${rawOver.length} of ${rawLoopDelays.length} rows over ${LOOP_DELAY_LIMIT_MS} ms. ` +
-    'A max also holds garbage collection and the scheduler taking the core away, not only a request.'
+    'A max also holds garbage collection and the scheduler taking the core away, not only a request: the longest ' +
+    'GC pause of each row is in brackets.'
   );
 };
 

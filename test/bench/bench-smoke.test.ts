@@ -49,7 +49,7 @@ test('npm run bench --smoke measures every scenario on both datasets and writes 
   assert.match(table, /^Command: `npm run bench -- --smoke/m);
   assert.match(
     table,
-    /\| Scenario \| Server \| req\/s \| p50 ms \| p99 ms \| Ratio \| Target \| Result \| Loop delay p99 \/ max ms \|/,
+    /\| Scenario \| Server \| req\/s \| p50 ms \| p99 ms \| Ratio \| Target \| Result \| Loop delay p99 \/ max ms \(longest GC pause\) \|/,
   );
   const searches = [
     'First search page (100 purchase orders, includeArchived)',
@@ -80,7 +80,12 @@ test('npm run bench --smoke measures every scenario on both datasets and writes 
   assert.equal(run.stdout.includes('| raw node:http |'), true, 'the table is printed too');
 
   const results = JSON.parse(await readFile(join(out, 'smoke.json'), 'utf8')) as {
-    rows: { server: string; rate?: number; note?: string; loopDelay?: { p99: number; max: number } }[];
+    rows: {
+      server: string;
+      rate?: number;
+      note?: string;
+      loopDelay?: { p99: number; max: number; gcMax: number };
+    }[];
   };
   const larderRows = results.rows.filter((row) => row.server === 'Larder sqlite' && row.rate !== undefined);
   assert.ok(larderRows.length >= 7);
@@ -89,6 +94,7 @@ test('npm run bench --smoke measures every scenario on both datasets and writes 
   for (const row of larderRows) {
     assert.doesNotMatch(row.note ?? '', /failed requests/);
     assert.ok(row.loopDelay !== undefined && row.loopDelay.max >= row.loopDelay.p99, 'loop delay measured');
+    assert.ok(row.loopDelay.gcMax >= 0, 'the longest GC pause is reported beside it');
   }
   // The raw server is probed too: its delay is the control a Larder row's is read against.
   const rawRows = results.rows.filter((row) => row.server === 'raw node:http' && row.rate !== undefined);
@@ -101,6 +107,11 @@ test('npm run bench --smoke measures every scenario on both datasets and writes 
   assert.match(
     table,
     /The raw node:http server, probed the same way over its own runs, is the control: p99 /,
+  );
+  assert.match(
+    table,
+    /\| [\d.]+ \/ (\*\*)?[\d.]+(\*\*)? \([\d.]+\) \|$/m,
+    'a loop-delay cell names its longest GC pause',
   );
 });
 
