@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -7,7 +7,7 @@ import { INVENTORY_HISTORY } from '../src/records/kinds.js';
 import { pageSql } from '../src/storage/sqlite/search-sql.js';
 import type { RecordSearch } from '../src/storage/store.js';
 import { BENCH_LOCATION } from './dataset.js';
-import { microbenchLog as log, MICROBENCH_OPTIONS, microbenchStore } from './microbench.js';
+import { microbenchLog as log, MICROBENCH_OPTIONS, microbenchReport, microbenchStore } from './microbench.js';
 import { machineLine, median } from './report.js';
 import { UNICODE_LOCATION } from './unicode.js';
 
@@ -108,8 +108,4 @@ const report = [
   ...sizes.map(({ name, bytes }) => `| ${name} | ${(bytes / 2 ** 20).toFixed(0)} |`),
   '',
 ].join('\n');
-if (values.out !== undefined) {
-  mkdirSync(values.out, { recursive: true });
-  writeFileSync(join(values.out, 'README.md'), report);
-}
-process.stdout.write(report);
+microbenchReport(values.out, 'README.md', report);

@@ -1,9 +1,11 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureStore, type StoreSpec } from './stores.js';
 
 /**
  * What the in-process microbenchmarks (page-statement, page-envelope, covering-index) share: their `--out`,
- * `--scale` and `--cache` options, for `parseArgs`, and the bench store they read, built on first use.
+ * `--scale` and `--cache` options, for `parseArgs`, the bench store they read, built on first use, and where their
+ * report goes.
  */
 export const MICROBENCH_OPTIONS = {
   out: { type: 'string' },
@@ -25,3 +27,12 @@ export const microbenchStore = (
     fresh: false,
     log: microbenchLog,
   });
+
+/** Prints a microbenchmark's report, and writes it to `<out>/<file>` when `--out` was given. */
+export const microbenchReport = (out: string | undefined, file: string, report: string): void => {
+  if (out !== undefined) {
+    mkdirSync(out, { recursive: true });
+    writeFileSync(join(out, file), report);
+  }
+  process.stdout.write(report);
+};

@@ -1,11 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { INVENTORY_HISTORY, PURCHASE_ORDERS, type RecordKind } from '../src/records/kinds.js';
 import { pageBody } from '../src/retail/record-reader.js';
 import { BENCH_LOCATION } from './dataset.js';
-import { microbenchLog as log, MICROBENCH_OPTIONS, microbenchStore } from './microbench.js';
+import { microbenchLog as log, MICROBENCH_OPTIONS, microbenchReport, microbenchStore } from './microbench.js';
 import { machineLine, median } from './report.js';
 import { openSpec } from './stores.js';
 
@@ -145,8 +143,4 @@ const report = [
   ...rows,
   '',
 ].join('\n');
-if (values.out !== undefined) {
-  mkdirSync(values.out, { recursive: true });
-  writeFileSync(join(values.out, 'page-envelope.md'), report);
-}
-process.stdout.write(report);
+microbenchReport(values.out, 'page-envelope.md', report);

@@ -1,12 +1,10 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { INVENTORY_HISTORY, PURCHASE_ORDERS, type RecordKind } from '../src/records/kinds.js';
 import { PAGE_HEADROOM, pageSql, searchSql } from '../src/storage/sqlite/search-sql.js';
 import type { RecordSearch } from '../src/storage/store.js';
 import { BENCH_LOCATION } from './dataset.js';
-import { microbenchLog as log, MICROBENCH_OPTIONS, microbenchStore } from './microbench.js';
+import { microbenchLog as log, MICROBENCH_OPTIONS, microbenchReport, microbenchStore } from './microbench.js';
 import { machineLine, median } from './report.js';
 
 /**
@@ -124,8 +122,4 @@ const report = [
   ...rows,
   '',
 ].join('\n');
-if (values.out !== undefined) {
-  mkdirSync(values.out, { recursive: true });
-  writeFileSync(join(values.out, 'page-statement.md'), report);
-}
-process.stdout.write(report);
+microbenchReport(values.out, 'page-statement.md', report);
