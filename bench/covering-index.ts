@@ -72,7 +72,10 @@ for (const [label, locationId] of [
   const blobs = (['rowid', 'covering'] as const).map(
     (form) => (statements[form].get(...served.params) as [number, string, string, Buffer])[3],
   );
-  if (!blobs[0]!.equals(blobs[1]!)) throw new Error(`${label}: the two indexes answer differently`);
+  // An empty page (a small --scale can leave the filter's month without entries) has no bytes to compare.
+  if (blobs[0] == null)
+    throw new Error(`${label}: the page is empty on this store (--scale ${values.scale})`);
+  if (!blobs[0].equals(blobs[1]!)) throw new Error(`${label}: the two indexes answer differently`);
   const results = { rowid: [] as number[], covering: [] as number[] };
   for (let round = 0; round < rounds; round++)
     for (const form of round % 2 === 0 ? (['rowid', 'covering'] as const) : (['covering', 'rowid'] as const))
