@@ -1,4 +1,5 @@
 import { cpus } from 'node:os';
+import type { LoopDelay } from './larder-process.js';
 
 /** One line of the results table; numbers stay numbers in latest.json. */
 export interface Row {
@@ -20,7 +21,7 @@ export interface Row {
   pass?: boolean;
   note?: string;
   /** The event loop's delay in the server under load (ms): p99 and max over the scenario's runs. */
-  loopDelay?: { p99: number; max: number; gcMax: number };
+  loopDelay?: LoopDelay;
 }
 
 /** The middle value (the mean of the two middle ones for an even count). */
