@@ -42,6 +42,9 @@ export const createFailureThrottle = ({
     const times = failures.get(key);
     if (times === undefined) return undefined;
     while (times.length > 0 && (times[0] as number) <= now - windowMs) times.shift();
+    // Failures "after" now happened before the virtual clock was set back: they no longer count, or a client
+    // would wait out a window that starts in the future.
+    while (times.length > 0 && (times[times.length - 1] as number) > now) times.pop();
     if (times.length === 0) failures.delete(key);
     return times.length === 0 ? undefined : times;
   };

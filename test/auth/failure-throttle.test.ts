@@ -35,3 +35,20 @@ test('a client id of any length costs a key of bounded size, still counted again
   assert.ok(throttle.retryAfterSeconds(throttleKeys('w'.repeat(7000), '10.0.0.9')) !== undefined);
   assert.equal(throttle.retryAfterSeconds(throttleKeys('real-client', '10.0.0.9')), undefined);
 });
+
+test('failures recorded before the clock was set back no longer count, so no wait outlasts the window', () => {
+  const clock = createTestClock();
+  const throttle = createFailureThrottle({ clock, limit: 3, windowMs: 60_000 });
+  const keys = throttleKeys('client-a', '10.0.0.1');
+  const start = clock.now();
+  clock.set(start + 30 * 86_400_000);
+  for (let i = 0; i < 3; i++) throttle.recordFailure(keys);
+  assert.equal(throttle.retryAfterSeconds(keys), 60);
+  clock.set(start);
+  assert.equal(throttle.retryAfterSeconds(keys), undefined);
+  throttle.recordFailure(keys);
+  throttle.recordFailure(keys);
+  assert.equal(throttle.retryAfterSeconds(keys), undefined, 'two failures since, under the limit of three');
+  throttle.recordFailure(keys);
+  assert.equal(throttle.retryAfterSeconds(keys), 60);
+});
