@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createRouteHint } from './route-hint.js';
+import { createMethodCheck, createRouteHint } from './route-hint.js';
 
 const hint = createRouteHint({
   '/': { get: {} },
@@ -36,5 +36,34 @@ describe('the endpoint a 404 most likely meant', () => {
     assert.equal(hint('/x'), undefined);
     assert.equal(hint('/docs/asset/x.css'), undefined);
     assert.equal(hint(`/${'a'.repeat(10_000)}`), undefined);
+  });
+});
+
+describe('the methods a documented path takes, for a 405', () => {
+  const check = createMethodCheck({
+    '/authentication/v1/authentication/login': { post: {} },
+    '/v1/purchaseOrders/search': { post: {} },
+    '/v1/purchaseOrders/{purchaseOrderId}': { get: {}, parameters: [] },
+    '/_larder/clock': { get: {}, put: {}, delete: {} },
+  });
+
+  test('a documented path asked with another method names the ones it takes', () => {
+    assert.deepEqual(check('GET', '/authentication/v1/authentication/login'), ['POST']);
+    assert.deepEqual(check('POST', '/v1/purchaseOrders/7f0c2a36-1b7e-4a53-9b5a-5f0f3c1d2e4f'), [
+      'GET',
+      'HEAD',
+    ]);
+    assert.deepEqual(check('PATCH', '/_larder/clock'), ['GET', 'PUT', 'DELETE', 'HEAD']);
+  });
+
+  test('a method the path takes, an undocumented path, or an empty parameter: not a 405', () => {
+    assert.equal(check('HEAD', '/v1/purchaseOrders/x'), undefined);
+    assert.equal(
+      check('GET', '/v1/purchaseOrders/search'),
+      undefined,
+      'a search path also fills the id template',
+    );
+    assert.equal(check('GET', '/authentication/v1/authentication/logon'), undefined);
+    assert.equal(check('POST', '/v1/purchaseOrders/'), undefined);
   });
 });

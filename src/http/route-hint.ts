@@ -39,3 +39,28 @@ export const createRouteHint = (paths: Readonly<Record<string, object>>) => {
     return meant.length === 0 ? undefined : meant.map((filled) => byPath.get(filled)).join(' or ');
   };
 };
+
+/**
+ * The methods a documented path takes, when the request's path is one (its values in the template's parameters)
+ * but its method is none of them: the answer is then a 405 with `Allow`, not a 404. Undefined otherwise.
+ */
+export const createMethodCheck = (paths: Readonly<Record<string, object>>) => {
+  const routes = Object.entries(paths).map(([template, operations]) => ({
+    parts: template.split('/'),
+    methods: Object.keys(operations)
+      .filter((method) => METHODS.has(method))
+      .map((method) => method.toUpperCase()),
+  }));
+  return (method: string, path: string): string[] | undefined => {
+    const segments = path.split('/');
+    const allowed = new Set<string>();
+    for (const { parts, methods } of routes) {
+      if (parts.length !== segments.length) continue;
+      if (parts.every((part, i) => (part.startsWith('{') ? segments[i] !== '' : part === segments[i])))
+        for (const each of methods) allowed.add(each);
+    }
+    // Every GET route answers HEAD too.
+    if (allowed.has('GET')) allowed.add('HEAD');
+    return allowed.size === 0 || allowed.has(method) ? undefined : [...allowed];
+  };
+};

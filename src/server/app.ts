@@ -7,7 +7,7 @@ import type { RetailGuard } from '../auth/retail-guard.js';
 import { createSourceAddress, type TrustProxy } from '../auth/source-address.js';
 import { createErrorEdge } from '../http/error-edge.js';
 import { inlineMiddleware } from '../http/inline-middleware.js';
-import { createRouteHint } from '../http/route-hint.js';
+import { createMethodCheck, createRouteHint } from '../http/route-hint.js';
 import { accessLog } from '../middleware/access-log/access-log.js';
 import { adminAuth } from '../middleware/admin-auth/admin-auth.js';
 import { responseContract } from '../middleware/contract/contract.js';
@@ -227,16 +227,27 @@ export const createApp = async ({
     app.use(deadline);
   }
   app.onError(errorEdge);
-  // Only the endpoints this instance has: without the admin API, /_larder/ paths are never suggested.
-  const routeHint = createRouteHint(
-    Object.fromEntries(
-      Object.entries(apiDocument.paths).filter(([path]) => sandbox || !path.startsWith(ADMIN_PREFIX)),
+  // Only the endpoints this instance has: without the admin API, its paths and the console's are never named.
+  const servedPaths = Object.fromEntries(
+    Object.entries(apiDocument.paths).filter(
+      ([path]) => sandbox || !(path.startsWith(ADMIN_PREFIX) || path.startsWith(CONSOLE_PATH)),
     ),
   );
+  const routeHint = createRouteHint(servedPaths);
+  const methodCheck = createMethodCheck(servedPaths);
   app.notFound((c) => {
     noteToken(c);
     const wrongMethod = retailMethodError(c.req.method, c.req.path);
     if (wrongMethod !== undefined) return errorEdge(wrongMethod, c);
+    const allowed = methodCheck(c.req.method, c.req.path);
+    if (allowed !== undefined)
+      return errorEdge(
+        new LarderError('ERR_METHOD_NOT_ALLOWED', {
+          headers: { allow: allowed.join(', ') },
+          message: `${c.req.path} takes ${allowed.join(', ')}, not ${c.req.method}.`,
+        }),
+        c,
+      );
     const meant = routeHint(c.req.path);
     const message = meant === undefined ? undefined : `No such endpoint. Did you mean ${meant}?`;
     return errorEdge(new LarderError('ERR_ROUTE_NOT_FOUND', message === undefined ? {} : { message }), c);

@@ -391,6 +391,22 @@ describe('request ids, routes and methods', () => {
     assert.match(String(body['message']), /takes POST only/);
   });
 
+  test('the login and token endpoints asked with another method answer 405 with Allow: POST', async () => {
+    for (const method of ['GET', 'PUT', 'DELETE', 'PATCH'])
+      for (const path of [
+        '/authentication/v1/authentication/login',
+        '/authentication/v1/authentication/customer/oauth/token',
+      ]) {
+        const response = await h.call(method, path);
+        assert.equal(response.headers.get('allow'), 'POST', `${method} ${path}`);
+        const body = await expectError(response, 405, 40501);
+        assert.equal(body['message'], `${path} takes POST, not ${method}.`);
+      }
+    const health = await h.call('POST', '/healthz');
+    assert.equal(health.headers.get('allow'), 'GET, HEAD');
+    await expectError(health, 405, 40501);
+  });
+
   test('a POST to a near miss of search is told the search path, not "use GET"', async () => {
     for (const path of ['/v1/purchaseOrders/seach', '/v1/inventoryHistory/Search']) {
       const body = await expectError(await h.call('POST', path, { location: 'loc-a', body: {} }), 404, 40402);

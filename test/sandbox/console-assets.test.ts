@@ -67,8 +67,12 @@ test('with the admin API on, /console and /console/ serve the page with headers 
 
 test('without the admin API there is no console', async () => {
   const larder = await app();
-  assert.equal((await larder.request('/console')).status, 404);
-  assert.equal((await larder.request('/console/')).status, 404);
+  for (const path of ['/console', '/console/', '/console/assets/app.js']) {
+    const response = await larder.request(path);
+    assert.equal(response.status, 404);
+    // A plain 404: no "did you mean" naming the console this server does not have.
+    assert.equal(((await response.json()) as { message: string }).message, 'No such endpoint.');
+  }
 });
 
 test('the console’s own page loads are not the integration’s traffic: the journal leaves them out', async () => {
