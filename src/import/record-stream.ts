@@ -163,37 +163,63 @@ export const lineOfField = (text: string, startLine: number, fieldName: string):
   };
   const leads = (path: string) =>
     path === '' || fieldName === path || fieldName.startsWith(`${path}.`) || fieldName.startsWith(`${path}[`);
-  /** Scans the value at `i`; true once the field is found. `at` is the line of its key, or of the value. */
-  const value = (path: string, at: number): boolean => {
-    const inPath = leads(path);
-    if (inPath) {
-      best = at;
-      if (path === fieldName) return true;
-    }
-    const ch = text.charCodeAt(i);
-    if (ch === 34) string();
-    else if (ch === 123 || ch === 91) {
-      const close = ch === 123 ? 125 : 93;
-      i++;
-      blank();
-      for (let index = 0; text.charCodeAt(i) !== close; index++) {
-        let key: string | number = index;
-        const keyLine = line;
-        if (close === 125) {
-          key = string();
-          blank();
-          i++; // :
-          blank();
-        }
-        if (value(inPath ? childPath(path, key) : '\u0000', keyLine) && inPath) return true;
-        blank();
-        if (text.charCodeAt(i) === 44) {
-          i++;
-          blank();
-        }
+  /**
+   * Steps over the value at `i` without descending into it: a loop, not recursion, so a record nested
+   * thousands deep (valid JSON, refused by the schema) cannot overflow the stack here.
+   */
+  const skip = (): void => {
+    let depth = 0;
+    do {
+      const ch = text.charCodeAt(i);
+      if (ch === 34) {
+        i++;
+        while (text.charCodeAt(i) !== 34) i += text.charCodeAt(i) === 92 ? 2 : 1;
+      } else if (ch === 123 || ch === 91) depth++;
+      else if (ch === 125 || ch === 93) depth--;
+      else if (ch === 10) line++;
+      else if (depth === 0) {
+        while (i < text.length && !/[\s,\]}]/.test(text[i]!)) i++;
+        return;
       }
       i++;
-    } else while (i < text.length && !/[\s,\]}]/.test(text[i]!)) i++;
+    } while (depth > 0 && i < text.length);
+  };
+  /**
+   * Scans the value at `i`; true once the field is found. `at` is the line of its key, or of the value. It
+   * descends only along the field's path, so its depth is bounded by the field name's.
+   */
+  const value = (path: string, at: number): boolean => {
+    if (!leads(path)) {
+      skip();
+      return false;
+    }
+    best = at;
+    if (path === fieldName) return true;
+    const ch = text.charCodeAt(i);
+    if (ch !== 123 && ch !== 91) {
+      skip();
+      return false;
+    }
+    const close = ch === 123 ? 125 : 93;
+    i++;
+    blank();
+    for (let index = 0; text.charCodeAt(i) !== close; index++) {
+      let key: string | number = index;
+      const keyLine = line;
+      if (close === 125) {
+        key = string();
+        blank();
+        i++; // :
+        blank();
+      }
+      if (value(childPath(path, key), keyLine)) return true;
+      blank();
+      if (text.charCodeAt(i) === 44) {
+        i++;
+        blank();
+      }
+    }
+    i++;
     return false;
   };
   blank();

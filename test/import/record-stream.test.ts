@@ -128,6 +128,15 @@ test('lineOfField finds the line of a field path, of the deepest part present, o
   assert.equal(lineOfField('{\n"item": 1,\n"items": [\n2]}', 1, 'items[0]'), 4);
 });
 
+test('lineOfField steps over a value nested 100,000 deep without descending into it', () => {
+  const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+  const text = `{"a":\n${deep},\n"b": "x\\"]{",\n"items": [\n1]}`;
+  assert.equal(lineOfField(text, 1, 'items[0]'), 5);
+  assert.equal(lineOfField(text, 1, 'b'), 3);
+  assert.equal(lineOfField(`{"a":${deep}}`, 7, 'a'), 7);
+  assert.equal(lineOfField(`{"a":${deep}}`, 7, 'a[0][0][0]'), 7);
+});
+
 test('a problem deep in a pretty-printed record points at its own line', async () => {
   const order = purchaseOrderFixture(1, { modifiedAt: Date.UTC(2024, 4, 1) });
   const text = JSON.stringify({ ...order, items: [{ ...order.items[0], name: 7 }] }, null, 2);

@@ -132,6 +132,20 @@ for (const backend of await backends()) {
       assert.equal(await db.store.locations.get('fixture-4'), undefined);
     });
 
+    test('a record nested thousands deep is a 400 naming its field, not a stack overflow', async () => {
+      const deep = `{"a":${'['.repeat(8000)}${']'.repeat(8000)}}`;
+      for (const [body, type] of [
+        [`[${deep}]`, 'application/json'],
+        [deep, 'application/x-ndjson'],
+      ] as const) {
+        const response = await api.admin('POST', '/locations/fixture-5/inventoryHistory', body, type);
+        assert.equal(response.status, 400, type);
+        const answer = await api.json<{ errors: { fieldName: string }[] }>(response);
+        assert.ok(answer.errors.length > 0, type);
+      }
+      assert.equal(await db.store.locations.get('fixture-5'), undefined);
+    });
+
     test('bad uploads: wrong content type 415, empty body 400, bad location id 400', async () => {
       assert.equal((await api.admin('POST', '/locations/x/purchaseOrders', '[]', 'text/plain')).status, 415);
       assert.equal((await api.admin('POST', '/locations/x/purchaseOrders', '')).status, 400);
