@@ -141,6 +141,21 @@ describe('SQLite failures as StoreErrors', () => {
     await rejectsWithStoreError(createSqliteStore({ path }), 'STORE_SCHEMA', /newer than this Larder/);
   });
 
+  test('in one process, an import that waits out the busy timeout behind another fails with STORE_LOCKED', async () => {
+    const store = await createSqliteStore({ path: join(dir, 'queued.db'), busyTimeoutMs: 20 });
+    try {
+      const session = await store.records.beginImport({ id: newLocationId() });
+      await rejectsWithStoreError(store.records.beginImport({ id: newLocationId() }), 'STORE_LOCKED', /busy/);
+      await rejectsWithStoreError(store.settings.benchDataset.set('x'), 'STORE_LOCKED', /busy/);
+      await session.commit();
+      const later = await store.records.beginImport({ id: newLocationId() });
+      await later.rollback();
+      await store.settings.benchDataset.set('y');
+    } finally {
+      await store.close();
+    }
+  });
+
   test('a write that waits out the busy timeout behind an import fails with STORE_LOCKED', async () => {
     const path = join(dir, 'busy.db');
     const importing = await createSqliteStore({ path });

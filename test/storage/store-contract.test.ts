@@ -454,6 +454,30 @@ for (const backend of await backends()) {
         assert.equal(summary?.inventoryEntries, ENTRIES.length);
       });
 
+      test('a second import and other writes beside an open import wait their turn; reads go on', async () => {
+        const first = newLocationId();
+        const second = newLocationId();
+        const third = newLocationId();
+        const open = await store.records.beginImport({ id: first });
+        await open.put(PURCHASE_ORDERS, ORDERS);
+        const next = store.records.beginImport({ id: second });
+        const upserted = store.locations.upsert({ id: third });
+        // Neither blocks this process meanwhile: a read answers, and the event loop turns.
+        assert.equal(await store.locations.get(first), undefined, 'not committed yet');
+        await new Promise((resolve) => setImmediate(resolve));
+        await open.commit();
+        const session = await next;
+        await session.put(INVENTORY_HISTORY, ENTRIES);
+        await session.commit();
+        await upserted;
+        assert.equal((await store.records.search(PURCHASE_ORDERS, poQuery(first))).length, ORDERS.length);
+        assert.equal(
+          (await store.records.search(INVENTORY_HISTORY, inventoryQuery(second))).length,
+          ENTRIES.length,
+        );
+        assert.notEqual(await store.locations.get(third), undefined);
+      });
+
       test('rollback leaves nothing behind, not even a new location', async () => {
         const id = newLocationId();
         const session = await store.records.beginImport({ id });

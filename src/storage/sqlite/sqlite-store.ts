@@ -1,3 +1,4 @@
+import { Mutex, withTimeout } from 'async-mutex';
 import Database from 'better-sqlite3';
 import { RECORD_KINDS, type RecordKind, zeroCounts } from '../../records/kinds.js';
 import { StoreError } from '../../shared/errors.js';
@@ -164,6 +165,19 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
       { cause: error },
     );
   }
+
+  // One writer at a time in this process, waited for without blocking: SQLite's own lock is waited for
+  // synchronously (busy_timeout), which would stop the event loop, and with it the import session holding the
+  // lock, so a second writer could only wait out the timeout. Across processes, busy_timeout still applies.
+  const writeLock = withTimeout(
+    new Mutex(),
+    busyTimeoutMs,
+    new StoreError(
+      'STORE_LOCKED',
+      'The database is busy with another write (an import) in this server. Try again when it has finished.',
+    ),
+  );
+  const writing = <T>(action: () => T): Promise<T> => writeLock.runExclusive(() => guarded(action));
 
   // The retail reads (by id and searches) go through the turn snapshot; searches with variable filters are
   // prepared once per SQL text (a bounded set).
@@ -364,9 +378,17 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     location: { id: string; name?: string },
     sessionOptions: ImportSessionOptions = {},
   ): Promise<ImportSession> => {
-    const direct = sessionOptions.exclusive === true && enterDirectMode();
-    // Otherwise a connection of its own: in-process readers keep seeing the last committed state until commit.
-    const writer = direct ? db : new Database(options.path);
+    const release = await writeLock.acquire();
+    let direct: boolean;
+    let writer: Db;
+    try {
+      direct = sessionOptions.exclusive === true && enterDirectMode();
+      // Otherwise a connection of its own: in-process readers keep seeing the last committed state until commit.
+      writer = direct ? db : new Database(options.path);
+    } catch (error) {
+      release();
+      throw toStoreError(error);
+    }
     try {
       if (direct) {
         // A rollback journal is only as safe as its syncs: FULL until the session ends.
@@ -389,6 +411,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
       if (writer.inTransaction) writer.exec('ROLLBACK');
       if (direct) leaveDirectMode();
       else writer.close();
+      release();
       throw toStoreError(error);
     }
     const upserts = new Map<string, Database.Statement<unknown[]>>();
@@ -405,6 +428,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
       } finally {
         if (direct) leaveDirectMode();
         else writer.close();
+        release();
       }
     };
     return {
@@ -484,20 +508,20 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
   };
 
   const auth: AuthStore = {
-    createClient: (client) => guarded(() => createClient(client)),
+    createClient: (client) => writing(() => createClient(client)),
     getClient: (clientId) =>
       guarded(() => {
         const row = selectClient.get(clientId);
         return row === undefined ? undefined : toClient(row);
       }),
     listClients: () => guarded(() => selectClients.all().map(toClient)),
-    updateClient: (clientId, update) => guarded(() => updateClient(clientId, update)),
-    deleteClient: (clientId) => guarded(() => deleteClient(clientId)),
+    updateClient: (clientId, update) => writing(() => updateClient(clientId, update)),
+    deleteClient: (clientId) => writing(() => deleteClient(clientId)),
     listSigningKeys: () => guarded(() => selectKeys.all().map(toKey)),
-    rotateSigningKey: (key) => guarded(() => rotateKey.immediate(key)),
-    deleteSigningKey: (kid) => guarded(() => deleteKey(kid)),
+    rotateSigningKey: (key) => writing(() => rotateKey.immediate(key)),
+    deleteSigningKey: (kid) => writing(() => deleteKey(kid)),
     sealSigningKey: (kid, privateJwk) =>
-      guarded(() => {
+      writing(() => {
         replacePrivateJwk.run(privateJwk, kid);
       }),
     version: () => guarded(() => readAuthVersion.get()!),
@@ -506,11 +530,11 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
   return {
     records,
     locations: {
-      upsert: (location) => guarded(() => ensureLocation(location)),
+      upsert: (location) => writing(() => ensureLocation(location)),
       get: (id) => guarded(() => getLocation.get(id)),
       list: () => guarded(() => listLocations.all()),
       delete: (id) =>
-        guarded(() => {
+        writing(() => {
           const removed = deleteLocation.immediate(id);
           // This process's readers see the deletion at once, as they see its imports.
           snapshot.end();
@@ -520,9 +544,9 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     auth,
     settings: createSettingsStore({
       get: (name) => guarded(() => getSetting.get(name)),
-      set: (values) => guarded(() => putSettings(values)),
+      set: (values) => writing(() => putSettings(values)),
       ensure: (name, value) =>
-        guarded(() => {
+        writing(() => {
           addSetting.run(name, value);
           return getSetting.get(name)!;
         }),
