@@ -16,6 +16,7 @@ import {
   type ClockSetRequest,
   ClockSetRequestSchema,
   type IntegrationReport,
+  MAX_CLOCK_STEP_SECONDS,
   type NewClientRequest,
   NewClientRequestSchema,
 } from './admin-schemas.js';
@@ -177,7 +178,13 @@ export const createAdminRoutes = ({
   routes.get('/clock', (c) => c.json(clock.view()));
   routes.put('/clock', async (c) => {
     const request = clockSet(await readJsonObject(c));
-    await clock.set(Date.parse(request.now), request.frozen === true);
+    const target = Date.parse(request.now);
+    if (target - clock.now() > MAX_CLOCK_STEP_SECONDS * 1000)
+      throw new LarderError('ERR_VALIDATION', {
+        fieldName: 'now',
+        message: `now may be at most 10 years (3,660 days) past the clock's ${new Date(clock.now()).toISOString()}: the live demo locations fill in every day the clock passes. Move further in steps.`,
+      });
+    await clock.set(target, request.frozen === true);
     return c.json(await moved());
   });
   routes.post('/clock/advance', async (c) => {

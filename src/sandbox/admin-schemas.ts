@@ -14,9 +14,16 @@ export const ClockViewSchema = Type.Object(
   { title: 'ClockView', ...Closed },
 );
 
+/** How far one move of the clock may go forward: the live demo fills in every day it passes. */
+export const MAX_CLOCK_STEP_SECONDS = 10 * 366 * 86_400;
+
 export const ClockSetRequestSchema = Type.Object(
   {
-    now: Type.String({ format: 'date-time', description: 'The time to jump to (backwards too).' }),
+    now: Type.String({
+      format: 'date-time',
+      description:
+        'The time to jump to: backwards too, forwards at most 10 years (3,660 days) past what the clock says now.',
+    }),
     frozen: Type.Optional(Type.Boolean({ description: 'Stop time there (default false: it runs on).' })),
   },
   { title: 'ClockSetRequest', ...Closed },
@@ -27,8 +34,8 @@ export const ClockAdvanceRequestSchema = Type.Object(
   {
     seconds: Type.Integer({
       minimum: 1,
-      maximum: 10 * 366 * 86_400,
-      description: 'How far to move forward.',
+      maximum: MAX_CLOCK_STEP_SECONDS,
+      description: 'How far to move forward (at most 10 years, 3,660 days).',
     }),
   },
   { title: 'ClockAdvanceRequest', ...Closed },

@@ -240,6 +240,25 @@ describe('a live demo database', () => {
     for (const report of await checkStore(store)) assert.deepEqual(report.findings, [], report.locationId);
   });
 
+  test('a long move of the clock is caught up a day at a time, and one too far is refused', async () => {
+    let settled = false;
+    const moving = Promise.resolve(
+      api.admin('POST', '/clock/advance', JSON.stringify({ seconds: 20 * 86_400 })),
+    ).then((response) => {
+      settled = true;
+      return response;
+    });
+    // A timer fires before the catch-up ends: it yields to the event loop between days.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.equal(settled, false);
+    assert.equal((await moving).status, 200);
+    const far = await api.admin('PUT', '/clock', JSON.stringify({ now: '9999-12-31T00:00:00Z' }));
+    assert.equal(far.status, 400);
+    const refusal = await api.json(far);
+    assert.equal(refusal['fieldName'], 'now');
+    assert.match(String(refusal['message']), /at most 10 years/);
+  });
+
   test('an imported location is never touched by the live demo', async () => {
     const fixture = [purchaseOrderFixture(1, { modifiedAt: T })];
     await api.admin('POST', '/locations/mine/purchaseOrders', JSON.stringify(fixture));

@@ -298,7 +298,7 @@ export interface ClockView {
 }
 export interface ClockSetRequest {
   /**
-   * The time to jump to (backwards too).
+   * The time to jump to: backwards too, forwards at most 10 years (3,660 days) past what the clock says now.
    */
   now: string;
   /**
@@ -308,7 +308,7 @@ export interface ClockSetRequest {
 }
 export interface ClockAdvanceRequest {
   /**
-   * How far to move forward.
+   * How far to move forward (at most 10 years, 3,660 days).
    */
   seconds: number;
 }
