@@ -52,6 +52,8 @@ export interface ServeConfig {
   metricsPort?: number;
   /** HTTPS from PEM files, or a development certificate made at start. */
   tls?: { certFile: string; keyFile: string } | 'self-signed';
+  /** --key-file's path, so the start can warn when other users can read it. */
+  keyFile?: string;
   /** `--cors`: origins allowed to call the retail and auth routes from a browser (`*`: any). */
   cors?: readonly string[];
   /** --rate-limit: the platform's limits, others, or off. */
@@ -180,6 +182,7 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
     logFormat: oneOf('log-format', LOG_FORMATS, args.strings['log-format']),
     ...(metricsPort === undefined ? {} : { metricsPort }),
     ...(tls === undefined ? {} : { tls }),
+    ...(args.strings['key-file'] === undefined ? {} : { keyFile: args.strings['key-file'] }),
     ...(cors === undefined ? {} : { cors }),
     rateLimit,
     rateLimitHeaders: oneOf(

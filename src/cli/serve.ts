@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import { statSync } from 'node:fs';
 import { AggregatorRegistry } from 'prom-client';
 import { prepareDemo } from '../sandbox/demo.js';
 import { type MetricsEndpoint, startMetricsServer } from '../server/metrics-server.js';
@@ -61,8 +62,20 @@ export const startClusterMetrics = (config: ServeConfig): Promise<MetricsEndpoin
   });
 };
 
-/** Says at start whether key material is encrypted at rest, so an operator never assumes it is. */
+/**
+ * Says at start whether key material is encrypted at rest, so an operator never assumes it is, and whether a key
+ * file it was given can be read by other users. A warning, not a refusal: mounted secrets (Kubernetes' default
+ * mode) are often 0644 inside a container that runs nothing else.
+ */
 export const logKeyProtection = (logger: Logger, config: ServeConfig): void => {
+  const keyFiles = [config.keyFile, typeof config.tls === 'object' ? config.tls.keyFile : undefined];
+  for (const path of keyFiles) {
+    const mode = path === undefined ? undefined : statSync(path, { throwIfNoEntry: false })?.mode;
+    if (path !== undefined && mode !== undefined && (mode & 0o077) !== 0)
+      logger.warn(
+        `${path} can be read by other users (mode ${(mode & 0o777).toString(8).padStart(4, '0')}): chmod 600 it, as for any key`,
+      );
+  }
   if (config.store.keyEncryptionKey !== undefined)
     logger.info('signing keys and secrets are encrypted at rest under the key-encryption key');
   else

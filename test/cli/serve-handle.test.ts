@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -48,7 +48,7 @@ test('the startup log says plainly whether signing keys and secrets are encrypte
     [[], 'warn', /NOT encrypted at rest: they are protected only by file permissions/],
     [['--key-file', join(dir, 'kek')], 'info', /encrypted at rest under the key-encryption key/],
   ] as const) {
-    await writeFile(join(dir, 'kek'), 'a-key-encryption-key-for-the-log-test-0000');
+    await writeFile(join(dir, 'kek'), 'a-key-encryption-key-for-the-log-test-0000', { mode: 0o600 });
     const lines: string[] = [];
     const logger = {
       ...silentLogger,
@@ -61,7 +61,22 @@ test('the startup log says plainly whether signing keys and secrets are encrypte
       lines.some((line) => line.startsWith(level) && pattern.test(line)),
       lines.join('\n'),
     );
+    assert.ok(!lines.some((line) => /can be read by other users/.test(line)), 'a 0600 key file is fine');
   }
+});
+
+test('a key file other users can read is named in a warning at start, with its mode', async () => {
+  const path = join(dir, 'open-kek');
+  await writeFile(path, 'a-key-encryption-key-for-the-mode-test-000');
+  await chmod(path, 0o644);
+  const lines: string[] = [];
+  const logger = { ...silentLogger, warn: (msg: string) => lines.push(msg) };
+  const handle = await serve(config('--db', join(dir, 'mode.db'), '--key-file', path), io(), { logger });
+  await handle.stop();
+  assert.ok(
+    lines.includes(`${path} can be read by other users (mode 0644): chmod 600 it, as for any key`),
+    lines.join('\n'),
+  );
 });
 
 test('--journal-size 0 serves the admin API with the journal off; below 0 is a usage error', async () => {
