@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { larder, startServe } from '../helpers/cli.js';
+import { BIN, larder, startServe } from '../helpers/cli.js';
 import { inventoryFixture, purchaseOrderFixture } from '../helpers/fixtures.js';
 
 const T = Date.parse('2024-06-01T00:00:00Z');
@@ -33,6 +35,19 @@ describe('larder CLI end to end', () => {
     assert.match(run.stderr, new RegExp(`${bad.replaceAll('/', '\\/')}:2 status: must be one of`));
     const list = await larder(['locations', 'list', '--db', db, '--json']);
     assert.deepEqual(JSON.parse(list.stdout), []);
+  });
+
+  test('a reader that stops early (`larder openapi | head`) ends the command quietly, exit 0', async () => {
+    const child = spawn(process.execPath, [BIN, 'openapi']);
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    // The document is far larger than a pipe holds: the command is still writing when the reader goes.
+    child.stdout.once('data', () => child.stdout.destroy());
+    const [code] = (await once(child, 'close')) as [number | null];
+    assert.equal(stderr, '');
+    assert.equal(code, 0);
   });
 
   test('import, create a client, serve, log in, search, and stop on SIGTERM', async () => {
