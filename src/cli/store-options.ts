@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { StoreError } from '../shared/errors.js';
 import { DEFAULT_SQLITE_PATH } from '../shared/limits.js';
 import { openStore, type StoreLocation } from '../storage/open-store.js';
 import type { Store } from '../storage/store.js';
@@ -71,8 +72,16 @@ export const withStore = async <T>(
   args: ParsedArgs,
   work: (store: Store) => Promise<T>,
   failed: (result: T) => boolean = () => false,
+  options: { readsOnly?: boolean } = {},
 ): Promise<T> => {
   const location = storeLocationFromArgs(args);
+  // A command that only reads would otherwise succeed on a new, empty file: `check` on a mistyped --db would
+  // find nothing wrong and exit 0.
+  if (options.readsOnly === true && location.databaseUrl === undefined && !existsSync(location.db))
+    throw new StoreError(
+      'STORE_UNAVAILABLE',
+      `No database at ${location.db}: check --db (env LARDER_DB). Nothing was created.`,
+    );
   const cleanup = newDatabaseGuard(location);
   let ok = false;
   try {

@@ -34,7 +34,8 @@ describe('larder CLI end to end', () => {
     assert.equal(run.code, 1);
     assert.match(run.stderr, new RegExp(`${bad.replaceAll('/', '\\/')}:2 status: must be one of`));
     const list = await larder(['locations', 'list', '--db', db, '--json']);
-    assert.deepEqual(JSON.parse(list.stdout), []);
+    assert.equal(list.code, 1);
+    assert.match(list.stderr, /No database at .*Nothing was created/);
   });
 
   test('a reader that stops early (`larder openapi | head`) ends the command quietly, exit 0', async () => {

@@ -48,7 +48,7 @@ describe('errors a new user meets', () => {
   });
 
   test('a SQLite path that cannot be opened is named, with the cause', async () => {
-    const missingDir = await run('locations', 'list', '--db', join(dir, 'no-such-dir', 'x.db'));
+    const missingDir = await run('keys', 'rotate', '--db', join(dir, 'no-such-dir', 'x.db'));
     assert.equal(missingDir.code, 1);
     assert.match(
       missingDir.stderr,
@@ -116,12 +116,42 @@ describe('errors a new user meets', () => {
     assert.doesNotMatch(unknown.stderr, /Did you mean/);
   });
 
+  test('a command that only reads refuses a database file that does not exist, and creates none', async () => {
+    const typo = join(dir, 'typo.db');
+    for (const argv of [
+      ['locations', 'list'],
+      ['check'],
+      ['clients', 'list'],
+      ['keys', 'list'],
+      ['export', '--location', 'a', '--purchase-orders', join(dir, 'out.ndjson')],
+    ]) {
+      const result = await run(...argv, '--db', typo);
+      assert.equal(result.code, 1, argv.join(' '));
+      assert.equal(
+        result.stderr,
+        `larder ${argv[0]}: No database at ${typo}: check --db (env LARDER_DB). Nothing was created.\n`,
+      );
+      assert.equal(existsSync(typo), false, argv.join(' '));
+    }
+    // A database that exists but holds no keys yet says so, rather than print nothing.
+    const fresh = join(dir, 'no-keys.db');
+    assert.equal((await run('clients', 'create', '--name', 'x', '--all-locations', '--db', fresh)).code, 0);
+    const keys = await run('keys', 'list', '--db', fresh);
+    assert.equal(keys.code, 0);
+    assert.match(keys.stdout, /^No signing keys yet/);
+  });
+
   test('check --location of an unknown location fails, and a failing command leaves no database file', async () => {
     const db = join(dir, 'check.db');
     const result = await run('check', '--location', 'nope', '--db', db);
     assert.equal(result.code, 1);
-    assert.match(result.stderr, /location nope does not exist/);
+    assert.match(result.stderr, /No database at /);
     assert.equal(existsSync(db), false);
+    const existing = join(dir, 'check-existing.db');
+    await run('clients', 'create', '--name', 'x', '--all-locations', '--db', existing);
+    const unknown = await run('check', '--location', 'nope', '--db', existing);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /location nope does not exist/);
     const bad = join(dir, 'bad.json');
     await writeFile(bad, '[{"id": 1}]');
     const imported = await run('import', '--location', 'a', '--purchase-orders', bad, '--db', db);

@@ -24,6 +24,7 @@ export const checkCommand: Command = {
         return [await checkLocation(store, location)];
       },
       (result) => result === undefined,
+      { readsOnly: true },
     );
     if (reports === undefined) {
       io.stderr(

@@ -175,6 +175,7 @@ export const clientsCommand: Command = {
           }
         }),
       (code) => code !== 0,
+      { readsOnly: action === 'list' },
     );
   },
 };

@@ -26,12 +26,16 @@ export const exportCommand: Command = {
     if (given.filter((file) => file.path === '-').length > 1)
       throw new UsageError('Only one file can be written to stdout.');
     const progress = createProgress(io, 'records');
-    const counts = await withStore(args, (store) =>
-      exportLocation(store, {
-        locationId,
-        ...files,
-        onProgress: progress.update,
-      }),
+    const counts = await withStore(
+      args,
+      (store) =>
+        exportLocation(store, {
+          locationId,
+          ...files,
+          onProgress: progress.update,
+        }),
+      undefined,
+      { readsOnly: true },
     );
     progress.done();
     io.stderr(`Exported ${describeCounts(counts)} from ${locationId}.\n`);

@@ -31,7 +31,13 @@ export const keysCommand: Command = {
   run: async (args, io) => {
     const [action, kid, ...rest] = args.positionals;
     if (action === 'list' && kid === undefined) {
-      const keys = await withStore(args, (store) => store.auth.listSigningKeys());
+      const keys = await withStore(args, (store) => store.auth.listSigningKeys(), undefined, {
+        readsOnly: true,
+      });
+      if (keys.length === 0)
+        io.stdout(
+          'No signing keys yet: `larder serve` makes one at its first start, `larder keys rotate` now.\n',
+        );
       for (const key of keys)
         io.stdout(
           `${key.kid}  created ${key.createdAt}  ${key.retiredAt === null ? 'active' : `retired ${key.retiredAt}`}\n`,

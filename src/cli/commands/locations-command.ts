@@ -18,7 +18,9 @@ export const locationsCommand: Command = {
     const [action = 'list', ...rest] = args.positionals;
     if (action !== 'list' || rest.length > 0)
       throw new UsageError(`Unknown locations action: ${args.positionals.join(' ')}`);
-    const locations = await withStore(args, (store) => store.locations.list());
+    const locations = await withStore(args, (store) => store.locations.list(), undefined, {
+      readsOnly: true,
+    });
     if (args.flags['json']) {
       io.stdout(`${JSON.stringify(locations, null, 2)}\n`);
       return 0;
