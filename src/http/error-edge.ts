@@ -52,7 +52,14 @@ export const errorBody = (error: LarderError, requestId: string): string =>
 export const createErrorEdge = (logger: Logger) => (thrown: unknown, c: Context) => {
   const error = toLarderError(thrown);
   const requestId = (c.get('requestId') as string | undefined) ?? randomUUID();
-  if (error.status >= 500) {
+  if (error.injected)
+    logger.info('injected fault answered', {
+      requestId,
+      method: c.req.method,
+      path: c.req.path,
+      status: error.status,
+    });
+  else if (error.status >= 500) {
     logger.error('request failed', {
       requestId,
       method: c.req.method,

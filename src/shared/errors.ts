@@ -99,6 +99,8 @@ export interface LarderErrorOptions {
   problems?: readonly FieldProblem[];
   headers?: Readonly<Record<string, string>>;
   cause?: unknown;
+  /** Asked for by a fault rule or header: the answer is the sandbox working, not the server failing. */
+  injected?: boolean;
 }
 
 export class LarderError extends Error {
@@ -110,6 +112,7 @@ export class LarderError extends Error {
   readonly developerMessage: string | undefined;
   readonly problems: readonly FieldProblem[];
   readonly headers: Readonly<Record<string, string>>;
+  readonly injected: boolean;
 
   constructor(code: ErrorCode, options: LarderErrorOptions = {}) {
     const entry = ERROR_CATALOG[code];
@@ -124,6 +127,7 @@ export class LarderError extends Error {
     this.developerMessage = options.developerMessage;
     this.problems = options.problems ?? [];
     this.headers = options.headers ?? {};
+    this.injected = options.injected === true;
   }
 }
 

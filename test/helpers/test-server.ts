@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { prepareDemo } from '../../src/sandbox/demo.js';
 import { type RunningServer, type ServerConfig, startServer } from '../../src/server/server.js';
 import { type Clock, systemClock } from '../../src/shared/clock.js';
-import { silentLogger } from '../../src/shared/logger.js';
+import { type Logger, silentLogger } from '../../src/shared/logger.js';
 import { createSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import type { Store } from '../../src/storage/store.js';
 
@@ -22,7 +22,7 @@ export interface TestServer {
  * first-start demo (locations, data, demo client, admin token) and serves the admin API, as `larder serve` does.
  */
 export const startTestServer = async (
-  options: { demo?: boolean; clock?: Clock; config?: Partial<ServerConfig> } = {},
+  options: { demo?: boolean; clock?: Clock; config?: Partial<ServerConfig>; logger?: Logger } = {},
 ): Promise<TestServer> => {
   const dir = await mkdtemp(join(tmpdir(), 'larder-server-'));
   const store = await createSqliteStore({ path: join(dir, 'larder.db') });
@@ -45,7 +45,7 @@ export const startTestServer = async (
     const server = await startServer({
       store,
       clock,
-      logger: silentLogger,
+      logger: options.logger ?? silentLogger,
       config: {
         host: '127.0.0.1',
         port: 0,

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { RunningServer } from '../../src/server/server.js';
+import { createMetrics } from '../../src/shared/metrics.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const ADMIN = 'admin-secret-token-0123';
@@ -114,4 +115,50 @@ describe('transport-level faults on a real socket', () => {
     assert.equal((await send(server.url, '/openapi.json')).error?.code, 'ECONNRESET');
     assert.equal((await send(server.url, '/openapi.json')).status, 200);
   });
+});
+
+test('injected faults are the sandbox working, not the server failing: logged at info, counted as the client saw them', async () => {
+  const lines: { level: string; msg: string; fields: Record<string, unknown> }[] = [];
+  const at =
+    (level: string) =>
+    (msg: string, fields: Record<string, unknown> = {}) =>
+      lines.push({ level, msg, fields });
+  const metrics = createMetrics({ processMetrics: false });
+  const running = await startTestServer({
+    config: { adminToken: ADMIN, allowFaultHeader: true, metrics },
+    logger: {
+      debug: at('debug'),
+      info: at('info'),
+      warn: at('warn'),
+      error: at('error'),
+      enabled: () => true,
+    },
+  });
+  try {
+    const { url } = running.server;
+    assert.equal((await send(url, '/openapi.json', { 'larder-fault': 'status=503' })).status, 503);
+    assert.equal((await send(url, '/openapi.json', { 'larder-fault': 'reset' })).error?.code, 'ECONNRESET');
+    assert.deepEqual(
+      lines.filter((line) => line.level === 'error' || line.level === 'warn'),
+      [],
+    );
+    const injected = lines.find((line) => line.msg === 'injected fault answered');
+    assert.equal(injected?.level, 'info');
+    assert.equal(injected?.fields['status'], 503);
+    assert.ok(!('error' in (injected?.fields ?? {})), 'no stack for a fault asked for');
+    const requests = lines.filter((line) => line.msg === 'request').map((line) => line.fields);
+    assert.deepEqual(
+      requests.map((fields) => [fields['status'], fields['fault']]),
+      [
+        [503, 'header status=503'],
+        [0, 'header reset'],
+      ],
+    );
+    const counted = await metrics.registry.getSingleMetricAsString('larder_http_requests_total');
+    assert.match(counted, /status="0"\} 1/);
+    assert.match(counted, /status="503"\} 1/);
+    assert.doesNotMatch(counted, /status="500"/);
+  } finally {
+    await running.stop();
+  }
 });

@@ -33,8 +33,10 @@ export const accessLog =
         requestId: c.get('requestId'),
         method: c.req.method,
         ...(route === undefined ? { path: bounded(c.req.path) } : { route }),
-        status: c.res.status,
+        // A reset connection (an injected fault) answered nothing: 0, as the journal says.
+        status: facts.status ?? c.res.status,
         ...(facts.code === undefined ? {} : { code: facts.code }),
+        ...(facts.fault === undefined ? {} : { fault: facts.fault }),
         durationMs: Math.round((performance.now() - started) * 1000) / 1000,
         ...(facts.clientId === undefined ? {} : { clientId: bounded(facts.clientId) }),
         ...(location === undefined ? {} : { location }),

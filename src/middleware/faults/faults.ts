@@ -77,6 +77,7 @@ const statusError = (c: Context, effect: FaultEffect, tokenPath: string): Respon
   }
   throw new LarderError(STATUS_CODES[status], {
     headers,
+    injected: true,
     ...(status === 503 ? { message: 'The service is temporarily unavailable; retry shortly.' } : {}),
   });
 };
@@ -152,7 +153,10 @@ const apply = async (
     case 'reset': {
       const socket = socketOf(c);
       if (socket === undefined)
-        throw new LarderError('ERR_BAD_GATEWAY', { message: 'Connection reset (injected fault).' });
+        throw new LarderError('ERR_BAD_GATEWAY', {
+          message: 'Connection reset (injected fault).',
+          injected: true,
+        });
       noteFacts(c, { status: 0 });
       socket.incoming.socket.resetAndDestroy();
       // No head will be written: the journal learns of the answer here.

@@ -25,7 +25,8 @@ export const measureRequests =
       await next();
     } finally {
       const operation = operationOf(c.req.method, c.req.path) ?? matchedRoute(c) ?? 'unmatched';
-      const status = String(c.res.status);
+      // A reset connection (an injected fault) answered nothing: counted as status 0, as the journal says.
+      const status = String(facts.status ?? c.res.status);
       metrics.requests.inc({ operation, method: c.req.method, status });
       metrics.requestDuration.observe({ operation, status }, (performance.now() - started) / 1000);
       if (tokenOperations.has(operation)) {
