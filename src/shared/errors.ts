@@ -45,7 +45,7 @@ export const ERROR_CATALOG = {
   ERR_NOT_FOUND: { status: 404, numericCode: 40401, message: 'The record was not found at this location.' },
   ERR_LOCATION_NOT_FOUND: { status: 404, numericCode: 40403, message: 'The location is unknown.' },
   ERR_ROUTE_NOT_FOUND: { status: 404, numericCode: 40402, message: 'No such endpoint.' },
-  ERR_CONFLICT: { status: 409, numericCode: 40901, message: 'The resource already exists.' },
+  ERR_CONFLICT: { status: 409, numericCode: 40901, message: 'The request conflicts with what exists.' },
   ERR_JOURNAL_OFF: {
     status: 409,
     numericCode: 40902,
