@@ -21,7 +21,7 @@ export const toFieldPath = (instancePath: string, extra?: string): string => {
   return path;
 };
 
-/** The properties the object schema holding an `additionalProperties` error knows, found by its schema path. */
+/** The properties the object schema holding an error on its keys (`additionalProperties`, …) knows, by schema path. */
 const knownProperties = (root: TSchema, schemaPath: string): string[] => {
   let node: unknown = root;
   for (const raw of schemaPath.split('/').slice(1, -1)) {
@@ -57,6 +57,17 @@ const describe = (error: ErrorObject, root: TSchema): FieldProblem => {
         fieldName: toFieldPath(error.instancePath),
         message: `must be a valid ${String(params['format'])}${formatHint(String(params['format']))}`,
       };
+    // An object that takes exactly one of its fields (a fault rule's `when`): name them, not a property count.
+    case 'minProperties':
+    case 'maxProperties': {
+      const names = knownProperties(root, error.schemaPath);
+      if (params['limit'] === 1 && names.length > 1)
+        return {
+          fieldName: toFieldPath(error.instancePath),
+          message: `${error.keyword === 'maxProperties' ? 'takes only one' : 'needs one'} of ${names.join(', ')}`,
+        };
+      return { fieldName: toFieldPath(error.instancePath), message: error.message ?? 'is not valid' };
+    }
     default:
       return { fieldName: toFieldPath(error.instancePath), message: error.message ?? 'is not valid' };
   }

@@ -7,8 +7,10 @@ import {
   describeEffect,
   type FaultRequest,
   parseFaultHeader,
+  validFaultRule,
   validFaultRules,
 } from '../../src/sandbox/faults.js';
+import type { LarderError } from '../../src/shared/errors.js';
 
 const request = (path = '/v1/x'): FaultRequest => ({
   method: 'POST',
@@ -156,4 +158,20 @@ test('ids stay unique: a default id never repeats one given, so any rule can be 
       },
     ),
   );
+});
+
+test('a rule whose when gives more or fewer than one of probability, next, every is told which it takes', () => {
+  for (const [when, message] of [
+    [{ next: 1, every: 2 }, 'takes only one of probability, next, every'],
+    [{}, 'needs one of probability, next, every'],
+  ] as const) {
+    assert.throws(
+      () => validFaultRule({ when, effect: { type: 'reset' } }),
+      (error: LarderError) => {
+        assert.equal(error.problems[0]?.fieldName, 'when');
+        assert.equal(error.problems[0]?.message, message);
+        return true;
+      },
+    );
+  }
 });
