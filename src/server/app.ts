@@ -48,6 +48,7 @@ import { DEFAULT_REQUEST_TIMEOUT_SECONDS } from '../shared/server-limits.js';
 import { createVirtualClock } from '../shared/virtual-clock.js';
 import { instrumentStore } from '../storage/instrumented-store.js';
 import type { Store } from '../storage/store.js';
+import { DOCS_PATH } from './docs-paths.js';
 import { createDocsRoutes } from './docs-routes.js';
 import { OPENAPI_PATH, openApiDocument } from './openapi.js';
 
@@ -217,7 +218,15 @@ export const createApp = async ({
         journal,
         clock,
         operationOf,
-        skipPrefix: ADMIN_PREFIX,
+        // Larder's own pages and probes are not the integration's traffic; an unknown path (a typo) is.
+        skip: (path) =>
+          path.startsWith(ADMIN_PREFIX) ||
+          path === DOCS_PATH ||
+          path.startsWith(`${DOCS_PATH}/`) ||
+          path === OPENAPI_PATH ||
+          path === '/healthz' ||
+          path === '/readyz' ||
+          path === '/favicon.ico',
         onError: errorEdge,
         inner: injector === undefined ? deadline : inlineMiddleware(injector, deadline),
       }),

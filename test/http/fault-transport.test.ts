@@ -55,7 +55,7 @@ describe('transport-level faults on a real socket', () => {
   });
 
   test('reset: the connection is reset before any byte, and the journal says so', async () => {
-    const outcome = await send(server.url, '/openapi.json', { 'larder-fault': 'reset' });
+    const outcome = await send(server.url, '/.well-known/jwks.json', { 'larder-fault': 'reset' });
     assert.equal(outcome.status, undefined);
     assert.equal(outcome.error?.code, 'ECONNRESET');
     const journal = await send(server.url, '/_larder/requests?limit=1', { authorization: `Bearer ${ADMIN}` });

@@ -206,7 +206,7 @@ for (const backend of await backends()) {
         await login(client.clientId, client.clientSecret, small.app);
         assert.equal((await read('/requests'))['dropped'], 0);
         assert.equal((await read(report))['dropped'], 0);
-        for (let i = 0; i < 4; i++) await small.app.request('/healthz');
+        for (let i = 0; i < 4; i++) await small.app.request('/.well-known/jwks.json');
         const listed = await read('/requests');
         assert.equal((listed['requests'] as unknown[]).length, 2);
         assert.equal(listed['dropped'], 3);
@@ -271,6 +271,25 @@ for (const backend of await backends()) {
         assert.equal(report['fieldName'], 'client');
         await admin('DELETE', '/requests');
         assert.equal((await list('')).length, 0);
+      });
+
+      test("Larder's own pages and probes are left out of the journal; an unknown path is kept", async () => {
+        await admin('DELETE', '/requests');
+        for (const path of [
+          '/docs',
+          '/docs/assets/x.js',
+          '/openapi.json',
+          '/healthz',
+          '/readyz',
+          '/favicon.ico',
+        ])
+          await larder.app.request(path);
+        await larder.app.request('/v1/nothing');
+        const { requests } = await json<{ requests: Record<string, unknown>[] }>(admin('GET', '/requests'));
+        assert.deepEqual(
+          requests.map((r) => r['path']),
+          ['/v1/nothing'],
+        );
       });
 
       test("a client's requests that no route took (a mistyped path, a wrong method) are journaled under its id", async () => {

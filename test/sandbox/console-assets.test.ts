@@ -83,10 +83,10 @@ test('the console’s own page loads are not the integration’s traffic: the jo
     config: adminConfig('console-admin-token-0123'),
   });
   await larder.app.request('/console');
-  await larder.app.request('/healthz');
+  await larder.app.request('/.well-known/jwks.json');
   assert.deepEqual(
     larder.journal?.list().map((entry) => entry.path),
-    ['/healthz'],
+    ['/.well-known/jwks.json'],
   );
 });
 

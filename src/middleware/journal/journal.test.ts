@@ -23,7 +23,7 @@ app.use(
     journal,
     clock,
     operationOf: (method, path) => (method === 'GET' && path.startsWith('/items/') ? 'getItem' : undefined),
-    skipPrefix: '/_admin',
+    skip: (path) => path.startsWith('/_admin'),
     onError: createErrorEdge(silentLogger),
   }),
 );

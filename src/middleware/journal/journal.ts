@@ -14,8 +14,8 @@ export interface JournalDeps {
   clock: Clock;
   /** The operation id of a request (`METHOD`, path), or undefined for paths that have none. Called per request. */
   operationOf: (method: string, path: string) => string | undefined;
-  /** Paths under this prefix (the admin API) are not journaled: the journal shows the integration's traffic. */
-  skipPrefix?: string;
+  /** Paths not journaled (the admin API, the docs page): the journal shows the integration's traffic. */
+  skip?: (path: string) => boolean;
   /**
    * Answers what the rest of the pipeline throws when the journal must wait for it itself (no LarderResponse, as
    * in app.request), so the entry has the status the client gets: the error edge.
@@ -89,7 +89,7 @@ class JournalCall implements AnswerWatcher, RequestFacts {
  * error edge before that. Elsewhere (app.request) it waits for the pipeline and answers an inner error itself.
  */
 export const journalRequests = (deps: JournalDeps): MiddlewareHandler => {
-  const { clock, skipPrefix, inner, onError } = deps;
+  const { clock, skip, inner, onError } = deps;
   const run = (c: Context, next: Next): ReturnType<MiddlewareHandler> =>
     inner === undefined ? next() : inner(c, next);
   /**
@@ -117,7 +117,7 @@ export const journalRequests = (deps: JournalDeps): MiddlewareHandler => {
   };
   return (c, next) => {
     const { path } = c.req;
-    if (skipPrefix !== undefined && path.startsWith(skipPrefix)) return run(c, next);
+    if (skip?.(path) === true) return run(c, next);
     const call = new JournalCall(deps, c, clock.now(), performance.now(), c.req.method, path);
     const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
     if (!(outgoing instanceof LarderResponse)) return settleAfter(c, next, call);
