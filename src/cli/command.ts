@@ -49,6 +49,9 @@ export interface Command {
 export class UsageError extends Error {}
 
 const unknownOption = (message: string, options: readonly string[]): string => {
+  // `larder clock advance -1d`: a negative value, not a flag. Durations and counts are positive.
+  if (/^Unknown option '-\d/.test(message))
+    return `${message.replace(/\. To specify a positional argument.*$/s, '.')} A negative value is not taken: durations and counts are positive (to move the clock back, \`larder clock set\`).`;
   const given = /^Unknown option '--([^']+)'/.exec(message)?.[1];
   const names = given === undefined ? [] : didYouMean(given, options);
   const first = message.replace(/\. To specify a positional argument.*$/s, '.');

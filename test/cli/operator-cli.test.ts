@@ -116,6 +116,25 @@ describe('errors a new user meets', () => {
     assert.doesNotMatch(unknown.stderr, /Did you mean/);
   });
 
+  test('usage mistakes are named as the user typed them', async () => {
+    const admin = ['--url', 'http://127.0.0.1:9', '--admin-token', 'x'.repeat(20)];
+    for (const [argv, message] of [
+      [
+        ['seed', '--end-date', '2025-02-30'],
+        '--end-date must be a calendar date YYYY-MM-DD, not 2025-02-30.',
+      ],
+      [['clock', 'advance', '-1d', ...admin], 'A negative value is not taken'],
+      [
+        ['faults', 'add', 'not json', ...admin],
+        'neither a rule in JSON ({"effect": …}) nor a file that exists.',
+      ],
+    ] as const) {
+      const result = await run(...argv);
+      assert.equal(result.code, 2, argv.join(' '));
+      assert.ok(result.stderr.includes(message), result.stderr);
+    }
+  });
+
   test('a command that only reads refuses a database file that does not exist, and creates none', async () => {
     const typo = join(dir, 'typo.db');
     for (const argv of [

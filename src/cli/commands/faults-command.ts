@@ -23,7 +23,12 @@ const readRule = (given: string): FaultRule => {
   try {
     text = inline ? given : readFileSync(given, 'utf8');
   } catch (error) {
-    throw new UsageError(`${where}: cannot read it (${(error as NodeJS.ErrnoException).code ?? error}).`);
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(
+      code === 'ENOENT'
+        ? `${where}: neither a rule in JSON ({"effect": …}) nor a file that exists.`
+        : `${where}: cannot read it (${code ?? error}).`,
+    );
   }
   let body: unknown;
   try {

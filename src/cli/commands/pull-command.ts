@@ -105,7 +105,8 @@ export const pullCommand: Command = {
     } catch (error) {
       progress.done();
       if (error instanceof LarderClientError) {
-        io.stderr(`larder pull: ${error.message} Nothing was stored.\n`);
+        // Client messages end with or without a full stop ("…login: ECONNREFUSED"): one sentence ends here.
+        io.stderr(`larder pull: ${error.message.replace(/\.?$/, '.')} Nothing was stored.\n`);
         return 1;
       }
       throw error;

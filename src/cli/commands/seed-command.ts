@@ -1,10 +1,8 @@
 import { describeCounts, totalCount } from '../../records/kinds.js';
-import { SEED_DEFAULTS } from '../../seed/options.js';
+import { endOfDate, SEED_DEFAULTS } from '../../seed/options.js';
 import { seedStore } from '../../seed/seed-store.js';
 import { type Command, intOption, STORE_OPTIONS, UsageError } from '../command.js';
 import { withStore } from '../store-options.js';
-
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 export const seedCommand: Command = {
   name: 'seed',
@@ -59,7 +57,14 @@ export const seedCommand: Command = {
     'Each location is written in one transaction; re-running with the same flags replaces the same records.',
   run: async (args, io) => {
     const endDate = args.strings['end-date'];
-    if (endDate !== undefined && !DATE.test(endDate)) throw new UsageError('--end-date must be YYYY-MM-DD.');
+    if (endDate !== undefined) {
+      // The generator checks the date too, but names its option (endDate), not the flag.
+      try {
+        endOfDate(endDate);
+      } catch {
+        throw new UsageError(`--end-date must be a calendar date YYYY-MM-DD, not ${endDate}.`);
+      }
+    }
     const options = {
       locations: intOption(args, 'locations', 1, 1000),
       days: intOption(args, 'days', 1, 7320),
