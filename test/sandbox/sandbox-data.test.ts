@@ -146,6 +146,12 @@ for (const backend of await backends()) {
       assert.equal(await db.store.locations.get('fixture-5'), undefined);
     });
 
+    test('an empty array makes an empty location, as documented', async () => {
+      const response = await api.admin('POST', '/locations/fixture-empty/purchaseOrders', '[]');
+      assert.deepEqual(await api.json(response), { imported: 0 });
+      assert.notEqual(await db.store.locations.get('fixture-empty'), undefined);
+    });
+
     test('bad uploads: wrong content type 415, empty body 400, bad location id 400', async () => {
       assert.equal((await api.admin('POST', '/locations/x/purchaseOrders', '[]', 'text/plain')).status, 415);
       assert.equal((await api.admin('POST', '/locations/x/purchaseOrders', '')).status, 400);
