@@ -84,6 +84,8 @@ export interface LarderSandbox {
   requests: {
     /** The journal's entries, oldest first. */
     list(filter?: JournalFilter): Promise<JournalEntry[]>;
+    /** The entries and how many the journal dropped since its last clear: a test can tell it missed some. */
+    read(filter?: JournalFilter): Promise<JournalList>;
     clear(): Promise<Cleared>;
   };
   /** Judges one client's recorded traffic against the platform's guidance: no findings, a well-behaved client. */
@@ -92,7 +94,7 @@ export interface LarderSandbox {
     list(): Promise<FaultRulesState>;
     /** Replaces every rule; all counters start again. */
     set(rules: readonly FaultRule[]): Promise<FaultRulesState>;
-    /** Adds one rule (its id defaults to the next free rule-N); the others keep their counters. */
+    /** Adds one rule (its id defaults to rule-N, N its position or the next free number); the others keep their counters. */
     add(rule: FaultRule): Promise<FaultRulesState>;
     /** Removes one rule by id; the others keep their counters. */
     remove(id: string): Promise<FaultRulesState>;
@@ -141,6 +143,18 @@ export const createSandbox = (options: SandboxOptions): LarderSandbox => {
     return text === '' ? '' : `?${text}`;
   };
   const location = (id: string) => `/locations/${encodeURIComponent(id)}`;
+  const readJournal = (filter: JournalFilter = {}) =>
+    call<JournalList>(
+      'GET',
+      `/requests${query({
+        clientId: filter.clientId,
+        location: filter.location,
+        operation: filter.operation,
+        status: filter.status,
+        since: filter.since instanceof Date ? filter.since.toISOString() : filter.since,
+        limit: filter.limit,
+      })}`,
+    );
 
   return {
     clock: {
@@ -161,20 +175,8 @@ export const createSandbox = (options: SandboxOptions): LarderSandbox => {
     },
     clients: { create: (request) => call('POST', '/clients', request) },
     requests: {
-      list: async (filter = {}) =>
-        (
-          await call<JournalList>(
-            'GET',
-            `/requests${query({
-              clientId: filter.clientId,
-              location: filter.location,
-              operation: filter.operation,
-              status: filter.status,
-              since: filter.since instanceof Date ? filter.since.toISOString() : filter.since,
-              limit: filter.limit,
-            })}`,
-          )
-        ).requests,
+      list: async (filter = {}) => (await readJournal(filter)).requests,
+      read: readJournal,
       clear: () => call('DELETE', '/requests'),
     },
     report: (clientId) => call('GET', `/report${query({ clientId })}`),

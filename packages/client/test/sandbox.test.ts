@@ -62,6 +62,11 @@ describe('the sandbox controls against a real Larder', () => {
       [[200, 'kitchen']],
     );
     assert.deepEqual(await sandbox.requests.list({ clientId: credentials.clientId, status: '4xx' }), []);
+    const read = await sandbox.requests.read({
+      clientId: credentials.clientId,
+      operation: 'searchPurchaseOrders',
+    });
+    assert.deepEqual(read, { requests: mine, dropped: 0 });
     assert.deepEqual((await sandbox.report(credentials.clientId)).findings, []);
 
     assert.deepEqual(await sandbox.locations.remove('kitchen'), { deleted: 'kitchen' });
