@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { didYouMean } from '../shared/did-you-mean.js';
 import { isLarderError, isStoreError } from '../shared/errors.js';
+import { KeyEncryptionError } from '../shared/key-encryption.js';
 import { AdminApiError } from './admin-client.js';
 import { type Command, type CommandIo, parseCommandArgs, renderHelp, UsageError } from './command.js';
 import { checkCommand } from './commands/check-command.js';
@@ -102,9 +103,14 @@ export const main = async (argv: readonly string[], io: CommandIo = defaultIo())
       );
       return 2;
     }
-    // Mistakes the domain reports (unknown client, bad scope) and a store that cannot be opened or used (the
-    // message names the file or server and the cause): the message alone, no stack.
-    if ((isLarderError(error) && error.status < 500) || isStoreError(error)) {
+    // Mistakes the domain reports (unknown client, bad scope), a store that cannot be opened or used (the
+    // message names the file or server and the cause) and a wrong or missing key-encryption key: the message
+    // alone, no stack.
+    if (
+      (isLarderError(error) && error.status < 500) ||
+      isStoreError(error) ||
+      error instanceof KeyEncryptionError
+    ) {
       io.stderr(`larder ${command.name}: ${error.message}\n`);
       return 1;
     }

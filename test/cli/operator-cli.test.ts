@@ -135,6 +135,21 @@ describe('errors a new user meets', () => {
     }
   });
 
+  test('a wrong key-encryption key is the command’s own message, exit 1, no stack', async () => {
+    const db = join(dir, 'sealed.db');
+    const [right, wrong] = [join(dir, 'right.kek'), join(dir, 'wrong.kek')];
+    await writeFile(right, 'the-right-key-encryption-key-0000000000000', { mode: 0o600 });
+    await writeFile(wrong, 'the-wrong-key-encryption-key-0000000000000', { mode: 0o600 });
+    assert.equal(
+      (await run('clients', 'create', '--name', 'a', '--all-locations', '--db', db, '--key-file', right))
+        .code,
+      0,
+    );
+    const result = await run('clients', 'list', '--db', db, '--key-file', wrong);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /^larder clients: The \w+ was encrypted with another key-encryption key/);
+  });
+
   test('a command that only reads refuses a database file that does not exist, and creates none', async () => {
     const typo = join(dir, 'typo.db');
     for (const argv of [
