@@ -75,6 +75,12 @@ const insufficientScope = (): LarderError =>
  * Names the location asked for (the caller sent it), and a granted one it differs from only in case: ids are
  * case-sensitive, and `Kitchen-1` for `kitchen-1` is the usual slip. Only the caller's own grants are named.
  */
+/** Header values arrive as Latin-1: a client that sent UTF-8 (curl does) is shown its own text again. */
+const asUtf8 = (latin1: string): string => {
+  const decoded = Buffer.from(latin1, 'latin1').toString('utf8');
+  return decoded.includes('\uFFFD') ? latin1 : decoded;
+};
+
 const notGrantedMessage = (client: ClientGrant, locationId: string): string => {
   const lower = locationId.toLowerCase();
   let meant: string | undefined;
@@ -83,7 +89,8 @@ const notGrantedMessage = (client: ClientGrant, locationId: string): string => {
       meant = granted;
       break;
     }
-  const shown = locationId.length > 100 ? `${locationId.slice(0, 100)}…` : locationId;
+  const text = /[^\x00-\x7f]/.test(locationId) ? asUtf8(locationId) : locationId;
+  const shown = text.length > 100 ? `${text.slice(0, 100)}…` : text;
   return `The client is not granted location ${shown}${meant === undefined ? '' : ` (location ids are case-sensitive: did you mean ${meant}?)`}.`;
 };
 

@@ -236,6 +236,9 @@ describe('retail guard (authorizeRetail)', () => {
     // Ids are case-sensitive; a granted one that differs only in case is named.
     const cased = await rejection(() => h.auth.guard(bearer, LOCATION.toUpperCase()));
     assert.match(cased.message, new RegExp(`case-sensitive: did you mean ${LOCATION}\\?`));
+    // A header sent as UTF-8 (curl) arrives as Latin-1 text: the message shows it as the client typed it.
+    const utf8 = await rejection(() => h.auth.guard(bearer, Buffer.from('lоc-ü', 'utf8').toString('latin1')));
+    assert.equal(utf8.message, 'The client is not granted location lоc-ü.');
     const everywhere = await loginToken(undefined, { allLocations: true });
     assert.ok(await h.auth.guard(everywhere.bearer, 'loc-2'));
   });

@@ -123,6 +123,10 @@ describe('errors a new user meets', () => {
         ['seed', '--end-date', '2025-02-30'],
         '--end-date must be a calendar date YYYY-MM-DD, not 2025-02-30.',
       ],
+      [
+        ['import', '--location', 'café', '--purchase-orders', 'x.json'],
+        '--location must be 1-200 visible ASCII characters (no spaces): it travels in an HTTP header.',
+      ],
       [['clock', 'advance', '-1d', ...admin], 'A negative value is not taken'],
       [
         ['faults', 'add', 'not json', ...admin],

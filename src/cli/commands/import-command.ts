@@ -4,7 +4,11 @@ import { kindFileOptions, kindFiles } from '../kind-files.js';
 import { createProgress } from '../progress.js';
 import { withStore } from '../store-options.js';
 
-export const LOCATION_ID = /^[^\s\p{Cc}]{1,200}$/u;
+/**
+ * A location id travels in the Platform-Restaurant-External-ID header, whose bytes clients encode differently
+ * beyond ASCII (curl sends UTF-8, fetch Latin-1): only visible ASCII is matched alike from every client.
+ */
+export const LOCATION_ID = /^[\x21-\x7e]{1,200}$/;
 
 export const importCommand: Command = {
   name: 'import',
@@ -28,7 +32,9 @@ export const importCommand: Command = {
   run: async (args, io) => {
     const locationId = requiredOption(args, 'location');
     if (!LOCATION_ID.test(locationId)) {
-      throw new UsageError('--location must be 1-200 characters without spaces or control characters.');
+      throw new UsageError(
+        '--location must be 1-200 visible ASCII characters (no spaces): it travels in an HTTP header.',
+      );
     }
     const files = kindFiles(args);
     const given = Object.values(files);

@@ -70,7 +70,9 @@ export const pullCommand: Command = {
     const location = requiredOption(args, 'location');
     const intoLocation = args.strings['into-location'] ?? location;
     if (!LOCATION_ID.test(intoLocation))
-      throw new UsageError('--into-location must be 1-200 characters without spaces or control characters.');
+      throw new UsageError(
+        '--into-location must be 1-200 visible ASCII characters (no spaces): it travels in an HTTP header.',
+      );
     const since = args.strings['since'];
     if (
       since !== undefined &&
