@@ -1,6 +1,6 @@
-import type { Server, ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { createAdaptorServer, type HttpBindings } from '@hono/node-server';
+import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import type { ThrottleLimit } from '../auth/failure-throttle.js';
 import type { TrustProxy } from '../auth/source-address.js';
 import { admit } from '../http/connection-gate.js';
@@ -116,31 +116,46 @@ export const startServer = async (deps: {
     new URL(request.url).pathname === '/healthz'
       ? Response.json({ status: 'ok' })
       : errorResponse(new LarderError('ERR_UNAVAILABLE', { message: 'Starting up.' }));
-  const server = createAdaptorServer({
-    fetch: (request: Request, env: unknown) => {
+  const listener = getRequestListener(
+    (request: Request, env: unknown) => {
       const { incoming, outgoing } = env as HttpBindings;
+      // HTTP/1.1 requires Host (RFC 9112 §3.2); Node is told not to refuse its absence itself, since its bare
+      // 400 has no body and HTTP/1.0 may rightly leave it out.
+      if (incoming.headers.host === undefined && incoming.httpVersionMinor >= 1)
+        return errorResponse(
+          new LarderError('ERR_VALIDATION', {
+            fieldName: 'Host',
+            message: 'An HTTP/1.1 request needs a Host header.',
+          }),
+        );
       const admitted = admit(incoming, outgoing);
       return admitted === undefined ? handle(request, env) : admitted.then(() => handle(request, env));
     },
-    // Node checks the header and request timeouts this often (default 30 s, which would triple the bound).
-    // LarderResponse: the pipeline's own headers are written with the route's, in one writeHead.
-    ...(config.tls === undefined
-      ? {
-          serverOptions: {
-            connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
-            ServerResponse: LarderResponse as typeof ServerResponse,
-          },
-        }
-      : {
-          createServer: createHttpsServer,
-          serverOptions: {
-            key: config.tls.key,
-            cert: config.tls.cert,
-            connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
-            ServerResponse: LarderResponse as typeof ServerResponse,
-          },
-        }),
-  }) as Server;
+    {
+      // The name a request without Host (HTTP/1.0) is served under: only the URL's path is ever read.
+      hostname: 'localhost',
+      // A request that is no URL (`OPTIONS *`, a malformed Host) still gets an ErrorMessage, not a bare 400.
+      errorHandler: (error) => {
+        if ((error as Error | undefined)?.name === 'RequestError')
+          return errorResponse(
+            new LarderError('ERR_VALIDATION', { message: 'The request target or Host header is not valid.' }),
+          );
+        logger.error('request failed before the app', { error });
+        return errorResponse(new LarderError('ERR_INTERNAL'));
+      },
+    },
+  );
+  // Node checks the header and request timeouts this often (default 30 s, which would triple the bound).
+  // LarderResponse: the pipeline's own headers are written with the route's, in one writeHead.
+  const serverOptions = {
+    connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+    ServerResponse: LarderResponse as typeof ServerResponse,
+    requireHostHeader: false,
+  };
+  const server: Server =
+    config.tls === undefined
+      ? createServer(serverOptions, listener)
+      : createHttpsServer({ ...serverOptions, key: config.tls.key, cert: config.tls.cert }, listener);
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = config.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   server.requestTimeout = REQUEST_BODY_TIMEOUT_MS;

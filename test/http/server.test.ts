@@ -50,6 +50,21 @@ test('a request that is not HTTP gets a 400 ErrorMessage', async () => {
   assert.equal(body['code'], 40001);
 });
 
+test('a request without Host, or whose target is no URL, gets an ErrorMessage; HTTP/1.0 may leave Host out', async () => {
+  const bodyOf = (answer: string) =>
+    JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+  const noHost = await exchange('GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n');
+  assert.match(noHost, /^HTTP\/1\.1 400 /);
+  assert.equal(bodyOf(noHost)['fieldName'], 'Host');
+  assert.equal(typeof bodyOf(noHost)['requestId'], 'string');
+  const star = await exchange('OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+  assert.match(star, /^HTTP\/1\.1 400 /);
+  assert.equal(bodyOf(star)['code'], 40001);
+  const old = await exchange('GET /healthz HTTP/1.0\r\n\r\n');
+  assert.match(old, /^HTTP\/1\.1 200 /);
+  assert.deepEqual(bodyOf(old), { status: 'ok' });
+});
+
 test('the issuer defaults to the bound address', async () => {
   assert.equal(server.publicUrl, `http://127.0.0.1:${server.port}`);
   const metadata = (await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json()) as {
