@@ -183,7 +183,7 @@ test('requests and report warn, on stderr, when the journal has dropped entries'
     };
     for (let i = 0; i < 2; i++) await fetch(`${small.url}/v1/purchaseOrders/search`, { method: 'POST' });
     assert.equal((await run('requests')).err, '');
-    await fetch(`${small.url}/healthz`);
+    await fetch(`${small.url}/.well-known/jwks.json`);
     const listed = await run('requests');
     assert.equal(listed.code, 0);
     assert.equal(listed.out.trim().split('\n').length, 2);

@@ -59,7 +59,7 @@ describe('serve on SQLite', () => {
       await fetch(`${server.url}/_larder/requests`, { method: 'DELETE', headers });
       // Fresh connections each, so both workers answer some (the primary hands connections round-robin).
       for (let i = 0; i < 20; i++)
-        await fetch(`${server.url}/healthz`, {
+        await fetch(`${server.url}/.well-known/jwks.json`, {
           headers: { connection: 'close', 'x-request-id': `journal-${i}` },
         });
       for (let i = 0; i < 4; i++) {
@@ -81,7 +81,7 @@ describe('serve on SQLite', () => {
     try {
       const headers = { authorization: `Bearer ${admin}`, connection: 'close' };
       for (let i = 0; i < 20; i++)
-        await fetch(`${server.url}/healthz`, {
+        await fetch(`${server.url}/.well-known/jwks.json`, {
           headers: { connection: 'close', 'x-request-id': `wrap-${i}` },
         });
       const { requests, dropped } = (await (
