@@ -273,6 +273,24 @@ for (const backend of await backends()) {
         assert.equal((await list('')).length, 0);
       });
 
+      test('a claimed client id of another shape than a client id (a pasted secret) is never journaled as sent', async () => {
+        await admin('DELETE', '/requests');
+        const secret = 'kQ3v9x-PasteD_SecreT_0123456789abcdefghijklm';
+        assert.equal((await login(secret, 'whatever')).status, 401);
+        const client = await createClientCredentials(
+          db.store,
+          { name: 'shape', locations: ['loc-1'] },
+          clock,
+        );
+        assert.equal((await login(client.clientId, 'wrong')).status, 401);
+        const { requests } = await json<{ requests: Record<string, unknown>[] }>(admin('GET', '/requests'));
+        assert.deepEqual(
+          requests.map((r) => r['clientId']),
+          ['(not a client id)', client.clientId],
+        );
+        assert.ok(!JSON.stringify(requests).includes(secret));
+      });
+
       test("Larder's own pages and probes are left out of the journal; an unknown path is kept", async () => {
         await admin('DELETE', '/requests');
         for (const path of [
