@@ -27,6 +27,7 @@ const setup = () => {
     return c.json({ token: 't' });
   });
   app.get('/items/:itemId', (c) => c.text('ok'));
+  app.use('/cors/*', (c) => Promise.resolve(c.body(null, 204)));
   return { app, metrics };
 };
 
@@ -49,6 +50,16 @@ test('counts requests by operation (or route pattern) and status, never by raw p
     /larder_http_request_duration_seconds_count\{operation="\/items\/:itemId",status="200"\} 2/,
   );
   assert.ok(!text.includes('/items/1'));
+});
+
+test('a CORS preflight is counted as one, not as an unmatched path', async () => {
+  const { app, metrics } = setup();
+  await app.request('/cors/search', {
+    method: 'OPTIONS',
+    headers: { 'access-control-request-method': 'POST' },
+  });
+  const text = await metrics.registry.metrics();
+  assert.match(text, /larder_http_requests_total\{operation="preflight",method="OPTIONS",status="204"\} 1/);
 });
 
 test('tokens issued and refused, and 429 refusals by error code', async () => {

@@ -24,7 +24,13 @@ export const measureRequests =
     try {
       await next();
     } finally {
-      const operation = operationOf(c.req.method, c.req.path) ?? matchedRoute(c) ?? 'unmatched';
+      const operation =
+        operationOf(c.req.method, c.req.path) ??
+        matchedRoute(c) ??
+        // A CORS preflight the CORS middleware answered: a browser's, before its call, not a stray path.
+        (c.req.method === 'OPTIONS' && c.req.header('access-control-request-method') !== undefined
+          ? 'preflight'
+          : 'unmatched');
       // A reset connection (an injected fault) answered nothing: counted as status 0, as the journal says.
       const status = String(facts.status ?? c.res.status);
       metrics.requests.inc({ operation, method: c.req.method, status });
