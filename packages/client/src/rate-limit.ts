@@ -11,6 +11,16 @@ const seconds = (text: string | null): number | undefined => {
   return Number.isFinite(value) && value >= 0 ? value : undefined;
 };
 
+/**
+ * The server's "now" for the times it sends: its `Date` header when it has one, else ours. A point in time the
+ * server names (a Unix-time reset, a Retry-After date) is measured against its own clock, so a skewed client
+ * clock, or a sandbox running on a virtual one, still waits as long as the server means.
+ */
+const serverNow = (headers: Headers, now: number): number => {
+  const date = Date.parse(headers.get('date') ?? '');
+  return Number.isNaN(date) ? now : date;
+};
+
 /** Milliseconds to wait before retrying, from Retry-After; undefined when absent or unreadable. */
 export const retryAfterMs = (headers: Headers, now: number): number | undefined => {
   const text = headers.get('retry-after');
@@ -18,12 +28,12 @@ export const retryAfterMs = (headers: Headers, now: number): number | undefined 
   const delta = seconds(text);
   if (delta !== undefined) return delta * 1000;
   const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - serverNow(headers, now));
 };
 
-/** A reset given in seconds, or as a Unix time (a value too large to be a delay). */
-const resetMs = (value: number, now: number): number =>
-  value > 1_000_000_000 ? Math.max(0, value * 1000 - now) : value * 1000;
+/** A reset given in seconds, or as a Unix time (a value too large to be a delay) on the server's clock. */
+const resetMs = (value: number, headers: Headers, now: number): number =>
+  value > 1_000_000_000 ? Math.max(0, value * 1000 - serverNow(headers, now)) : value * 1000;
 
 /**
  * Milliseconds until a rate limit this response says is used up resets; 0 when it is not used up, undefined when
@@ -46,7 +56,7 @@ export const exhaustedForMs = (headers: Headers, now: number): number | undefine
     const remaining = seconds(headers.get(`${prefix}remaining`));
     if (remaining === undefined) continue;
     const reset = seconds(headers.get(`${prefix}reset`));
-    return remaining === 0 && reset !== undefined ? resetMs(reset, now) : 0;
+    return remaining === 0 && reset !== undefined ? resetMs(reset, headers, now) : 0;
   }
   return undefined;
 };

@@ -110,7 +110,9 @@ export const createTransport = (options: TransportOptions) => {
   const send = async (request: HttpRequest): Promise<HttpAnswer> => {
     const started = now();
     for (let attempts = 1; ; attempts++) {
-      const held = (notBefore.get(request.limit) ?? 0) - now();
+      // A hold never outlasts the request's budget: past it the request goes, and the server says whether it may.
+      const budget = retry === false ? options.timeoutMs : retry.maxElapsedMs - (now() - started);
+      const held = Math.min((notBefore.get(request.limit) ?? 0) - now(), budget);
       if (held > 0) await options.sleep(held, request.signal);
       let answer: HttpAnswer | undefined;
       let failure: unknown;
@@ -120,9 +122,20 @@ export const createTransport = (options: TransportOptions) => {
         if (!(error instanceof LarderTransportError)) throw error;
         failure = error;
       }
-      if (answer !== undefined) {
+      // Everything sharing the limit waits, not just this request: a 429 asks for silence, not a pause, and it
+      // holds even when this request gives up (its caller's next request must not come sooner).
+      let silence: number | undefined;
+      if (answer?.status === 429) {
+        silence =
+          (retryAfterMs(answer.headers, now()) ??
+            exhaustedForMs(answer.headers, now()) ??
+            (retry === false ? 1000 : backoff(attempts, retry))) + RETRY_AFTER_MARGIN_MS;
+        notBefore.set(request.limit, Math.max(notBefore.get(request.limit) ?? 0, now() + silence));
+      } else if (answer !== undefined) {
         const exhausted = exhaustedForMs(answer.headers, now());
-        if (exhausted !== undefined && exhausted > 0) notBefore.set(request.limit, now() + exhausted);
+        // Requests remain: whatever an earlier answer said, the limit is free now.
+        if (exhausted === 0) notBefore.delete(request.limit);
+        else if (exhausted !== undefined) notBefore.set(request.limit, now() + exhausted);
         if (!RETRIED_STATUSES.has(answer.status)) return answer;
       }
       const giveUp = () => {
@@ -130,16 +143,11 @@ export const createTransport = (options: TransportOptions) => {
         throw failure;
       };
       if (retry === false || attempts >= retry.maxAttempts) return giveUp();
-      let wait = backoff(attempts, retry);
-      if (answer?.status === 429) {
-        // Everything sharing the limit waits, not just this request: the server asks for silence, not a pause.
-        wait =
-          (retryAfterMs(answer.headers, now()) ?? exhaustedForMs(answer.headers, now()) ?? wait) +
-          RETRY_AFTER_MARGIN_MS;
-        if (now() - started + wait > retry.maxElapsedMs) return giveUp();
-        notBefore.set(request.limit, Math.max(notBefore.get(request.limit) ?? 0, now() + wait));
+      if (silence !== undefined) {
+        if (now() - started + silence > retry.maxElapsedMs) return giveUp();
         continue;
       }
+      let wait = backoff(attempts, retry);
       // A 5xx's Retry-After is a floor for the backoff.
       const asked = answer === undefined ? undefined : retryAfterMs(answer.headers, now());
       if (asked !== undefined) wait = Math.max(wait, asked);

@@ -31,3 +31,17 @@ test('a used-up limit from RateLimit, RateLimit-Reset or X-RateLimit-Reset (seco
   assert.equal(exhaustedForMs(headers({ 'x-ratelimit-remaining': '12', 'x-ratelimit-reset': unix }), NOW), 0);
   assert.equal(exhaustedForMs(headers({}), NOW), undefined);
 });
+
+test("a time the server names is measured on the server's clock (its Date), not the client's", () => {
+  const server = NOW + 2 * 86_400_000;
+  const date = new Date(server).toUTCString();
+  const reset = String((server + 30_000) / 1000);
+  assert.equal(
+    exhaustedForMs(headers({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset, date }), NOW),
+    30_000,
+  );
+  assert.equal(
+    retryAfterMs(headers({ 'retry-after': new Date(server + 4000).toUTCString(), date }), NOW),
+    4000,
+  );
+});

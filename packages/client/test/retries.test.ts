@@ -60,6 +60,66 @@ describe('with --rate-limit platform', () => {
   });
 });
 
+describe('with a small rate limit, on a server clock days ahead of the client', () => {
+  let larder: Larder;
+  let reader: Credentials;
+  before(async () => {
+    larder = await startLarder({ server: { rateLimit: [{ limit: 3, windowMs: 1000 }] } });
+    await larder.load('loc-1', 'purchaseOrders', orders);
+    reader = await larder.createReader(['loc-1']);
+  });
+  after(() => larder.stop());
+
+  test("a used-up limit is waited out on the server's clock (a sandbox's virtual one), never for days", async () => {
+    await larder.sandbox.clock.set(new Date(Date.now() + 2 * 86_400_000), { frozen: true });
+    const asked: number[] = [];
+    const client = createClient({
+      baseUrl: larder.url,
+      ...reader,
+      // The client's own clock is real time; the server's is two days on.
+      sleep: async (ms) => {
+        asked.push(ms);
+        await larder.sandbox.clock.advance(Math.max(1, Math.ceil(ms / 1000)));
+      },
+    });
+    let count = 0;
+    for await (const _ of client.purchaseOrders.search({}, { location: 'loc-1', pageSize: 1 }))
+      if (++count === 10) break;
+    assert.ok(asked.length > 0, 'the limit was used up');
+    assert.ok(
+      asked.every((ms) => ms <= 2000),
+      asked.join(', '),
+    );
+    await larder.sandbox.clock.reset();
+  });
+
+  test('a 429 the client gives up on (Retry-After past its budget) still holds its next request back', async () => {
+    await larder.sandbox.clock.set(new Date(), { frozen: true });
+    await larder.sandbox.faults.set([
+      {
+        match: { operation: 'searchPurchaseOrders' },
+        when: { next: 1 },
+        effect: { type: 'status', status: 429, retryAfterSeconds: 90 },
+      },
+    ]);
+    const asked: number[] = [];
+    const client = createClient({
+      baseUrl: larder.url,
+      ...reader,
+      sleep: async (ms) => {
+        asked.push(ms);
+      },
+    });
+    await assert.rejects(client.purchaseOrders.search({}, { location: 'loc-1' }).pages().next());
+    assert.deepEqual(asked, [], 'given up at once: 90 s is past the 60 s budget');
+    await client.purchaseOrders.search({}, { location: 'loc-1' }).pages().next();
+    assert.equal(asked.length, 1);
+    assert.ok(asked[0]! > 50_000, `the next request waited out the rest of the 90 s (${asked[0]} ms)`);
+    await larder.sandbox.faults.clear();
+    await larder.sandbox.clock.reset();
+  });
+});
+
 describe('with injected faults', () => {
   let larder: Larder;
   let reader: Credentials;

@@ -41,6 +41,8 @@ const stateHeaders = (policies: readonly RatePolicy[], style: RateLimitHeaderSty
   // The Unix-time reset changes once a window: its text is kept rather than made per request.
   let resetMs = -1;
   let resetText = '';
+  let dateSecond = -1;
+  let dateText = '';
   /** Hands each field to `target`: the Node response as a rule, an error's headers on a refusal. */
   return (verdict: RateVerdict, nowMs: number, target: ResponseHeaders): void => {
     if (verdict.resetMs !== resetMs) {
@@ -56,6 +58,16 @@ const stateHeaders = (policies: readonly RatePolicy[], style: RateLimitHeaderSty
       target.deferHeader('x-ratelimit-limit', limits[verdict.policy]!);
       target.deferHeader('x-ratelimit-remaining', String(verdict.remaining));
       target.deferHeader('x-ratelimit-reset', resetText);
+      // The reset is a time on the server's clock; on a virtual clock moved away from real time, `Date` says
+      // that clock's now (Node's own says real time), so a client measures the wait as the server means it.
+      if (Math.abs(nowMs - Date.now()) >= 1000) {
+        const second = Math.floor(nowMs / 1000);
+        if (second !== dateSecond) {
+          dateSecond = second;
+          dateText = new Date(second * 1000).toUTCString();
+        }
+        target.deferHeader('date', dateText);
+      }
     }
   };
 };
