@@ -110,9 +110,11 @@ describe('with a small rate limit, on a server clock days ahead of the client', 
         asked.push(ms);
       },
     });
-    await assert.rejects(client.purchaseOrders.search({}, { location: 'loc-1' }).pages().next());
+    await assert.rejects(
+      client.purchaseOrders.search({}, { location: 'loc-1' }).pages()[Symbol.asyncIterator]().next(),
+    );
     assert.deepEqual(asked, [], 'given up at once: 90 s is past the 60 s budget');
-    await client.purchaseOrders.search({}, { location: 'loc-1' }).pages().next();
+    await client.purchaseOrders.search({}, { location: 'loc-1' }).pages()[Symbol.asyncIterator]().next();
     assert.equal(asked.length, 1);
     assert.ok(asked[0]! > 50_000, `the next request waited out the rest of the 90 s (${asked[0]} ms)`);
     await larder.sandbox.faults.clear();
