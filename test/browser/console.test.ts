@@ -140,6 +140,16 @@ test('Inventory: the stock chart of an item has points marked by type; the spend
 });
 
 test('Traffic: the journal lists the integration’s requests, an entry opens, filters by operation, the report sits beside it', async () => {
+  // A login with something that is no client id: journaled as "(not a client id)", never the report's default.
+  await fetch(`${url}/authentication/v1/authentication/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      clientId: 'pasted-secret',
+      clientSecret: 'x',
+      userAccessType: 'PLATFORM_MACHINE_CLIENT',
+    }),
+  });
   await view('Traffic');
   await page.waitForSelector('table.journal tr.entry');
   assert.match((await page.textContent('table.journal')) ?? '', /searchPurchaseOrders/);

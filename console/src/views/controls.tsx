@@ -264,10 +264,12 @@ const FaultsCard = () => {
             <input
               type="number"
               name="ms"
+              required
               min={0}
               max={120000}
-              value={form.ms}
-              onInput={(e) => setForm({ ...form, ms: Number(e.currentTarget.value) })}
+              value={Number.isNaN(form.ms) ? '' : form.ms}
+              // Empty is NaN, not 0: the form asks for a number rather than add a rule nobody chose.
+              onInput={(e) => setForm({ ...form, ms: e.currentTarget.valueAsNumber })}
             />
           </label>
         ) : null}

@@ -15,11 +15,12 @@ interface Filter {
 const searchBody = (filter: Filter) => ({
   ...(filter.statuses.length === 0 ? {} : { purchaseOrderStatuses: filter.statuses }),
   ...(filter.includeArchived ? { includeArchived: true } : {}),
-  ...(filter.startDate === ''
+  // An end without a start is sent as it is: the API names the missing start, rather than the form hiding it.
+  ...(filter.startDate === '' && filter.endDate === ''
     ? {}
     : {
         updatedDateRange: {
-          startDate: filter.startDate,
+          ...(filter.startDate === '' ? {} : { startDate: filter.startDate }),
           ...(filter.endDate === '' ? {} : { endDate: filter.endDate }),
         },
       }),

@@ -11,6 +11,20 @@ const STATUSES = ['2xx', '4xx', '5xx', '401', '403', '404', '429', '503'];
 
 const statusClass = (status: number) => (status >= 500 ? 's5' : status >= 400 ? 's4' : 's2');
 
+/** What the journal shows for a claimed id that is no client's: never a client to report on. */
+const NOT_A_CLIENT_ID = '(not a client id)';
+
+/** The client with the most requests in view: the report's default, rather than whichever id sorts first. */
+const busiestClient = (entries: readonly JournalEntry[]): string | undefined => {
+  const counts = new Map<string, number>();
+  for (const { clientId } of entries)
+    if (clientId !== undefined && clientId !== NOT_A_CLIENT_ID)
+      counts.set(clientId, (counts.get(clientId) ?? 0) + 1);
+  let busiest: string | undefined;
+  for (const [id, count] of counts) if (busiest === undefined || count > counts.get(busiest)!) busiest = id;
+  return busiest;
+};
+
 const Report = ({ clientId, refresh }: { clientId: string; refresh: number }) => {
   const { data, error } = useLoad(() => api.report(clientId), [clientId, refresh]);
   return (
@@ -105,7 +119,7 @@ export const TrafficView = () => {
     if (seenClients.size !== clients.length) setClients([...seenClients].sort());
     if (seenOperations.size !== operations.length) setOperations([...seenOperations].sort());
   }, [journal.data]);
-  const reported = clientId !== '' ? clientId : clients[0];
+  const reported = clientId !== '' ? clientId : (busiestClient(entries) ?? clients[0]);
   return (
     <div class="split">
       <Card title="Request journal" wide>
