@@ -66,6 +66,8 @@ export interface SupervisorOptions<W extends SupervisedWorker = SupervisedWorker
   log?: (line: string) => void;
   /** Each time a worker listens; `first` is true once, for the first of the cluster (announce the URL then). */
   onListening?: (address: ListeningAddress, first: boolean) => void;
+  /** Just before each fork, with how many workers are listening then (the cluster's settings may be set here). */
+  beforeFork?: (listening: number) => void;
 }
 
 export interface Supervisor {
@@ -93,6 +95,7 @@ export const createSupervisor = <W extends SupervisedWorker>(options: Supervisor
     schedule = realSchedule,
     log = () => {},
     onListening,
+    beforeFork,
   } = options;
   if (!Number.isInteger(workers) || workers < 1) throw new RangeError(`workers must be ≥ 1, not ${workers}`);
   if (!Number.isInteger(maxCrashes) || maxCrashes < 1)
@@ -120,6 +123,7 @@ export const createSupervisor = <W extends SupervisedWorker>(options: Supervisor
   };
 
   const fork = (slot: number) => {
+    beforeFork?.(listened.size);
     const worker = cluster.fork();
     live.set(worker.id, { worker, slot });
   };

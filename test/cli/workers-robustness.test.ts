@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -76,6 +77,43 @@ test('--workers 2: workers killed mid-request close their connections at once, a
       );
     }
     assert.equal(status, 200, server.output());
+  } finally {
+    assert.equal(await stop(server.child), 0);
+  }
+});
+
+test('--workers 2 --port 0: one worker killed is replaced on the same port while the other serves on', {
+  timeout: 90_000,
+}, async () => {
+  const server = await serveWorkers('one-down');
+  try {
+    const children = () =>
+      execFileSync('pgrep', ['-P', String(server.child.pid)], { encoding: 'utf8' })
+        .trim()
+        .split('\n')
+        .map(Number);
+    const [victim] = children();
+    process.kill(victim!, 'SIGKILL');
+    // The replacement joins the survivor's socket (a worker logs its keys once it has bound): the cluster keeps
+    // running, both workers answering. Before, it asked for the bound port and the primary failed to bind it.
+    const settled = () => {
+      const output = server.output();
+      const since = output.indexOf('starting another');
+      return since >= 0 && /auth signing keys loaded|already in use|stopping/.test(output.slice(since));
+    };
+    // Each log line is an event: wait for the next until the replacement's fate is logged (the test's timeout
+    // bounds it).
+    while (!settled())
+      await Promise.race([once(server.child.stdout!, 'data'), once(server.child.stderr!, 'data')]);
+    assert.doesNotMatch(server.output(), /already in use|stopping/);
+    assert.ok(settled(), server.output());
+    assert.equal(children().length, 2);
+    assert.ok(!children().includes(victim!));
+    for (let i = 0; i < 6; i++) {
+      const response = await fetch(`${server.url}/readyz`, { headers: { connection: 'close' } });
+      assert.equal(response.status, 200);
+    }
+    assert.equal(server.child.exitCode, null, server.output());
   } finally {
     assert.equal(await stop(server.child), 0);
   }

@@ -92,6 +92,7 @@ const serveWithWorkers = async (
     ready.add(worker.id);
     announceOnce();
   });
+  const workerArgs = cluster.settings.args ?? process.argv.slice(2);
   const supervisor = createSupervisor({
     cluster,
     workers: config.workers,
@@ -99,14 +100,16 @@ const serveWithWorkers = async (
     killAfterMs: config.shutdownTimeoutMs + 5000,
     log: (line) => output.logger.warn(line),
     onListening: (address) => {
-      // With --port 0, a worker started after every other one died would get a new random port: later workers
-      // are told the port the first one got (the last --port given wins).
-      if (port === undefined && config.port === 0)
-        cluster.setupPrimary({
-          args: [...(cluster.settings.args ?? process.argv.slice(2)), '--port', String(address.port)],
-        });
       port = address.port;
       announceOnce();
+    },
+    // With --port 0, a worker started while others serve asks for port 0 as they did, and so shares their
+    // socket; asking for the bound port would make the primary bind it again, which fails while it is held. Only
+    // one started after every other died is told the port, or it would get a new random one (the last --port
+    // given wins).
+    beforeFork: (listening) => {
+      if (config.port !== 0 || port === undefined) return;
+      cluster.setupPrimary({ args: listening > 0 ? workerArgs : [...workerArgs, '--port', String(port)] });
     },
   });
   // The journal the admin API shows covers every worker: the primary collects each worker's part.
