@@ -52,6 +52,8 @@ export const sealSecrets = async (store: Store, kek: KeyEncryptionKey | undefine
     describe: () => store.describe(),
     ping: () => store.ping(),
     close: () => store.close(),
+    // The pool gauges (/metrics) read through the wrapper too.
+    ...(store.poolState === undefined ? {} : { poolState: () => store.poolState!() }),
     settings,
     auth: {
       ...store.auth,

@@ -132,3 +132,10 @@ test('the CLI: LARDER_KEY_ENCRYPTION_KEY or --key-file seals the keys; a wrong o
   assert.equal(short.code, 1);
   assert.match(short.stderr, /at least 32 characters/);
 });
+
+test("the sealing wrapper passes the pool's state through, so /metrics still shows the pool", async () => {
+  const pool = { total: 3, idle: 2, waiting: 0 };
+  const bare = { settings: {}, auth: {} } as unknown as Store;
+  assert.deepEqual((await sealSecrets({ ...bare, poolState: () => pool }, undefined)).poolState?.(), pool);
+  assert.equal((await sealSecrets(bare, undefined)).poolState, undefined);
+});
