@@ -14,10 +14,13 @@ const NETWORK_CODES = new Set([
 
 /**
  * SQLSTATEs that mean "the database is not serving right now", all worth a retry by the caller: shutdowns
- * (57P01–57P03), too many connections (53300), statement timeout or cancel (57014), and class 08 (connection
- * exceptions).
+ * (57P01–57P03), the database dropped (57P04), statement timeout or cancel (57014), and, refused at connect,
+ * a database not accepting connections (55000), one that does not exist (3D000) or a login it refuses (28xxx).
+ * Whole classes too: 08 (connection exceptions) and 53 (insufficient resources: disk full, out of memory, too
+ * many connections).
  */
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '57P04', '57014', '55000', '3D000']);
+const UNAVAILABLE_CLASSES = ['08', '28', '53'];
 
 /** node-postgres reports a dropped socket or a pool connect timeout only in the message. */
 const UNAVAILABLE_MESSAGES = [
@@ -39,7 +42,8 @@ export const isUnavailableError = (error: unknown): boolean => {
   if (error instanceof AggregateError) return error.errors.some(isUnavailableError);
   const code = codeOf(error);
   if (code !== undefined) {
-    if (NETWORK_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08')) return true;
+    if (NETWORK_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code)) return true;
+    if (code.length === 5 && UNAVAILABLE_CLASSES.includes(code.slice(0, 2))) return true;
   }
   const message = error instanceof Error ? error.message : '';
   return UNAVAILABLE_MESSAGES.some((text) => message.includes(text));
