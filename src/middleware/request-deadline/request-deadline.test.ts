@@ -49,3 +49,12 @@ test('every request stuck at once gets its own 503, and a quick one among them i
   );
   assert.equal(new Set(ids).size, 3);
 });
+
+test('a request whose body is still arriving at the deadline gets a 408: the delay is the client’s', async () => {
+  const response = await app.request('/stuck', undefined, { incoming: { complete: false } });
+  assert.equal(response.status, 408);
+  const body = (await response.json()) as Record<string, unknown>;
+  assert.equal(body['code'], 40801);
+  assert.match(String(body['message']), /body did not arrive within 0.05 s/);
+  assert.equal((await app.request('/stuck', undefined, { incoming: { complete: true } })).status, 503);
+});

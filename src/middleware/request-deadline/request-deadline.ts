@@ -4,6 +4,8 @@ import { LarderError } from '../../shared/errors.js';
 interface InFlight {
   deadline: number;
   fail: (error: unknown) => void;
+  /** The Node request, when served over a socket: whether its body had all arrived tells whose the delay was. */
+  incoming: { readonly complete: boolean } | undefined;
 }
 
 /** How often the requests in flight are checked: the deadline fires up to this much late (a tenth of it, ≥ 10 ms). */
@@ -28,10 +30,15 @@ export const requestDeadline = (timeoutMs: number): MiddlewareHandler => {
       if (request.deadline > now) break;
       inFlight.delete(request);
       request.fail(
-        new LarderError('ERR_UNAVAILABLE', {
-          message: `The request did not complete within ${timeoutMs / 1000} s; retry shortly.`,
-          headers: { 'Retry-After': '1' },
-        }),
+        // A body still arriving is the client's delay (a stalled upload): a 408, not the server's 503.
+        request.incoming !== undefined && !request.incoming.complete
+          ? new LarderError('ERR_REQUEST_TIMEOUT', {
+              message: `The request body did not arrive within ${timeoutMs / 1000} s.`,
+            })
+          : new LarderError('ERR_UNAVAILABLE', {
+              message: `The request did not complete within ${timeoutMs / 1000} s; retry shortly.`,
+              headers: { 'Retry-After': '1' },
+            }),
       );
     }
     if (inFlight.size === 0) {
@@ -40,8 +47,12 @@ export const requestDeadline = (timeoutMs: number): MiddlewareHandler => {
     }
   };
   // Not async: one promise per request, settled by the pipeline or by the sweep, whichever comes first.
-  return (_c, next) => {
-    const request: InFlight = { deadline: Date.now() + timeoutMs, fail: () => {} };
+  return (c, next) => {
+    const request: InFlight = {
+      deadline: Date.now() + timeoutMs,
+      fail: () => {},
+      incoming: (c.env as { incoming?: { complete: boolean } } | undefined)?.incoming,
+    };
     inFlight.add(request);
     // Stopped by the sweep that finds nothing in flight, so an idle server holds no timer.
     sweeper ??= setInterval(sweep, sweepEvery(timeoutMs));
