@@ -16,6 +16,7 @@ import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../share
 import {
   MAX_MAX_CONNECTIONS,
   MAX_REQUEST_TIMEOUT_SECONDS,
+  MAX_SHUTDOWN_DELAY_SECONDS,
   MAX_SHUTDOWN_TIMEOUT_SECONDS,
 } from '../shared/server-limits.js';
 import type { StoreLocation } from '../storage/open-store.js';
@@ -66,6 +67,8 @@ export interface ServeConfig {
   allowFaultHeader: boolean;
   requestTimeoutMs: number;
   shutdownTimeoutMs: number;
+  /** --shutdown-delay: how long /readyz answers 503 before the listener closes. */
+  shutdownDelayMs: number;
   /** Per instance: each of N workers takes its share. */
   maxConnections: number;
 }
@@ -194,6 +197,7 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
     allowFaultHeader: args.flags['allow-fault-header'] === true,
     requestTimeoutMs: intOption(args, 'request-timeout', 1, MAX_REQUEST_TIMEOUT_SECONDS) * 1000,
     shutdownTimeoutMs: intOption(args, 'shutdown-timeout', 0, MAX_SHUTDOWN_TIMEOUT_SECONDS) * 1000,
+    shutdownDelayMs: intOption(args, 'shutdown-delay', 0, MAX_SHUTDOWN_DELAY_SECONDS) * 1000,
     maxConnections: intOption(args, 'max-connections', 1, MAX_MAX_CONNECTIONS),
   };
 };

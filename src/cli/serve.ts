@@ -129,6 +129,7 @@ export const serve = async (
         allowFaultHeader: config.allowFaultHeader,
         requestTimeoutMs: config.requestTimeoutMs,
         shutdownTimeoutMs: config.shutdownTimeoutMs,
+        shutdownDelayMs: config.shutdownDelayMs,
         // The primary hands connections out round-robin, so N workers with 1/N each hold the instance's bound.
         maxConnections: Math.max(1, Math.floor(config.maxConnections / config.workers)),
       },

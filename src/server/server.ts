@@ -49,6 +49,8 @@ export interface ServerConfig {
   requestTimeoutMs?: number;
   /** Default DEFAULT_SHUTDOWN_TIMEOUT_SECONDS. */
   shutdownTimeoutMs?: number;
+  /** After a stop begins, keep accepting this long (readiness failing) before closing; default 0. */
+  shutdownDelayMs?: number;
   /** Default DEFAULT_MAX_CONNECTIONS. */
   maxConnections?: number;
   /** Default HEADERS_TIMEOUT_MS (tests shorten it). */
@@ -205,6 +207,9 @@ export const startServer = async (deps: {
     port,
     stop: async () => {
       larder.drain();
+      // Readiness fails at once; a balancer that polls it stops sending before the listener goes away.
+      const delayMs = config.shutdownDelayMs ?? 0;
+      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const deadline = setTimeout(

@@ -7,6 +7,8 @@ export const MAX_REQUEST_TIMEOUT_SECONDS = 600;
 /** `--shutdown-timeout`: how long SIGTERM waits for requests in flight before cutting their connections. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_SECONDS = 10;
 export const MAX_SHUTDOWN_TIMEOUT_SECONDS = 600;
+/** --shutdown-delay: at most this long answering /readyz 503 before closing. */
+export const MAX_SHUTDOWN_DELAY_SECONDS = 300;
 
 /** `--max-connections`: open connections at once; further ones are closed on arrival. */
 export const DEFAULT_MAX_CONNECTIONS = 1000;

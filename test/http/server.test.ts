@@ -94,3 +94,27 @@ test('a chunked token request over 64 KiB gets the OAuth 413 once the limit pass
   const answer = (await response.json()) as Record<string, unknown>;
   assert.equal(answer['error'], 'invalid_request');
 });
+
+test('--shutdown-delay: once a stop begins, /readyz answers 503 while the server still serves; then it closes', async () => {
+  const own = await mkdtemp(join(tmpdir(), 'larder-delay-'));
+  const delayed = await createSqliteStore({ path: join(own, 'larder.db') });
+  const running = await startServer({
+    store: delayed,
+    clock: systemClock,
+    logger: silentLogger,
+    config: { host: '127.0.0.1', port: 0, tokenTtlSeconds: 3600, trustProxy: false, shutdownDelayMs: 400 },
+  });
+  try {
+    assert.equal((await fetch(`${running.url}/readyz`)).status, 200);
+    const stopping = running.stop();
+    const ready = await fetch(`${running.url}/readyz`, { headers: { connection: 'close' } });
+    assert.equal(ready.status, 503);
+    assert.equal(((await ready.json()) as { code: number }).code, 50301);
+    assert.equal((await fetch(`${running.url}/healthz`, { headers: { connection: 'close' } })).status, 200);
+    await stopping;
+    await assert.rejects(fetch(`${running.url}/healthz`));
+  } finally {
+    await delayed.close();
+    await rm(own, { recursive: true, force: true });
+  }
+});

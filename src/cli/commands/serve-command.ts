@@ -20,6 +20,7 @@ import {
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
   DEFAULT_SHUTDOWN_TIMEOUT_SECONDS,
   MAX_REQUEST_TIMEOUT_SECONDS,
+  MAX_SHUTDOWN_DELAY_SECONDS,
   MAX_SHUTDOWN_TIMEOUT_SECONDS,
 } from '../../shared/server-limits.js';
 import { openStore } from '../../storage/open-store.js';
@@ -97,7 +98,7 @@ const serveWithWorkers = async (
     cluster,
     workers: config.workers,
     // Workers finish their requests in flight within --shutdown-timeout; the margin covers closing the store.
-    killAfterMs: config.shutdownTimeoutMs + 5000,
+    killAfterMs: config.shutdownDelayMs + config.shutdownTimeoutMs + 5000,
     log: (line) => output.logger.warn(line),
     onListening: (address) => {
       port = address.port;
@@ -344,6 +345,13 @@ export const serveCommand: Command = {
       default: String(DEFAULT_SHUTDOWN_TIMEOUT_SECONDS),
       placeholder: 'SECONDS',
       description: `On SIGTERM/SIGINT, how long requests in flight may finish before their connections are cut, 0 to ${MAX_SHUTDOWN_TIMEOUT_SECONDS}.`,
+    },
+    'shutdown-delay': {
+      type: 'string',
+      env: 'LARDER_SHUTDOWN_DELAY',
+      default: '0',
+      placeholder: 'SECONDS',
+      description: `On SIGTERM/SIGINT, how long to go on serving with /readyz answering 503 before the listener closes, so a balancer polling it stops sending first; 0 to ${MAX_SHUTDOWN_DELAY_SECONDS}.`,
     },
     'max-connections': {
       type: 'string',
