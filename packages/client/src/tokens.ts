@@ -5,6 +5,12 @@ import type { HttpAnswer, Transport } from './transport.js';
 /** A token is renewed only in its final minute: the platform asks for one token a day, shared by all locations. */
 export const REFRESH_BEFORE_EXPIRY_MS = 60_000;
 
+/**
+ * How early a token of this lifetime is renewed: its final minute, or its final tenth when it lives less than
+ * ten minutes (a sandbox's short `--token-ttl`), so a short token is still used rather than renewed every call.
+ */
+const renewBefore = (lifetimeMs: number): number => Math.min(REFRESH_BEFORE_EXPIRY_MS, lifetimeMs / 10);
+
 /** Rejects with the signal's reason when it aborts first; the shared work itself goes on for other callers. */
 export const abortable = <T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> => {
   if (signal === undefined) return promise;
@@ -56,7 +62,8 @@ export const apiError = (answer: HttpAnswer): LarderApiError => {
 
 interface Cached {
   accessToken: string;
-  expiresAt: number;
+  /** When to renew it: before it expires by renewBefore(its lifetime). */
+  renewAt: number;
 }
 
 /**
@@ -91,7 +98,8 @@ export const createTokenSource = (options: {
     if (answer.status !== 200) throw apiError(answer);
     const { token } = parseBody<AuthenticationResponse>(answer, 'The login');
     // Counted from when the login was sent, so the token is never thought to live longer than it does.
-    return { accessToken: token.accessToken, expiresAt: sent + token.expiresIn * 1000 };
+    const lifetimeMs = token.expiresIn * 1000;
+    return { accessToken: token.accessToken, renewAt: sent + lifetimeMs - renewBefore(lifetimeMs) };
   };
 
   const shared = () => {
@@ -118,8 +126,7 @@ export const createTokenSource = (options: {
   return {
     token: async (signal?: AbortSignal): Promise<string> => {
       signal?.throwIfAborted();
-      if (cached !== undefined && options.now() < cached.expiresAt - REFRESH_BEFORE_EXPIRY_MS)
-        return cached.accessToken;
+      if (cached !== undefined && options.now() < cached.renewAt) return cached.accessToken;
       const flight = shared();
       flight.waiting++;
       try {

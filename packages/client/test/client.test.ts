@@ -200,6 +200,24 @@ describe('the client against a real Larder', () => {
   });
 });
 
+test('a short-lived token (--token-ttl 30) serves the calls within its life, not one login per call', async () => {
+  const larder = await startLarder({ tokenTtlSeconds: 30 });
+  try {
+    const orders = Array.from({ length: 5 }, (_, n) => purchaseOrderFixture(n + 1, { modifiedAt: T + n }));
+    await larder.load('loc-short', 'purchaseOrders', orders);
+    const reader = await larder.createReader(['loc-short']);
+    await larder.sandbox.requests.clear();
+    const time = await larder.virtualTime();
+    const client = createClient({ baseUrl: larder.url, ...reader, now: time.now, sleep: time.sleep });
+    let count = 0;
+    for await (const _ of client.purchaseOrders.search({}, { location: 'loc-short', pageSize: 1 })) count++;
+    assert.equal(count, 5);
+    assert.equal(logins(await larder.journal()), 1);
+  } finally {
+    await larder.stop();
+  }
+});
+
 describe('retries and failures', () => {
   test('a 503 from the server is retried with growing, jittered backoff of at least a second', async () => {
     let failures = 3;
