@@ -10,6 +10,11 @@ export interface Watermark {
   day: string | null;
   /** For each record changed on `day` that was yielded: its id (lower case) and the `modifiedDate` yielded. */
   seen: Record<string, string>;
+  /**
+   * A sync started from an instant (ISO 8601) on `day`: changes before it stay left out when the next sync asks
+   * from the start of that day again. Absent once the watermark has moved past that day.
+   */
+  from?: string;
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -30,10 +35,12 @@ export const startingPoint = (
     return { day: dayOf(from), seen: new Map(), from };
   }
   if (since.day !== null && !DAY.test(since.day)) throw new TypeError(`Not a watermark day: ${since.day}`);
+  const from = since.from === undefined ? undefined : Date.parse(since.from);
+  if (from !== undefined && Number.isNaN(from)) throw new TypeError(`Not a watermark instant: ${since.from}`);
   return {
     day: since.day,
     seen: new Map(Object.entries(since.seen).map(([id, modified]) => [id, Date.parse(modified)])),
-    from: undefined,
+    from,
   };
 };
 
@@ -64,7 +71,10 @@ export const createSyncState = (since: Watermark | string | undefined) => {
       const from = Date.parse(`${day}T00:00:00Z`);
       const kept: Record<string, string> = {};
       for (const [id, modified] of seen) if (modified >= from) kept[id] = dates.get(id)!;
-      return { day, seen: kept };
+      // The starting instant still cuts into the day the next sync asks from: it goes along.
+      return start.from !== undefined && start.from > from
+        ? { day, seen: kept, from: new Date(start.from).toISOString() }
+        : { day, seen: kept };
     },
   };
 };
