@@ -71,8 +71,8 @@ const initScript = (
 ) => `'use strict';
 (() => {
   const publicUrl = ${JSON.stringify(publicUrl)};
-  const ui = SwaggerUIBundle({
-    url: ${JSON.stringify(OPENAPI_PATH)},
+  const start = (source) => SwaggerUIBundle({
+    ...source,
     dom_id: '#swagger-ui',
     deepLinking: true,
     validatorUrl: null,
@@ -88,10 +88,18 @@ const initScript = (
   });
   ${
     demo === undefined
-      ? ''
-      : `ui.initOAuth(${JSON.stringify({ clientId: demo.clientId, clientSecret: demo.clientSecret, scopes: [...KNOWN_SCOPES] })});`
+      ? `window.ui = start({ url: ${JSON.stringify(OPENAPI_PATH)} });`
+      : `// On a demo database the login's example body is the demo client's, so its try-it logs in as it stands.
+  fetch(${JSON.stringify(OPENAPI_PATH)})
+    .then((response) => response.json())
+    .then((spec) => {
+      const body = spec.paths[${JSON.stringify(LOGIN_PATH)}].post.requestBody.content['application/json'];
+      body.example = { ...body.example, ${`clientId: ${JSON.stringify(demo.clientId)}, clientSecret: ${JSON.stringify(demo.clientSecret)}`} };
+      const ui = start({ spec });
+      ui.initOAuth(${JSON.stringify({ clientId: demo.clientId, clientSecret: demo.clientSecret, scopes: [...KNOWN_SCOPES] })});
+      window.ui = ui;
+    });`
   }
-  window.ui = ui;
 })();
 `;
 

@@ -62,6 +62,18 @@ test('try-it: authorize with the prefilled demo client through the token endpoin
   await browser.screenshot('docs-try-it');
 });
 
+test('try-it: on a demo database the login body is the demo client’s, so Execute as it stands logs in', async () => {
+  const { page } = browser;
+  const operation = page.locator('#operations-authentication-authenticationLoginPost');
+  await operation.locator('.opblock-summary').click();
+  const execute = operation.locator('button.execute');
+  await execute.waitFor();
+  await execute.click();
+  const response = operation.locator('.live-responses-table .response');
+  await response.first().waitFor();
+  assert.equal((await response.locator('.response-col_status').first().textContent())?.trim(), '200');
+});
+
 test('the page reads on a phone width', async () => {
   const phone = await browser.context.newPage();
   await phone.setViewportSize(PHONE);
