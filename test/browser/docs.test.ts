@@ -36,6 +36,22 @@ test('GET / in a browser lands on /docs, which lists every operation of the docu
   await browser.screenshot('docs');
 });
 
+/** Opens an operation, presses Execute with what the page shows, and checks the status of the answer. */
+const executeAsShown = async (id: string, status: number) => {
+  const operation = browser.page.locator(`#operations-${id}`);
+  await operation.locator('.opblock-summary').click();
+  const execute = operation.locator('button.execute');
+  await execute.waitFor();
+  await execute.click();
+  const response = operation.locator('.live-responses-table .response');
+  await response.first().waitFor();
+  assert.equal(
+    (await response.locator('.response-col_status').first().textContent())?.trim(),
+    String(status),
+  );
+  return operation;
+};
+
 test('try-it: authorize with the prefilled demo client through the token endpoint, then a search returns data', async () => {
   const { page } = browser;
   await page.locator('.auth-wrapper .btn.authorize').click();
@@ -46,14 +62,7 @@ test('try-it: authorize with the prefilled demo client through the token endpoin
   await oauth.locator('button', { hasText: 'Logout' }).waitFor();
   await dialog.locator('button.close-modal').click();
 
-  const operation = page.locator('#operations-retail-searchPurchaseOrders');
-  await operation.locator('.opblock-summary').click();
-  const execute = operation.locator('button.execute');
-  await execute.waitFor();
-  await execute.click();
-  const response = operation.locator('.live-responses-table .response');
-  await response.first().waitFor();
-  assert.equal((await response.locator('.response-col_status').first().textContent())?.trim(), '200');
+  const operation = await executeAsShown('retail-searchPurchaseOrders', 200);
   const body = await operation.locator('.live-responses-table .microlight').first().textContent();
   const page1 = JSON.parse(body ?? '') as { data: { id: string }[]; nextPageToken: string };
   assert.ok(page1.data.length > 0, 'the search returned records');
@@ -63,15 +72,7 @@ test('try-it: authorize with the prefilled demo client through the token endpoin
 });
 
 test('try-it: on a demo database the login body is the demo client’s, so Execute as it stands logs in', async () => {
-  const { page } = browser;
-  const operation = page.locator('#operations-authentication-authenticationLoginPost');
-  await operation.locator('.opblock-summary').click();
-  const execute = operation.locator('button.execute');
-  await execute.waitFor();
-  await execute.click();
-  const response = operation.locator('.live-responses-table .response');
-  await response.first().waitFor();
-  assert.equal((await response.locator('.response-col_status').first().textContent())?.trim(), '200');
+  await executeAsShown('authentication-authenticationLoginPost', 200);
 });
 
 test('the page reads on a phone width', async () => {
