@@ -22,6 +22,10 @@ const setup = (level: LogLevel = 'info') => {
   app.onError(createErrorEdge(silentLogger));
   app.notFound((c) => createErrorEdge(silentLogger)(new LarderError('ERR_ROUTE_NOT_FOUND'), c));
   app.get('/healthz', (c) => c.text('ok'));
+  app.post('/token', (c) => {
+    noteFacts(c, { code: 'invalid_client' });
+    return c.json({ error: 'invalid_client' }, 401);
+  });
   app.post('/items/:itemId', (c) => {
     noteFacts(c, { clientId: 'client-7', tokenFingerprint: 'ffff', body: { secret: 'body-secret' } });
     if (c.req.param('itemId') === 'gone') throw new LarderError('ERR_NOT_FOUND');
@@ -56,6 +60,13 @@ test('one JSON line per request: id, method, route pattern, status, code, durati
   assert.equal(ok?.code, undefined);
   assert.equal(missing?.status, 404);
   assert.equal(missing?.code, 40401);
+});
+
+test('code is always a number: an OAuth error code goes in oauthError', async () => {
+  const { app, lines } = setup();
+  await app.request('/token', { method: 'POST' });
+  assert.equal(lines[0]?.code, undefined);
+  assert.equal(lines[0]?.oauthError, 'invalid_client');
 });
 
 test('the route is the one the request was for, not a later route that also matches its path', async () => {

@@ -35,7 +35,13 @@ export const accessLog =
         ...(route === undefined ? { path: bounded(c.req.path) } : { route }),
         // A reset connection (an injected fault) answered nothing: 0, as the journal says.
         status: facts.status ?? c.res.status,
-        ...(facts.code === undefined ? {} : { code: facts.code }),
+        // `code` is always the ErrorMessage's number; the token endpoint's RFC 6749 codes have a field of their
+        // own, so a typed log pipeline sees one type per field.
+        ...(facts.code === undefined
+          ? {}
+          : typeof facts.code === 'number'
+            ? { code: facts.code }
+            : { oauthError: facts.code }),
         ...(facts.fault === undefined ? {} : { fault: facts.fault }),
         durationMs: Math.round((performance.now() - started) * 1000) / 1000,
         ...(facts.clientId === undefined ? {} : { clientId: bounded(facts.clientId) }),
