@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { relayThrottleFailures } from '../../auth/shared-throttle.js';
+import { ensureSigningKey } from '../../auth/signing-keys.js';
 import { serveClusterRateLimiter } from '../../middleware/rate-limit/rate-windows.js';
 import { prepareDemo } from '../../sandbox/demo.js';
 import { ACTIVE_TAKEN, serveClusterFaults } from '../../sandbox/fault-control.js';
@@ -408,6 +409,8 @@ export const serveCommand: Command = {
       logKeyProtection(output.logger, config);
       try {
         await prepareDemo(store, systemClock, output.note, config.demo);
+        // Made here, once: workers starting together on a new database would each make one.
+        await ensureSigningKey(store, systemClock);
         const resolved = await withDemoAdminToken(store, config);
         return await serveWithWorkers(config, output, (server) =>
           output.banner(store, {
