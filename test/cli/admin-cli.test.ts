@@ -126,14 +126,16 @@ test('requests says so when nothing matches, except in --json output', async () 
 });
 
 test('report judges a client: findings with exit code 3, none with 0, no requests at all with 4', async () => {
-  const login = (clientSecret: string, clientId = 'report-client') =>
+  // A client id of a client id's shape: any other claimed id is journaled as "(not a client id)".
+  const reportClient = '0f0e0d0c-0b0a-4908-8706-050403020100';
+  const login = (clientSecret: string, clientId = reportClient) =>
     fetch(`${handle.url}/authentication/v1/authentication/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ clientId, clientSecret, userAccessType: 'PLATFORM_MACHINE_CLIENT' }),
     });
   for (let i = 0; i < 3; i++) await login('wrong');
-  const judged = await larder('report', '--client', 'report-client');
+  const judged = await larder('report', '--client', reportClient);
   assert.equal(judged.code, 3, judged.err);
   assert.match(judged.out, /token-requests-per-hour/);
   assert.match(judged.out, /repeated-failing-request/);
