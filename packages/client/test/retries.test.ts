@@ -70,17 +70,25 @@ describe('with a small rate limit, on a server clock days ahead of the client', 
   });
   after(() => larder.stop());
 
-  test("a used-up limit is waited out on the server's clock (a sandbox's virtual one), never for days", async () => {
-    await larder.sandbox.clock.set(new Date(Date.now() + 2 * 86_400_000), { frozen: true });
+  /** A client on real time whose waits are recorded, then handed to `wait` (none passes by default). */
+  const recording = (wait: (ms: number) => Promise<void> = async () => {}) => {
     const asked: number[] = [];
     const client = createClient({
       baseUrl: larder.url,
       ...reader,
-      // The client's own clock is real time; the server's is two days on.
       sleep: async (ms) => {
         asked.push(ms);
-        await larder.sandbox.clock.advance(Math.max(1, Math.ceil(ms / 1000)));
+        await wait(ms);
       },
+    });
+    return { client, asked };
+  };
+
+  test("a used-up limit is waited out on the server's clock (a sandbox's virtual one), never for days", async () => {
+    await larder.sandbox.clock.set(new Date(Date.now() + 2 * 86_400_000), { frozen: true });
+    // The client's own clock is real time; the server's is two days on.
+    const { client, asked } = recording(async (ms) => {
+      await larder.sandbox.clock.advance(Math.max(1, Math.ceil(ms / 1000)));
     });
     let count = 0;
     for await (const _ of client.purchaseOrders.search({}, { location: 'loc-1', pageSize: 1 }))
@@ -102,14 +110,7 @@ describe('with a small rate limit, on a server clock days ahead of the client', 
         effect: { type: 'status', status: 429, retryAfterSeconds: 90 },
       },
     ]);
-    const asked: number[] = [];
-    const client = createClient({
-      baseUrl: larder.url,
-      ...reader,
-      sleep: async (ms) => {
-        asked.push(ms);
-      },
-    });
+    const { client, asked } = recording();
     await assert.rejects(
       client.purchaseOrders.search({}, { location: 'loc-1' }).pages()[Symbol.asyncIterator]().next(),
     );
