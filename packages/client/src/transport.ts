@@ -62,13 +62,23 @@ export interface HttpRequest {
   limit: string;
 }
 
-const RETRIED_STATUSES = new Set([429, 502, 503, 504]);
+/** Worth another attempt, as ky and octokit retry them; Larder's ErrorMessage says `canRetry: "true"` for each. */
+const RETRIED_STATUSES = new Set([429, 500, 502, 503, 504]);
+
+/** The server's own word wins: an ErrorMessage saying `canRetry: "false"` is final whatever its status. */
+const retryRefused = (answer: HttpAnswer) => {
+  try {
+    return (JSON.parse(answer.text) as { canRetry?: unknown } | null)?.canRetry === 'false';
+  } catch {
+    return false;
+  }
+};
 
 /** Added to a Retry-After: it is rounded to whole seconds, and our clock may run a little behind the server's. */
 const RETRY_AFTER_MARGIN_MS = 100;
 
 /**
- * Sends requests with a per-attempt timeout, retries 429 after `Retry-After` (or the rate-limit fields), 502/503/504
+ * Sends requests with a per-attempt timeout, retries 429 after `Retry-After` (or the rate-limit fields), 500/502/503/504
  * and transport failures with jittered exponential backoff (at least a second apart, as the platform asks), within a
  * bound on attempts and total time; never other statuses. A rate limit a response reports used up delays the next
  * request that shares it until the limit resets, so a well-paced client rarely sees a 429 at all.
@@ -138,6 +148,7 @@ export const createTransport = (options: TransportOptions) => {
         else if (exhausted !== undefined) notBefore.set(request.limit, now() + exhausted);
         if (!RETRIED_STATUSES.has(answer.status)) return answer;
       }
+      if (answer !== undefined && retryRefused(answer)) return answer;
       const giveUp = () => {
         if (answer !== undefined) return answer;
         throw failure;

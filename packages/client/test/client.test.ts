@@ -317,6 +317,39 @@ describe('retries and failures', () => {
     }
   });
 
+  test('a 5xx whose ErrorMessage says canRetry "false" is final: one request, no wait', async () => {
+    let requests = 0;
+    const final: Server = createServer((_request, response) => {
+      requests++;
+      response.writeHead(500, { 'content-type': 'application/json' });
+      response.end(
+        '{"status":"500","code":50001,"message":"broken for good","requestId":"r","canRetry":"false"}',
+      );
+    });
+    await new Promise<void>((resolve) => final.listen(0, '127.0.0.1', resolve));
+    const { port } = final.address() as { port: number };
+    try {
+      let slept = 0;
+      const api = createClient({
+        baseUrl: `http://127.0.0.1:${port}`,
+        clientId: 'x',
+        clientSecret: 'y',
+        sleep: async () => {
+          slept++;
+        },
+      });
+      await assert.rejects(api.purchaseOrders.get('x', { location: 'l' }), {
+        name: 'LarderApiError',
+        status: 500,
+        canRetry: false,
+      });
+      assert.equal(requests, 1);
+      assert.equal(slept, 0);
+    } finally {
+      await new Promise<void>((resolve) => final.close(() => resolve()));
+    }
+  });
+
   test('an abort during a backoff wait ends it at once', async () => {
     const silent: Server = createServer((_request, response) => {
       response.writeHead(503, { 'content-type': 'application/json' });

@@ -135,7 +135,7 @@ describe('with injected faults', () => {
 
   const faults = (rules: FaultRule[]) => larder.sandbox.faults.set(rules);
 
-  test('503s, 502s, 504s, resets and cut bodies mid-walk are retried with backoff; the walk is complete', async () => {
+  test('500s, 503s, 502s, 504s, resets and cut bodies mid-walk are retried with backoff; the walk is complete', async () => {
     await larder.sandbox.requests.clear();
     await faults([
       {
@@ -163,6 +163,12 @@ describe('with injected faults', () => {
         effect: { type: 'status', status: 504 },
       },
       {
+        id: 'internal',
+        match: { operation: 'searchInventoryHistory' },
+        when: { every: 17 },
+        effect: { type: 'status', status: 500 },
+      },
+      {
         id: 'bad-gateway',
         match: { operation: 'authenticationLoginPost' },
         when: { next: 1 },
@@ -180,7 +186,14 @@ describe('with injected faults', () => {
     const journal = await larder.journal();
     const faulted = journal.filter((entry) => entry.fault !== undefined);
     const kinds = new Set(faulted.map((entry) => entry.fault?.split(' ')[0]));
-    assert.deepEqual([...kinds].sort(), ['bad-gateway', 'cut', 'every-5th-503', 'gateway', 'reset']);
+    assert.deepEqual([...kinds].sort(), [
+      'bad-gateway',
+      'cut',
+      'every-5th-503',
+      'gateway',
+      'internal',
+      'reset',
+    ]);
     assert.ok(time.waited() >= faulted.length * 1000, 'at least a second before each retry');
     assert.deepEqual(await larder.report(reader.clientId), []);
     await larder.sandbox.faults.clear();
