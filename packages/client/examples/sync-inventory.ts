@@ -31,30 +31,33 @@ const client = createClient({
   clientSecret: required('LARDER_CLIENT_SECRET'),
 });
 
+const run = client.inventoryHistory.sync({
+  location: required('LARDER_LOCATION'),
+  ...(copy.watermark === undefined ? {} : { since: copy.watermark }),
+});
+let changed = 0;
 try {
-  const run = client.inventoryHistory.sync({
-    location: required('LARDER_LOCATION'),
-    ...(copy.watermark === undefined ? {} : { since: copy.watermark }),
-  });
-  let changed = 0;
   // Each entry arrives once per version; a newer version replaces the one kept.
   for await (const entry of run) {
     copy.entries[entry.inventoryHistoryLogId] = entry;
     changed++;
   }
-  // The watermark is saved with the data it covers, atomically (write, then rename).
-  copy.watermark = run.watermark!;
-  await writeFile(`${file}.tmp`, JSON.stringify(copy));
-  await rename(`${file}.tmp`, file);
   console.log(
-    `${changed} changed, ${Object.keys(copy.entries).length} kept, next sync from ${copy.watermark.day}`,
+    `${changed} changed, ${Object.keys(copy.entries).length} kept, next sync from ${run.watermark?.day}`,
   );
 } catch (error) {
   if (error instanceof LarderApiError) {
     console.error(
       `Larder said ${error.status} (code ${error.code}, request ${error.requestId}): ${error.message}`,
     );
-    process.exit(1);
+    process.exitCode = 1;
+  } else throw error;
+} finally {
+  // Saved however the walk ended, with the data it covers, atomically (write, then rename): after a failure the
+  // watermark covers exactly the entries kept, so the next run resumes where this one stopped.
+  if (run.watermark !== undefined) {
+    copy.watermark = run.watermark;
+    await writeFile(`${file}.tmp`, JSON.stringify(copy));
+    await rename(`${file}.tmp`, file);
   }
-  throw error;
 }

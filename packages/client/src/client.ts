@@ -200,11 +200,22 @@ export const createClient = (options: ClientOptions): LarderClient => {
               ...options.filter,
               ...(state.day === null ? {} : { updatedDateRange: { startDate: state.day } }),
             } as F;
-            for await (const record of search(filter, options)) {
-              const fields = record as Record<string, unknown>;
-              if (state.admit(String(fields[idField]), String(fields['modifiedDate']))) yield record;
+            try {
+              for await (const record of search(filter, options)) {
+                const fields = record as Record<string, unknown>;
+                const id = String(fields[idField]);
+                const modified = String(fields['modifiedDate']);
+                if (!state.fresh(id, modified)) continue;
+                yield record;
+                // Resumed: the caller's loop finished with this record. A loop that threw on it never gets here,
+                // so a watermark saved after a failure never covers a record that was not stored.
+                state.handled(id, modified);
+              }
+            } finally {
+              // Set however the walk ends: records come oldest change first, so a walk cut short (a failure, a
+              // break) leaves a watermark the next sync resumes from, not the run's starting point.
+              watermark = state.watermark();
             }
-            watermark = state.watermark();
             return watermark;
           },
         };

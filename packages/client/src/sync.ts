@@ -53,17 +53,20 @@ export const createSyncState = (since: Watermark | string | undefined) => {
   let newest = start.day === null ? undefined : Date.parse(`${start.day}T00:00:00Z`);
   return {
     day: start.day,
-    /** True when this version is new: not older than `since`, and newer than any version of it yielded. */
-    admit: (id: string, modifiedDate: string): boolean => {
+    /** True when this version is new: not older than `since`, and newer than any version of it handled. */
+    fresh: (id: string, modifiedDate: string): boolean => {
       const modified = Date.parse(modifiedDate);
       if (start.from !== undefined && modified < start.from) return false;
+      const previous = seen.get(id.toLowerCase());
+      return previous === undefined || previous < modified;
+    },
+    /** The caller is done with this version: the watermark covers it from now on. */
+    handled: (id: string, modifiedDate: string): void => {
+      const modified = Date.parse(modifiedDate);
       const key = id.toLowerCase();
-      const previous = seen.get(key);
-      if (previous !== undefined && previous >= modified) return false;
       seen.set(key, modified);
       dates.set(key, modifiedDate);
       if (newest === undefined || modified > newest) newest = modified;
-      return true;
     },
     watermark: (): Watermark => {
       if (newest === undefined) return { day: null, seen: {} };

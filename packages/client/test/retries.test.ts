@@ -243,4 +243,47 @@ describe('with injected faults', () => {
     assert.equal((await larder.journal()).filter((e) => e.status === 400).length, 1);
     await larder.sandbox.faults.clear();
   });
+
+  test('a sync cut short, by the server or by the caller, leaves a watermark that resumes it: each entry once', async () => {
+    await faults([
+      {
+        match: { operation: 'searchInventoryHistory' },
+        when: { every: 3 },
+        effect: { type: 'badPageToken' },
+      },
+    ]);
+    const { client } = await clientOn(larder, reader);
+    const seen: string[] = [];
+    const first = client.inventoryHistory.sync({ location: 'loc-1', pageSize: 100 });
+    await assert.rejects(
+      async () => {
+        for await (const entry of first) seen.push(entry.inventoryHistoryLogId);
+      },
+      { name: 'LarderApiError', code: 40005 },
+    );
+    // The fault counts requests that carry a page token: the third of them is the fourth page.
+    assert.equal(seen.length, 300, 'three pages, then the refused fourth');
+    await larder.sandbox.faults.clear();
+    // The caller's loop throws on a record: the watermark must not cover it, so the next run yields it again.
+    const resumeFrom = first.watermark;
+    assert.ok(resumeFrom !== undefined, 'a failed sync still leaves a watermark');
+    const second = client.inventoryHistory.sync({ location: 'loc-1', since: resumeFrom, pageSize: 100 });
+    await assert.rejects(async () => {
+      for await (const entry of second) {
+        if (seen.length === 450) throw new Error('disk full');
+        seen.push(entry.inventoryHistoryLogId);
+      }
+    }, /disk full/);
+    const saved = JSON.parse(JSON.stringify(second.watermark));
+    for await (const entry of client.inventoryHistory.sync({
+      location: 'loc-1',
+      since: saved,
+      pageSize: 100,
+    }))
+      seen.push(entry.inventoryHistoryLogId);
+    assert.deepEqual(
+      seen,
+      entries.map((entry) => entry.inventoryHistoryLogId),
+    );
+  });
 });
