@@ -11,6 +11,7 @@ import { createValidator, MAX_REPORTED_PROBLEMS, requireValid } from '../shared/
 import type { ClockView, VirtualClock } from '../shared/virtual-clock.js';
 import type { Store } from '../storage/store.js';
 import {
+  type Cleared,
   type ClockAdvanceRequest,
   ClockAdvanceRequestSchema,
   type ClockSetRequest,
@@ -296,7 +297,7 @@ export const createAdminRoutes = ({
   });
   routes.delete('/requests', async (c) => {
     await journal.clear();
-    return c.json({ cleared: true });
+    return c.json({ cleared: true, recording: journal.recording } satisfies Cleared);
   });
 
   routes.get('/report', async (c) => {

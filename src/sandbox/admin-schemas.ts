@@ -169,7 +169,17 @@ export const ResetSchema = Type.Object(
   { reset: Type.Literal(true), clock: ClockViewSchema },
   { title: 'SandboxReset', ...Closed },
 );
-export const ClearedSchema = Type.Object({ cleared: Type.Literal(true) }, { title: 'Cleared', ...Closed });
+export const ClearedSchema = Type.Object(
+  {
+    cleared: Type.Literal(true),
+    recording: Type.Boolean({
+      description:
+        'false when the journal is off (--journal-size 0): nothing was recorded, so nothing was cleared.',
+    }),
+  },
+  { title: 'Cleared', ...Closed },
+);
+export type Cleared = Static<typeof ClearedSchema>;
 /** The console's reads (src/sandbox/console-data.ts): each shape once, for validation, types and OpenAPI. */
 
 const KindSpanSchema = Type.Object(

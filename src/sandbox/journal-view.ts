@@ -9,6 +9,8 @@ import type { JournalEntry } from './journal-entry.js';
 export interface JournalView {
   list(filter?: JournalFilter): Promise<JournalRead>;
   clear(): Promise<void>;
+  /** False with `--journal-size 0`: a clear then says nothing is recorded, not that the journal is empty. */
+  readonly recording: boolean;
 }
 
 /**
@@ -28,6 +30,7 @@ const readJournal = (journal: Journal, filter?: JournalFilter): JournalRead => (
 export const localJournalView = (journal: Journal): JournalView => ({
   list: async (filter) => readJournal(journal, filter),
   clear: async () => journal.clear(),
+  recording: true,
 });
 
 /**
@@ -40,6 +43,7 @@ export const journalOffView: JournalView = {
     throw new LarderError('ERR_JOURNAL_OFF');
   },
   clear: async () => {},
+  recording: false,
 };
 
 /** Reads of several journals as one: entries oldest first (ties by worker order), at most `limit`; drops summed. */
@@ -105,6 +109,7 @@ export const clusterJournalView = (journal: Journal, channel: ProcessLike): Jour
     clear: async () => {
       await ask('clear');
     },
+    recording: true,
   };
 };
 

@@ -157,32 +157,38 @@ test('report judges a client: findings with exit code 3, none with 0, no request
   assert.equal((await larder('report')).code, 2);
 });
 
-test('requests and report warn, on stderr, when the journal has dropped entries', async () => {
+/** A second sandbox with its own journal size, and the admin CLI against it. */
+const sandboxWithJournal = async (db: string, journalSize: string) => {
   const args = parseCommandArgs(
     serveCommand,
     [
       '--db',
-      join(dir, 'small.db'),
+      join(dir, db),
       '--port',
       '0',
       '--no-demo',
       '--admin-token',
       ADMIN,
       '--journal-size',
-      '2',
+      journalSize,
     ],
     capture(),
   );
   assert.notEqual(args, 'help');
-  const small = await serve(parseServeConfig(args as Exclude<typeof args, 'help'>), capture(), {
+  const server = await serve(parseServeConfig(args as Exclude<typeof args, 'help'>), capture(), {
     logger: silentLogger,
   });
+  const run = async (...argv: string[]) => {
+    const io = capture();
+    const code = await main([...argv, '--url', server.url, '--admin-token', ADMIN], io);
+    return { code, out: io.out(), err: io.err() };
+  };
+  return { server, run };
+};
+
+test('requests and report warn, on stderr, when the journal has dropped entries', async () => {
+  const { server: small, run } = await sandboxWithJournal('small.db', '2');
   try {
-    const run = async (...argv: string[]) => {
-      const io = capture();
-      const code = await main([...argv, '--url', small.url, '--admin-token', ADMIN], io);
-      return { code, out: io.out(), err: io.err() };
-    };
     for (let i = 0; i < 2; i++) await fetch(`${small.url}/v1/purchaseOrders/search`, { method: 'POST' });
     assert.equal((await run('requests')).err, '');
     await fetch(`${small.url}/.well-known/jwks.json`);
@@ -198,6 +204,17 @@ test('requests and report warn, on stderr, when the journal has dropped entries'
     );
   } finally {
     await small.stop();
+  }
+});
+
+test('requests clear with the journal off says nothing is recorded, not that the journal is empty', async () => {
+  const { server, run } = await sandboxWithJournal('off.db', '0');
+  try {
+    const cleared = await run('requests', 'clear');
+    assert.equal(cleared.code, 0);
+    assert.match(cleared.out, /^The request journal is off \(--journal-size 0\): nothing is recorded/);
+  } finally {
+    await server.stop();
   }
 });
 

@@ -193,7 +193,9 @@ for (const backend of await backends()) {
           assert.match(String(body['message']), /journal is off \(--journal-size 0\)/);
           assert.equal(typeof body['requestId'], 'string');
         }
-        assert.equal((await offAdmin.admin('DELETE', '/requests')).status, 200);
+        const cleared = await offAdmin.admin('DELETE', '/requests');
+        assert.equal(cleared.status, 200);
+        assert.deepEqual(await json(cleared), { cleared: true, recording: false });
         assert.equal((await offAdmin.admin('GET', '/clock')).status, 200);
       });
 

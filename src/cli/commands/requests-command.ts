@@ -1,4 +1,4 @@
-import type { JournalList } from '../../sandbox/admin-schemas.js';
+import type { Cleared, JournalList } from '../../sandbox/admin-schemas.js';
 import type { JournalEntry } from '../../sandbox/journal-entry.js';
 import { ADMIN_OPTIONS, adminClient } from '../admin-client.js';
 import { type Command, UsageError } from '../command.js';
@@ -58,8 +58,12 @@ export const requestsCommand: Command = {
       );
     const admin = adminClient(args);
     if (action === 'clear') {
-      await admin.call('DELETE', '/requests');
-      io.stdout('The request journal is empty.\n');
+      const { recording } = await admin.call<Cleared>('DELETE', '/requests');
+      io.stdout(
+        recording
+          ? 'The request journal is empty.\n'
+          : 'The request journal is off (--journal-size 0): nothing is recorded, so there was nothing to clear.\n',
+      );
       return 0;
     }
     const query = new URLSearchParams();

@@ -618,6 +618,10 @@ export interface SandboxReset {
 }
 export interface Cleared {
   cleared: true;
+  /**
+   * false when the journal is off (--journal-size 0): nothing was recorded, so nothing was cleared.
+   */
+  recording: boolean;
 }
 
 /** The record kinds: their API path segment (/v1/<name>/…) and id field. */
