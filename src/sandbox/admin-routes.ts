@@ -118,15 +118,21 @@ const queryParam = (c: Context, name: string, pattern: RegExp, hint: string): st
 
 /**
  * A query parameter the endpoint does not take is a 400 naming it: ignored, a misspelt filter (`?client=`,
- * `?clientid=`) would quietly answer everything.
+ * `?clientid=`) would quietly answer everything. So is one given twice (`?status=4xx&status=5xx`): filters take one
+ * value, and using the first would quietly drop the second.
  */
 const onlyKnownParams = (c: Context, known: readonly string[]): void => {
-  for (const name of Object.keys(c.req.queries())) {
-    if (known.includes(name)) continue;
-    throw new LarderError('ERR_QUERY_PARAM', {
-      fieldName: name,
-      message: `${name} is not a query parameter here${meantAside(name, known)}; the known ones are ${known.join(', ')}.`,
-    });
+  for (const [name, values] of Object.entries(c.req.queries())) {
+    if (!known.includes(name))
+      throw new LarderError('ERR_QUERY_PARAM', {
+        fieldName: name,
+        message: `${name} is not a query parameter here${meantAside(name, known)}; the known ones are ${known.join(', ')}.`,
+      });
+    if (values.length > 1)
+      throw new LarderError('ERR_QUERY_PARAM', {
+        fieldName: name,
+        message: `${name} is given ${values.length} times; it takes one value.`,
+      });
   }
 };
 
@@ -233,6 +239,7 @@ export const createAdminRoutes = ({
   routes.get('/locations', async (c) => c.json({ locations: await locationsOverview(store) }));
 
   routes.get('/locations/:locationId/charts', async (c) => {
+    onlyKnownParams(c, ['days', 'itemVersionId']);
     const locationId = await knownLocation(c);
     const days = queryParam(c, 'days', /^\d{1,3}$/, `a whole number of days from 1 to ${MAX_CHART_DAYS}`);
     if (days !== undefined && (Number(days) < 1 || Number(days) > MAX_CHART_DAYS))

@@ -271,6 +271,11 @@ for (const backend of await backends()) {
         }
         const report = await json(admin('GET', '/report?clientId=x&client=y'));
         assert.equal(report['fieldName'], 'client');
+        // A filter given twice is refused too: taking the first would quietly drop the second.
+        const twice = await json(admin('GET', '/requests?status=4xx&status=5xx'));
+        assert.equal(twice['code'], 40006);
+        assert.equal(twice['fieldName'], 'status');
+        assert.match(String(twice['message']), /status is given 2 times/);
         await admin('DELETE', '/requests');
         assert.equal((await list('')).length, 0);
       });

@@ -148,7 +148,7 @@ for (const backend of await backends()) {
       const notUuid = await admin('GET', `/locations/${LOCATION}/inventoryHistory/nope`);
       assert.equal((await json(notUuid))['fieldName'], 'inventoryHistoryEntryId');
       assert.equal((await admin('GET', '/locations', undefined, 'wrong-token-wrong-token')).status, 401);
-      for (const query of ['days=0', 'days=367', 'days=x', 'itemVersionId=nope']) {
+      for (const query of ['days=0', 'days=367', 'days=x', 'itemVersionId=nope', 'day=7', 'days=7&days=30']) {
         const response = await admin('GET', `/locations/${LOCATION}/charts?${query}`);
         assert.equal(response.status, 400, query);
         assert.equal((await json(response))['fieldName'], query.split('=')[0]);
