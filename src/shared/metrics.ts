@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { type Aggregator, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Seconds; from a fast read by id (~0.1 ms) to a request that hit the 10 s deadline. */
 const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -38,7 +38,13 @@ export interface Metrics {
 export const createMetrics = (options: { processMetrics?: boolean } = {}): Metrics => {
   const registry = new Registry();
   // Event-loop delay (nodejs_eventloop_lag_*), heap, GC, CPU, file descriptors.
-  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
+  if (options.processMetrics !== false) {
+    collectDefaultMetrics({ register: registry });
+    // A per-process limit: summed over --workers it would claim N times what any one process may open. The
+    // field is prom-client's own (set from a metric's options), missing only from its typings.
+    const maxFds = registry.getSingleMetric('process_max_fds') as { aggregator?: Aggregator } | undefined;
+    if (maxFds !== undefined) maxFds.aggregator = 'max';
+  }
   const registers = [registry];
   const poolGauge = (name: string, help: string, read: () => number) =>
     new Gauge({

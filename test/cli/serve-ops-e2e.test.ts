@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,6 +55,9 @@ test('with --workers 2: JSON lines only (banner, logs, access log of every worke
       ),
     );
     assert.match(scraped, /nodejs_eventloop_lag_p99_seconds/);
+    // A per-process limit is one process's, not the workers' sum (the workers inherit this process's limit).
+    const limit = /^Max open files\s+(\d+)/m.exec(await readFile('/proc/self/limits', 'utf8'))?.[1];
+    assert.match(scraped, new RegExp(`^process_max_fds ${limit}$`, 'm'));
   } finally {
     code = await stop(server.child);
   }
