@@ -72,10 +72,24 @@ for (const page of pages) {
   });
 }
 
-test('every serve flag is in the README', async () => {
+const helpOf = async (...argv: string[]) => {
   let help = '';
-  await main(['serve', '--help'], { stdout: (t) => (help += t), stderr: () => {}, env: {}, isTty: false });
-  const flags = [...help.matchAll(/^ {2}(--[\w-]+)/gm)].map((match) => match[1] ?? '');
-  assert.ok(flags.length > 10);
-  for (const flag of flags) assert.ok(readme.includes(flag), `${flag} is not in the README`);
+  await main(argv, { stdout: (t) => (help += t), stderr: () => {}, env: {}, isTty: false });
+  return help;
+};
+
+test('every flag of every command, and every variable they read, is in the README', async () => {
+  const commands = [...(await helpOf('--help')).matchAll(/^ {2}([a-z]+) {2,}/gm)].map(
+    (match) => match[1] ?? '',
+  );
+  assert.ok(commands.includes('serve') && commands.length > 10, commands.join(' '));
+  for (const command of commands) {
+    const help = await helpOf(command, '--help');
+    const flags = [...help.matchAll(/^ {2}(--[\w-]+)/gm)].map((match) => match[1] ?? '');
+    assert.ok(flags.length > 0, `larder ${command} --help lists no flags`);
+    for (const flag of flags)
+      assert.ok(readme.includes(flag), `larder ${command} ${flag} is not in the README`);
+    for (const [, variable] of help.matchAll(/\b(LARDER_[A-Z_]+|DATABASE_URL)\b/g))
+      assert.ok(readme.includes(variable ?? ''), `larder ${command}'s ${variable} is not in the README`);
+  }
 });
