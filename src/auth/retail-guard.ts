@@ -45,13 +45,17 @@ export const REALM = 'larder';
 // RFC 6750 §2.1 b64token.
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
+/**
+ * No token (or not in Bearer form): our product decision names this case with invalid_token alongside the invalid,
+ * expired and revoked ones, so one challenge covers every 401, though RFC 6750 §3.1 would let it go without.
+ */
 const unauthenticated = (message?: string): LarderError =>
   new LarderError('ERR_UNAUTHENTICATED', {
     ...(message === undefined ? {} : { message }),
-    headers: { 'WWW-Authenticate': `Bearer realm="${REALM}"` },
+    headers: { 'WWW-Authenticate': `Bearer realm="${REALM}", error="invalid_token"` },
   });
 
-/** A header in another form (the bare token, another scheme): no token was offered, so no invalid_token either. */
+/** A header in another form (the bare token, another scheme): no token was offered. */
 const NOT_BEARER = 'The Authorization header must be "Bearer " followed by the access token.';
 
 export const invalidToken = (description: string): LarderError =>

@@ -140,7 +140,7 @@ describe('retail guard (authorizeRetail)', () => {
     for (const authorization of [undefined, '', 'Basic abc', 'Bearer', 'Bearer ']) {
       const error = await rejection(() => h.auth.guard(authorization, LOCATION));
       assert.equal(error.status, 401);
-      assert.deepEqual(error.headers, { 'WWW-Authenticate': 'Bearer realm="larder"' });
+      assert.deepEqual(error.headers, { 'WWW-Authenticate': 'Bearer realm="larder", error="invalid_token"' });
     }
   });
 

@@ -30,7 +30,7 @@ describe('retail operations secured by the auth service', () => {
   it('answers 401 ErrorMessage with the Bearer challenge without a token', async () => {
     const res = await search({ 'platform-restaurant-external-id': 'loc-1' });
     assert.equal(res.status, 401);
-    assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="larder"');
+    assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="larder", error="invalid_token"');
     const body = await readJson<ErrorBody>(res);
     assert.equal(body.status, '401');
     assert.equal(body.code, 40101);
@@ -40,8 +40,8 @@ describe('retail operations secured by the auth service', () => {
     for (const authorization of [bearer.slice('Bearer '.length), 'Basic YTpi', 'Token abc']) {
       const res = await search({ authorization, 'platform-restaurant-external-id': 'loc-1' });
       assert.equal(res.status, 401);
-      // No token was offered, so the challenge carries no error (RFC 6750 §3.1).
-      assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="larder"');
+      // No token was offered; the challenge still says invalid_token, as for every 401 (our decision).
+      assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="larder", error="invalid_token"');
       const body = await readJson<ErrorBody>(res);
       assert.equal(body.code, 40101);
       assert.equal(body.message, 'The Authorization header must be "Bearer " followed by the access token.');
