@@ -1,12 +1,13 @@
 import type { Context, Handler } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { readBodyText } from '../http/request-body.js';
 import { collectingFacts, noteFacts, tokenFingerprint } from '../http/request-facts.js';
-import { isLarderError } from '../shared/errors.js';
+import { isLarderError, type LarderError } from '../shared/errors.js';
 import { MAX_BODY_BYTES } from '../shared/limits.js';
 import { MAX_CLIENT_ID_LENGTH } from './client-authenticator.js';
 import type { AuthEndpointDeps } from './endpoint-deps.js';
 import { REALM } from './retail-guard.js';
-import type { OAuthErrorCode } from './schemas.js';
+import type { OAuthError, OAuthErrorCode } from './schemas.js';
 import { splitScope } from './scopes.js';
 
 export const TOKEN_ENDPOINT_PATH = '/authentication/v1/authentication/customer/oauth/token';
@@ -18,7 +19,7 @@ const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
 /** RFC 6749 §5.2 error, answered here rather than through LarderError: OAuth clients parse this shape. */
 export const oauthError = (
   c: Context,
-  status: 400 | 401 | 413 | 429 | 500 | 502 | 503 | 504,
+  status: ContentfulStatusCode,
   error: OAuthErrorCode,
   description: string,
   headers: Record<string, string> = {},
@@ -28,7 +29,33 @@ export const oauthError = (
     code: error,
     ...(retryAfter === undefined ? {} : { retryAfterSeconds: Number(retryAfter) }),
   });
-  return c.json({ error, error_description: description }, status, { ...NO_STORE, ...headers });
+  const requestId = (c.get('requestId') as string | undefined) ?? '';
+  return c.json({ error, error_description: description, requestId } satisfies OAuthError, status, {
+    ...NO_STORE,
+    ...headers,
+  });
+};
+
+/**
+ * Any other failure at the token endpoint (a wrong method, a body that never arrived, the database down), in the
+ * same RFC 6749 shape, so an OAuth client parses every error it can get there: the error edge answers with this.
+ */
+export const oauthErrorFrom = (c: Context, error: LarderError): Response => {
+  const code: OAuthErrorCode =
+    error.status === 401
+      ? 'invalid_client'
+      : error.status === 429 || error.status === 502 || error.status === 503 || error.status === 504
+        ? 'temporarily_unavailable'
+        : error.status >= 500
+          ? 'server_error'
+          : 'invalid_request';
+  return oauthError(
+    c,
+    error.status as ContentfulStatusCode,
+    code,
+    error.message.replace(/\.$/, ''),
+    error.headers,
+  );
 };
 
 interface ClientCredentials {

@@ -85,9 +85,14 @@ export const OAuthErrorSchema = Type.Object(
   {
     error: Type.Union(OAUTH_ERROR_CODES.map((code) => Type.Literal(code))),
     error_description: Type.String(),
+    // RFC 6749 lets a response carry more members than it names; every Larder error body carries its request id.
+    requestId: Type.String({
+      description: 'The request id (also the X-Request-Id header): quote it in a report.',
+    }),
   },
   { title: 'OAuthError', ...Closed },
 );
+export type OAuthError = Static<typeof OAuthErrorSchema>;
 
 /** RFC 8414 authorization server metadata. */
 export const AuthorizationServerMetadataSchema = Type.Object(

@@ -45,38 +45,45 @@ export const toLarderError = (error: unknown): LarderError => {
 export const errorBody = (error: LarderError, requestId: string): string =>
   JSON.stringify(toErrorMessage(error, requestId));
 
+/** An error body of another shape than ErrorMessage, for one path (the OAuth token endpoint's RFC 6749 body). */
+export type ErrorShape = (c: Context, error: LarderError) => Response;
+
 /**
  * The one error edge of the app: every error answer, whichever middleware or handler threw, is built here, with
  * the request id in the body and the header. 5xx are logged with their cause; 4xx are the client's business.
  */
-export const createErrorEdge = (logger: Logger) => (thrown: unknown, c: Context) => {
-  const error = toLarderError(thrown);
-  const requestId = (c.get('requestId') as string | undefined) ?? randomUUID();
-  if (error.injected)
-    logger.info('injected fault answered', {
-      requestId,
-      method: c.req.method,
-      path: c.req.path,
-      status: error.status,
+export const createErrorEdge =
+  (logger: Logger, shapes: ReadonlyMap<string, ErrorShape> = new Map()) =>
+  (thrown: unknown, c: Context) => {
+    const error = toLarderError(thrown);
+    const requestId = (c.get('requestId') as string | undefined) ?? randomUUID();
+    if (error.injected)
+      logger.info('injected fault answered', {
+        requestId,
+        method: c.req.method,
+        path: c.req.path,
+        status: error.status,
+      });
+    else if (error.status >= 500) {
+      logger.error('request failed', {
+        requestId,
+        method: c.req.method,
+        path: c.req.path,
+        error: error.cause ?? error,
+      });
+    }
+    const retryAfter = error.headers['Retry-After'];
+    noteFacts(c, {
+      code: error.numericCode,
+      ...(retryAfter === undefined ? {} : { retryAfterSeconds: Number(retryAfter) }),
     });
-  else if (error.status >= 500) {
-    logger.error('request failed', {
-      requestId,
-      method: c.req.method,
-      path: c.req.path,
-      error: error.cause ?? error,
-    });
-  }
-  const retryAfter = error.headers['Retry-After'];
-  noteFacts(c, {
-    code: error.numericCode,
-    ...(retryAfter === undefined ? {} : { retryAfterSeconds: Number(retryAfter) }),
-  });
-  for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
-  c.header('X-Request-Id', requestId);
-  c.header('Cache-Control', 'no-store');
-  return c.json(toErrorMessage(error, requestId), error.status as ContentfulStatusCode);
-};
+    for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
+    c.header('X-Request-Id', requestId);
+    c.header('Cache-Control', 'no-store');
+    const shape = shapes.get(c.req.path);
+    if (shape !== undefined) return shape(c, error);
+    return c.json(toErrorMessage(error, requestId), error.status as ContentfulStatusCode);
+  };
 
 /** An ErrorMessage answer outside the app: while it is starting, before any middleware exists. */
 export const errorResponse = (error: LarderError, requestId: string = randomUUID()): Response =>

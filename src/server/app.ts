@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { type AuthService, createAuthService, LOGIN_PATH } from '../auth/auth-service.js';
 import type { ThrottleLimit } from '../auth/failure-throttle.js';
-import { TOKEN_ENDPOINT_PATH } from '../auth/oauth-token-route.js';
+import { oauthErrorFrom, TOKEN_ENDPOINT_PATH } from '../auth/oauth-token-route.js';
 import type { RetailGuard } from '../auth/retail-guard.js';
 import { createSourceAddress, type TrustProxy } from '../auth/source-address.js';
 import { createErrorEdge } from '../http/error-edge.js';
@@ -206,7 +206,7 @@ export const createApp = async ({
           tokenPath: TOKEN_ENDPOINT_PATH,
         })
       : undefined;
-  const errorEdge = createErrorEdge(logger);
+  const errorEdge = createErrorEdge(logger, new Map([[TOKEN_ENDPOINT_PATH, oauthErrorFrom]]));
   // The admin API is left out: a large fixture load may rightly take longer.
   const requestTimeout = requestDeadline(config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000);
   const deadline: MiddlewareHandler = (c, next) =>

@@ -458,22 +458,26 @@ export const openApiDocument = (publicUrl: string) => {
               'Retry-After',
               ...RATE_LIMIT_HEADERS,
             ]),
+            '405': oauthError('invalid_request: a method other than POST.', ['Allow']),
+            // The body's deadline is the app's (an OAuthError); a request head that never ends is refused by the
+            // listener before routing, in the shape every path gets there.
+            '408': {
+              description: `${SHARED_RESPONSES.RequestTimeout.description} invalid_request when the body did not arrive in time; an ErrorMessage when the request head did not.`,
+              headers: headerRefs(['X-Request-Id']),
+              content: {
+                'application/json': {
+                  schema: { anyOf: [use(OAuthErrorSchema), { $ref: `${SCHEMA_PREFIX}${ERROR_MESSAGE}` }] },
+                },
+              },
+            },
             ...Object.fromEntries(
               Object.values(SHARED_RESPONSES)
                 .filter((shared) => shared.status >= 500)
                 .map((shared) => [
                   String(shared.status),
-                  {
-                    description: `${shared.description} An OAuthError (server_error, temporarily_unavailable) when a sandbox fault rule injected it, else an ErrorMessage.`,
-                    headers: headerRefs(['X-Request-Id']),
-                    content: {
-                      'application/json': {
-                        schema: {
-                          anyOf: [use(OAuthErrorSchema), { $ref: `${SCHEMA_PREFIX}${ERROR_MESSAGE}` }],
-                        },
-                      },
-                    },
-                  },
+                  oauthError(
+                    `${shared.description} server_error (500) or temporarily_unavailable (502, 503, 504).`,
+                  ),
                 ]),
             ),
           },

@@ -3,6 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import { decodeJwt, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
 import { revokeClient } from '../../src/auth/clients.js';
 import type { AuthenticationResponse } from '../../src/auth/schemas.js';
+import { createApp } from '../../src/server/app.js';
+import { StoreError } from '../../src/shared/errors.js';
+import { silentLogger } from '../../src/shared/logger.js';
 import {
   type AuthHarness,
   basic,
@@ -26,9 +29,10 @@ describe('POST /authentication/v1/authentication/customer/oauth/token', () => {
   const assertError = async (res: Response, status: number, error: string) => {
     assert.equal(res.status, status);
     assert.equal(res.headers.get('cache-control'), 'no-store');
-    const body = await readJson<OAuthErrorBody>(res);
-    assert.deepEqual(Object.keys(body).sort(), ['error', 'error_description']);
+    const body = await readJson<OAuthErrorBody & { requestId?: string }>(res);
+    assert.deepEqual(Object.keys(body).sort(), ['error', 'error_description', 'requestId']);
     assert.equal(body.error, error);
+    assert.equal(body.requestId, res.headers.get('x-request-id'));
     return res;
   };
 
@@ -174,6 +178,38 @@ describe('POST /authentication/v1/authentication/customer/oauth/token', () => {
       duplex: 'half',
     } as RequestInit);
     await assertError(res, 413, 'invalid_request');
+  });
+
+  it('answers every other failure in that shape too: 405 for another method, 503 with the database down', async () => {
+    const wrongMethod = await assertError(
+      await h.app.request(TOKEN, { method: 'GET' }),
+      405,
+      'invalid_request',
+    );
+    assert.equal(wrongMethod.headers.get('allow'), 'POST');
+    const down = await createApp({
+      store: {
+        ...h.store,
+        auth: {
+          ...h.store.auth,
+          getClient: () => Promise.reject(new StoreError('STORE_UNAVAILABLE', 'database down')),
+        },
+      },
+      clock: h.clock,
+      config: { publicUrl: ISSUER, tokenTtlSeconds: TTL, trustProxy: false },
+      logger: silentLogger,
+    });
+    const client = await h.createClient();
+    const refused = await down.app.request(TOKEN, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: client.clientId,
+        client_secret: client.clientSecret,
+      }).toString(),
+    });
+    await assertError(refused, 503, 'temporarily_unavailable');
   });
 
   it('shares the failed-login throttle: 429 with Retry-After after 10 failures', async () => {

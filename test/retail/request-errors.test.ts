@@ -392,16 +392,23 @@ describe('request ids, routes and methods', () => {
   });
 
   test('the login and token endpoints asked with another method answer 405 with Allow: POST', async () => {
-    for (const method of ['GET', 'PUT', 'DELETE', 'PATCH'])
-      for (const path of [
-        '/authentication/v1/authentication/login',
-        '/authentication/v1/authentication/customer/oauth/token',
-      ]) {
-        const response = await h.call(method, path);
-        assert.equal(response.headers.get('allow'), 'POST', `${method} ${path}`);
-        const body = await expectError(response, 405, 40501);
-        assert.equal(body['message'], `${path} takes POST, not ${method}.`);
-      }
+    const login = '/authentication/v1/authentication/login';
+    const token = '/authentication/v1/authentication/customer/oauth/token';
+    for (const method of ['GET', 'PUT', 'DELETE', 'PATCH']) {
+      const response = await h.call(method, login);
+      assert.equal(response.headers.get('allow'), 'POST', `${method} ${login}`);
+      const body = await expectError(response, 405, 40501);
+      assert.equal(body['message'], `${login} takes POST, not ${method}.`);
+      // The token endpoint answers every error as RFC 6749 does, a wrong method included.
+      const oauth = await h.call(method, token);
+      assert.equal(oauth.status, 405);
+      assert.equal(oauth.headers.get('allow'), 'POST', `${method} ${token}`);
+      assert.deepEqual(await oauth.json(), {
+        error: 'invalid_request',
+        error_description: `${token} takes POST, not ${method}`,
+        requestId: oauth.headers.get('x-request-id'),
+      });
+    }
     const health = await h.call('POST', '/healthz');
     assert.equal(health.headers.get('allow'), 'GET, HEAD');
     await expectError(health, 405, 40501);

@@ -26,6 +26,11 @@ test('a conforming answer has no problems', async () => {
     await check('GET', '/v1/purchaseOrders/search', json(405, errorBody(405, 40501), { allow: 'POST' })),
     [],
   );
+  // The token endpoint documents its 405 as an OAuthError: a wrong method there is held to that shape.
+  const token = '/authentication/v1/authentication/customer/oauth/token';
+  const oauth405 = { error: 'invalid_request', error_description: 'takes POST', requestId: 'r-1' };
+  assert.deepEqual(await check('GET', token, json(405, oauth405, { allow: 'POST' })), []);
+  assert.equal((await check('GET', token, json(405, errorBody(405, 40501), { allow: 'POST' }))).length, 1);
 });
 
 test('drift is named: body, status, headers, content type, undocumented paths', async () => {

@@ -105,9 +105,20 @@ export const createContractChecker = (document: Document) => {
       return problems;
     }
     const item = document.paths[route.template]!;
-    const operation = (item[method.toLowerCase()] ?? (method === 'HEAD' ? item['get'] : undefined)) as
-      | { operationId: string; responses: Json }
+    type Operation = { operationId: string; responses: Json };
+    const own = (item[method.toLowerCase()] ?? (method === 'HEAD' ? item['get'] : undefined)) as
+      | Operation
       | undefined;
+    // A method the path does not take is held to the error the path documents for it (the token endpoint's 405
+    // is an OAuthError), under the methods it does take.
+    const operation =
+      own ??
+      (status >= 400
+        ? (Object.values(item) as (Operation | undefined)[]).find(
+            (candidate) =>
+              typeof candidate === 'object' && candidate?.responses?.[String(status)] !== undefined,
+          )
+        : undefined);
     if (operation === undefined) {
       // A CORS preflight, or a method the path does not take (the admin API asks for its token first).
       if (method === 'OPTIONS' && status === 204) return problems;

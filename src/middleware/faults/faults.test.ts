@@ -89,7 +89,11 @@ describe('status effects', () => {
     const limited = await send(TOKEN_PATH);
     assert.equal(limited.status, 429);
     assert.equal(limited.headers.get('retry-after'), '1');
-    assert.deepEqual(Object.keys((await limited.json()) as object).sort(), ['error', 'error_description']);
+    assert.deepEqual(Object.keys((await limited.json()) as object).sort(), [
+      'error',
+      'error_description',
+      'requestId',
+    ]);
     const failed = await send(TOKEN_PATH);
     assert.equal(failed.status, 500);
     assert.equal(((await failed.json()) as { error: string }).error, 'server_error');

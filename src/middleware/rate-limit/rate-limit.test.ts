@@ -186,9 +186,11 @@ describe('the rateLimit middleware', () => {
     assert.equal(refused.status, 429);
     assert.equal(refused.headers.get('retry-after'), '1');
     assert.ok(refused.headers.get('ratelimit') !== null);
-    assert.deepEqual(await refused.json(), {
+    const { requestId, ...body } = (await refused.json()) as Record<string, unknown>;
+    assert.deepEqual(body, {
       error: 'temporarily_unavailable',
       error_description: 'Rate limit exceeded; retry later',
     });
+    assert.equal(typeof requestId, 'string');
   });
 });
