@@ -33,7 +33,9 @@ export const toErrorMessage = (error: LarderError, requestId: string): ErrorMess
   const body: ErrorMessage = { status, code: error.numericCode, message: error.message, requestId };
   if (error.fieldName !== undefined) body.fieldName = error.fieldName;
   if (error.developerMessage !== undefined) body.developerMessage = error.developerMessage;
-  if (error.problems.length > 0) {
+  // One field at fault is named by fieldName alone; nested errors are for several (our decision), so a client
+  // reads one shape per case whichever endpoint answered.
+  if (error.problems.length > 1 || (error.problems.length === 1 && error.fieldName === undefined)) {
     body.errors = error.problems.map((problem) => ({
       status,
       code: error.numericCode,
