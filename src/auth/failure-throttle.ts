@@ -12,6 +12,8 @@ export interface FailureThrottle {
   recordFailure(keys: readonly string[]): void;
   /** Keys held now (bounded by maxKeys; keys whose failures all left the window are swept). */
   size(): number;
+  /** Forgets every failure: a sandbox reset goes back to the first start, the throttle included. */
+  clear(): void;
 }
 
 export interface FailureThrottleOptions {
@@ -27,6 +29,7 @@ export const noThrottle: FailureThrottle = {
   retryAfterSeconds: () => undefined,
   recordFailure: () => {},
   size: () => 0,
+  clear: () => {},
 };
 
 export const createFailureThrottle = ({
@@ -89,6 +92,7 @@ export const createFailureThrottle = ({
       if (failures.size > maxKeys) forgetOldest();
     },
     size: () => failures.size,
+    clear: () => failures.clear(),
   };
 };
 

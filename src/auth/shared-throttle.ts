@@ -7,10 +7,16 @@ import type { FailureThrottle } from './failure-throttle.js';
  */
 
 const MESSAGE = 'throttle:failures';
+/** A sandbox reset in one worker forgets the failures every worker counted. */
+const CLEAR = 'throttle:clear';
 
 interface FailuresMessage {
   larder: typeof MESSAGE;
   keys: string[];
+}
+
+interface ClearMessage {
+  larder: typeof CLEAR;
 }
 
 const isFailures = (message: unknown): message is FailuresMessage =>
@@ -19,6 +25,9 @@ const isFailures = (message: unknown): message is FailuresMessage =>
   (message as { larder?: unknown }).larder === MESSAGE &&
   Array.isArray((message as { keys?: unknown }).keys) &&
   (message as { keys: unknown[] }).keys.every((key) => typeof key === 'string');
+
+const isClear = (message: unknown): message is ClearMessage =>
+  typeof message === 'object' && message !== null && (message as { larder?: unknown }).larder === CLEAR;
 
 /** A worker's side of its IPC channel (`process` in a cluster worker). */
 export interface WorkerChannel {
@@ -30,12 +39,17 @@ export interface WorkerChannel {
 export const sharedThrottle = (local: FailureThrottle, channel: WorkerChannel): FailureThrottle => {
   channel.on('message', (message) => {
     if (isFailures(message)) local.recordFailure(message.keys);
+    else if (isClear(message)) local.clear();
   });
   return {
     ...local,
     recordFailure: (keys) => {
       local.recordFailure(keys);
       channel.send?.({ larder: MESSAGE, keys: [...keys] } satisfies FailuresMessage);
+    },
+    clear: () => {
+      local.clear();
+      channel.send?.({ larder: CLEAR } satisfies ClearMessage);
     },
   };
 };
@@ -47,13 +61,13 @@ export interface PeerWorker {
   isDead(): boolean;
 }
 
-/** The primary's side: every failure a worker reports goes to every other live worker. */
+/** The primary's side: every failure (and every clear) a worker reports goes to every other live worker. */
 export const relayThrottleFailures = (
   workers: () => readonly PeerWorker[],
   onMessage: (listener: (worker: PeerWorker, message: unknown) => void) => void,
 ): void => {
   onMessage((from, message) => {
-    if (!isFailures(message)) return;
+    if (!isFailures(message) && !isClear(message)) return;
     for (const worker of workers()) if (worker.id !== from.id && !worker.isDead()) worker.send(message);
   });
 };

@@ -44,6 +44,10 @@ export interface AdminDeps {
   records: RecordReader;
   /** The fault rules (in the primary under --workers). */
   faults: FaultControl;
+  /** Forgets failed logins (the throttle's counts), on every worker: part of a reset to the first start. */
+  forgetLoginFailures: () => void;
+  /** The server's --token-ttl: the integration report allows a correct client to renew that often. */
+  tokenTtlSeconds: number;
 }
 
 /** Fixture uploads may be large (a whole location), but not unbounded. */
@@ -173,6 +177,8 @@ export const createAdminRoutes = ({
   forgetLocation,
   records,
   faults,
+  forgetLoginFailures,
+  tokenTtlSeconds,
 }: AdminDeps): Hono => {
   const routes = new Hono();
 
@@ -292,8 +298,10 @@ export const createAdminRoutes = ({
     for (const location of await store.locations.list()) forgetLocation(location.id);
     await clock.reset();
     await journal.clear();
-    // A rule left from one test must not fault the next: the first start had none.
+    // A rule left from one test must not fault the next: the first start had none. Nor had it failed logins, so
+    // a test of wrong secrets cannot throttle the next test's correct ones.
     await faults.replace([]);
+    forgetLoginFailures();
     await live?.catchUp();
     return c.json({ reset: true, clock: clock.view() });
   });
@@ -320,7 +328,7 @@ export const createAdminRoutes = ({
       clientId,
       requestsJudged: entries.length,
       dropped,
-      findings: judgeClient(entries, clientId),
+      findings: judgeClient(entries, clientId, { tokenTtlSeconds }),
       rules: [...RULES],
     } satisfies IntegrationReport);
   });

@@ -18,7 +18,8 @@ export const RULES = [
     title: 'Too many token requests',
     description:
       'More than 2 token requests (login or OAuth token, whatever their answer) within 60 minutes. The platform ' +
-      'asks for one token a day, reused until it expires, and never a new one more often than every 30 minutes.',
+      'asks for one token a day, reused until it expires, and never a new one more often than every 30 minutes. ' +
+      'A server started with a --token-ttl under 30 minutes allows one more per token lifetime in the hour.',
   },
   {
     id: 'several-tokens-at-once',
@@ -41,8 +42,9 @@ export const RULES = [
     severity: 'warning',
     title: 'Failing request repeated unchanged',
     description:
-      'The same request (method, path, location, body, pageToken) answered the same 4xx status three times or ' +
-      'more, consecutive or not. A 4xx other than 429 will not change by asking again: fix the request.',
+      'The same request (method, path, location, body, pageToken; for a 401, the same access token too) answered ' +
+      'the same 4xx status three times or more, consecutive or not. A 4xx other than 429 will not change by ' +
+      'asking again: fix the request.',
   },
   {
     id: 'token-reused-after-401',
@@ -58,7 +60,8 @@ export const RULES = [
     title: 'First page polled',
     description:
       'The same first search page (same operation, location, body and pageSize, no pageToken) requested less ' +
-      'than 60 seconds after it was last answered successfully. Poll at most once a minute.',
+      'than 60 seconds after it was last answered successfully (an answer a fault rule cut, slowed or delayed ' +
+      'does not count: the client may never have had it). Poll at most once a minute.',
   },
   {
     id: 'full-rewalk-without-date-range',
@@ -95,8 +98,21 @@ export type Finding = Omit<Static<typeof FindingSchema>, 'rule' | 'severity'> & 
 export const MAX_EXAMPLES = 5;
 
 const HOUR_MS = 60 * 60 * 1000;
-/** Token requests allowed in any sliding 60-minute window. */
+/** Token requests allowed in any sliding 60-minute window, for the platform's day-long tokens. */
 const TOKEN_REQUESTS_PER_HOUR = 2;
+
+/**
+ * The server's own token lifetime: a sandbox started with a short --token-ttl (to test expiry) makes a correct
+ * client renew more often, one token per lifetime, so the hour's allowance grows to match.
+ */
+export interface JudgeOptions {
+  tokenTtlSeconds?: number;
+}
+
+const tokenAllowancePerHour = ({ tokenTtlSeconds }: JudgeOptions): number =>
+  tokenTtlSeconds === undefined
+    ? TOKEN_REQUESTS_PER_HOUR
+    : Math.max(TOKEN_REQUESTS_PER_HOUR, Math.ceil(HOUR_MS / (tokenTtlSeconds * 1000)) + 1);
 /** Times the same failing request may be sent before it is reported. */
 const REPEATED_FAILURE_THRESHOLD = 3;
 const FIRST_PAGE_INTERVAL_MS = 60 * 1000;
@@ -159,7 +175,8 @@ const groupBy = <K, V>(items: readonly V[], key: (item: V) => K): Map<K, V[]> =>
 
 // ---------------------------------------------------------------------------------------------------------------
 
-const tokenRequestsPerHour = (entries: readonly JournalEntry[]): Finding[] => {
+const tokenRequestsPerHour = (entries: readonly JournalEntry[], options: JudgeOptions): Finding[] => {
+  const allowed = tokenAllowancePerHour(options);
   const requests = entries.filter(isTokenRequest);
   // A request is one too many when two or more token requests came in the 60 minutes before it.
   const excess: JournalEntry[] = [];
@@ -169,7 +186,7 @@ const tokenRequestsPerHour = (entries: readonly JournalEntry[]): Finding[] => {
     const current = requests[i]!;
     while (requests[start]!.timeMs <= current.timeMs - HOUR_MS) start++;
     const inWindow = i - start + 1;
-    if (inWindow > TOKEN_REQUESTS_PER_HOUR) excess.push(current);
+    if (inWindow > allowed) excess.push(current);
     if (inWindow > busiest.count) busiest = { count: inWindow, startMs: requests[start]!.timeMs };
   }
   if (excess.length === 0) return [];
@@ -280,7 +297,10 @@ const requestKey = (entry: JournalEntry) =>
 
 const repeatedFailingRequest = (entries: readonly JournalEntry[]): Finding[] => {
   const failures = entries.filter((e) => e.status >= 400 && e.status < 500 && e.status !== 429);
-  const repeated = [...groupBy(failures, (e) => `${requestKey(e)} ${e.status}`).values()].filter(
+  // A 401 sent with a new token each time (each expired in turn) is not the same request repeated.
+  const key = (e: JournalEntry) =>
+    `${requestKey(e)} ${e.status}${e.status === 401 ? ` ${e.tokenFingerprint ?? ''}` : ''}`;
+  const repeated = [...groupBy(failures, key).values()].filter(
     (group) => group.length >= REPEATED_FAILURE_THRESHOLD,
   );
   if (repeated.length === 0) return [];
@@ -343,7 +363,7 @@ const firstPagePolled = (entries: readonly JournalEntry[]): Finding[] => {
     for (const entry of group) {
       if (lastSuccessMs !== undefined && entry.timeMs - lastSuccessMs < FIRST_PAGE_INTERVAL_MS)
         polled.push({ entry, gapMs: entry.timeMs - lastSuccessMs });
-      if (isSuccess(entry)) lastSuccessMs = entry.timeMs;
+      if (isSuccess(entry) && entry.fault === undefined) lastSuccessMs = entry.timeMs;
     }
   }
   if (polled.length === 0) return [];
@@ -430,7 +450,7 @@ const serverErrorRetriedAtOnce = (entries: readonly JournalEntry[]): Finding[] =
   ];
 };
 
-const JUDGES: readonly ((entries: readonly JournalEntry[]) => Finding[])[] = [
+const JUDGES: readonly ((entries: readonly JournalEntry[], options: JudgeOptions) => Finding[])[] = [
   tokenRequestsPerHour,
   severalTokensAtOnce,
   retryBeforeRetryAfter,
@@ -445,10 +465,14 @@ const JUDGES: readonly ((entries: readonly JournalEntry[]) => Finding[])[] = [
  * Judges one client's recorded traffic: its findings in RULES order, `[]` for a well-behaved client.
  * `entries` may hold many clients' requests; only those with this `clientId` count.
  */
-export const judgeClient = (entries: readonly JournalEntry[], clientId: string): Finding[] => {
+export const judgeClient = (
+  entries: readonly JournalEntry[],
+  clientId: string,
+  options: JudgeOptions = {},
+): Finding[] => {
   // By arrival, then by answer order: the journal keeps answer order, and a slow request is answered late.
   const mine = entries
     .filter((e) => e.clientId === clientId)
     .sort((a, b) => a.timeMs - b.timeMs || a.seq - b.seq);
-  return JUDGES.flatMap((judge) => judge(mine));
+  return JUDGES.flatMap((judge) => judge(mine, options));
 };

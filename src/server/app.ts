@@ -354,6 +354,8 @@ export const createApp = async ({
         forgetLocation: locations.forget,
         records,
         faults: faults ?? localFaultControl(createFaultEngine()),
+        forgetLoginFailures: () => auth.credentials.throttle.clear(),
+        tokenTtlSeconds: config.tokenTtlSeconds,
       }),
     );
   }

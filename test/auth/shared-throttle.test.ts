@@ -47,3 +47,15 @@ test('a failure on one worker is held by the other, which sent nothing back', ()
   throttles[0]?.recordFailure(keys);
   assert.equal(throttles[1]?.size(), 1);
 });
+
+test('a clear on one worker (a sandbox reset) forgets the failures on every worker', () => {
+  const throttles = cluster(3);
+  const keys = throttleKeys('client', '10.0.0.1');
+  for (const throttle of throttles) throttle.recordFailure(keys);
+  for (const throttle of throttles) assert.ok(throttle.retryAfterSeconds(keys) !== undefined);
+  throttles[1]?.clear();
+  for (const throttle of throttles) {
+    assert.equal(throttle.retryAfterSeconds(keys), undefined);
+    assert.equal(throttle.size(), 0);
+  }
+});

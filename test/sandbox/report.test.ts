@@ -157,6 +157,27 @@ describe('token-requests-per-hour', () => {
     assert.deepEqual(judgeClient(j.entries, CLIENT), []);
   });
 
+  test("a server's short --token-ttl allows one more token per lifetime in the hour", () => {
+    const j = journal();
+    // --token-ttl 600: a correct client renews every 10 minutes, 7 token requests in any hour.
+    for (let i = 0; i < 7; i++) j.login(i * 10 * MIN);
+    assert.deepEqual(judgeClient(j.entries, CLIENT, { tokenTtlSeconds: 600 }), []);
+    // Without the server's lifetime (the platform's day-long tokens) the same traffic is 5 too many.
+    assert.equal(only(judgeClient(j.entries, CLIENT), 'token-requests-per-hour').count, 5);
+    // A client renewing faster than the lifetime is still caught: 8 requests within an hour (0 to 50 and 5 to 60).
+    j.login(5 * MIN);
+    j.login(15 * MIN);
+    const f = only(judgeClient(j.entries, CLIENT, { tokenTtlSeconds: 600 }), 'token-requests-per-hour');
+    assert.equal(f.count, 2);
+    // A lifetime of a day allows no more than the platform's two.
+    const day = journal();
+    for (let i = 0; i < 3; i++) day.login(i * MIN);
+    assert.equal(
+      only(judgeClient(day.entries, CLIENT, { tokenTtlSeconds: 86_400 }), 'token-requests-per-hour').count,
+      1,
+    );
+  });
+
   test('examples stop at 5', () => {
     const j = journal();
     for (let i = 0; i < 10; i++) j.login(i * MIN);
@@ -314,6 +335,22 @@ describe('repeated-failing-request', () => {
     for (let i = 0; i < 3; i++) j.get(20 * S + i * 10 * S, { status: 429, retryAfterSeconds: 1 });
     assert.deepEqual(judgeClient(j.entries, CLIENT), []);
   });
+
+  test('a 401 is the same request only with the same token: each expired token in turn is not a repeat', () => {
+    const j = journal();
+    for (let i = 0; i < 3; i++) j.get(i * 10 * MIN, { status: 401, tokenFingerprint: `tok-${i}` });
+    assert.deepEqual(judgeClient(j.entries, CLIENT), []);
+    const same = journal();
+    const first = same.get(0, { status: 401, tokenFingerprint: 'A' });
+    same.get(1 * S, { status: 401, tokenFingerprint: 'A' });
+    same.get(2 * S, { status: 401, tokenFingerprint: 'A' });
+    const findings = judgeClient(same.entries, CLIENT);
+    assert.deepEqual(
+      findings.map((f) => f.rule),
+      ['repeated-failing-request', 'token-reused-after-401'],
+    );
+    assert.deepEqual(findings[0]?.exampleRequestIds, ids(first));
+  });
 });
 
 describe('token-reused-after-401', () => {
@@ -377,6 +414,17 @@ describe('first-page-polled', () => {
     j.search(3 * S, { body, location: 'loc-3', status: 503 });
     j.search(5 * S, { body, location: 'loc-3' });
     assert.deepEqual(judgeClient(j.entries, CLIENT), []);
+  });
+
+  test('near miss: a first page a fault cut or delayed is asked again at once', () => {
+    const j = journal();
+    j.search(0, { body: SINCE_TODAY, fault: 'rule-1 cut=half' });
+    j.search(1 * S, { body: SINCE_TODAY, fault: 'rule-2 latency=5000ms' });
+    j.search(7 * S, { body: SINCE_TODAY });
+    assert.deepEqual(judgeClient(j.entries, CLIENT), []);
+    // The answer the client did get counts: asking once more at once is polling.
+    const again = j.search(8 * S, { body: SINCE_TODAY });
+    assert.deepEqual(only(judgeClient(j.entries, CLIENT), 'first-page-polled').exampleRequestIds, ids(again));
   });
 });
 

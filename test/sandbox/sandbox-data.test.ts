@@ -285,8 +285,22 @@ describe('a live demo database', () => {
     assert.equal(((await response.json()) as { code: number }).code, 40302);
   });
 
-  test('reset brings the first-start data, only the demo client, real time, an empty journal and no fault rules', async () => {
+  test('reset brings the first-start data, only the demo client, real time, an empty journal, no fault rules and no failed logins', async () => {
     const [first] = (await store.settings.liveDemo.get())!.locations;
+    const demo = (await store.settings.demoClient.get())!;
+    const login = (clientSecret: string) =>
+      larder.app.request('/authentication/v1/authentication/login', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          clientId: demo.clientId,
+          clientSecret,
+          userAccessType: 'PLATFORM_MACHINE_CLIENT',
+        }),
+      });
+    // A test of wrong secrets leaves the demo client throttled...
+    for (let i = 0; i < 10; i++) assert.equal((await login('wrong')).status, 401);
+    assert.equal((await login(demo.clientSecret)).status, 429);
     await api.admin('POST', '/clients', JSON.stringify({ name: 'extra', allLocations: true }));
     const rule = { id: 'left-over', effect: { type: 'status', status: 503 } };
     assert.equal((await api.admin('POST', '/faults', JSON.stringify(rule))).status, 201);
@@ -302,6 +316,8 @@ describe('a live demo database', () => {
     assert.equal(view['offsetSeconds'], 0);
     assert.deepEqual(await api.json(api.admin('GET', '/requests')), { requests: [], dropped: 0 });
     assert.deepEqual((await api.json<{ rules: unknown[] }>(api.admin('GET', '/faults'))).rules, []);
+    // ...and the next test, after a reset, logs in at once.
+    assert.equal((await login(demo.clientSecret)).status, 200);
     assert.equal((await (await demoSearch())(first!.id, 'purchaseOrders')).status, 200);
   });
 });
