@@ -77,7 +77,12 @@ export const startLarder = async (
      * and rate-limit windows take no real time and the report judges the pacing as the server saw it.
      */
     virtualTime: async () => {
-      const start = Date.parse((await sandbox.clock.set(new Date(), { frozen: true })).now);
+      // Never back, and a minute past the last test's time: a clock moved back would leave that test's requests
+      // in the rate-limit windows (dated in the new past's future), and the next test's first call a 429.
+      const last = Date.parse((await sandbox.clock.get()).now);
+      const start = Date.parse(
+        (await sandbox.clock.set(new Date(Math.max(Date.now(), last) + 60_000), { frozen: true })).now,
+      );
       let elapsed = 0;
       return {
         now: () => start + elapsed,
