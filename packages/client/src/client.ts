@@ -207,8 +207,9 @@ export const createClient = (options: ClientOptions): LarderClient => {
                 const modified = String(fields['modifiedDate']);
                 if (!state.fresh(id, modified)) continue;
                 yield record;
-                // Resumed: the caller's loop finished with this record. A loop that threw on it never gets here,
-                // so a watermark saved after a failure never covers a record that was not stored.
+                // Resumed: the caller's loop asked for the next record. A loop that threw on this one (or broke
+                // out on it: the two look the same here) never gets here, so the watermark never covers a record
+                // that may not have been stored; it comes again instead.
                 state.handled(id, modified);
               }
             } finally {

@@ -274,13 +274,26 @@ describe('with injected faults', () => {
         seen.push(entry.inventoryHistoryLogId);
       }
     }, /disk full/);
-    const saved = JSON.parse(JSON.stringify(second.watermark));
+    // The caller breaks after storing a record: the generator cannot tell a break from a throw, so that record
+    // is not covered either and comes again (never skipped), as the README says.
+    const third = client.inventoryHistory.sync({
+      location: 'loc-1',
+      since: JSON.parse(JSON.stringify(second.watermark)),
+      pageSize: 100,
+    });
+    for await (const entry of third) {
+      seen.push(entry.inventoryHistoryLogId);
+      if (seen.length >= 520) break;
+    }
+    const again: string[] = [];
     for await (const entry of client.inventoryHistory.sync({
       location: 'loc-1',
-      since: saved,
+      since: JSON.parse(JSON.stringify(third.watermark)),
       pageSize: 100,
     }))
-      seen.push(entry.inventoryHistoryLogId);
+      again.push(entry.inventoryHistoryLogId);
+    assert.equal(again[0], seen[519], 'the record the loop broke on comes again');
+    seen.push(...again.slice(1));
     assert.deepEqual(
       seen,
       entries.map((entry) => entry.inventoryHistoryLogId),
