@@ -20,7 +20,7 @@ export class LarderResponse extends ServerResponse {
 
   /**
    * Tells `watcher` the status once the answer's head is written (or `answeredWithoutHead` says there will be
-   * none). The request journal records this way: a `then` on the rest of the pipeline, with its closures and
+   * none); 0 when the connection was gone before it. The request journal records this way: a `then` on the rest of the pipeline, with its closures and
    * promise, cost a cached-token GET by id measurably more.
    */
   watchAnswer(watcher: AnswerWatcher): void {
@@ -59,7 +59,8 @@ export class LarderResponse extends ServerResponse {
     reason?: string | OutgoingHttpHeaders | OutgoingHttpHeader[],
     headers?: OutgoingHttpHeaders | OutgoingHttpHeader[],
   ): this {
-    this.#settle(statusCode);
+    // A client gone before its answer (timed out during injected latency, say) saw no status: 0, as for a reset.
+    this.#settle(this.destroyed ? 0 : statusCode);
     const deferred = this.#deferred;
     if (deferred === undefined) return super.writeHead(statusCode, reason as string, headers);
     this.#deferred = undefined;

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { test } from 'node:test';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
 import { createErrorEdge } from '../../http/error-edge.js';
 import { LarderResponse } from '../../http/larder-response.js';
+import { readBodyText } from '../../http/request-body.js';
 import { noteFacts } from '../../http/request-facts.js';
 import { createJournal } from '../../sandbox/journal.js';
 import { createTestClock } from '../../shared/clock.js';
@@ -134,6 +136,61 @@ test('served by Larder’s response: entries are written with the head, inner er
         ['/missing', 404, 40401, '/missing', 'op'],
       ],
     );
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+test('a client gone before its answer (mid-body, during a slow request) is journaled as status 0 with no code', async () => {
+  const gone = createJournal(4);
+  const recorded = new Promise<void>((resolve) => {
+    const record = gone.recordRequest;
+    gone.recordRequest = (...args) => {
+      record(...args);
+      resolve();
+    };
+  });
+  // Node 20 has no Promise.withResolvers.
+  const event = () => {
+    let fire!: () => void;
+    const happened = new Promise<void>((resolve) => {
+      fire = resolve;
+    });
+    return [happened, () => fire()] as const;
+  };
+  const [arrival, arrived] = event();
+  const [closing, closed] = event();
+  const [released, release] = event();
+  const slow = new Hono();
+  const edge = createErrorEdge(silentLogger);
+  slow.use(requestId());
+  slow.use(journalRequests({ journal: gone, clock, operationOf: () => 'op', onError: edge }));
+  slow.onError(edge);
+  slow.post('/slow', async (c) => {
+    (c.env as { outgoing: ServerResponse }).outgoing.once('close', closed);
+    arrived();
+    await released;
+    // The body never ends: its reader refuses it as cut off (40002), into a closed connection.
+    return c.text(await readBodyText(c));
+  });
+  const server = createAdaptorServer({
+    fetch: slow.fetch,
+    serverOptions: { ServerResponse: LarderResponse as typeof ServerResponse },
+  }) as Server;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    socket.write(
+      'POST /slow HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 10\r\n\r\n{"a"',
+    );
+    await arrival;
+    socket.destroy();
+    await closing;
+    release();
+    await recorded;
+    const [entry] = gone.list();
+    assert.equal(entry?.status, 0);
+    assert.equal(entry?.code, undefined);
   } finally {
     await new Promise((resolve) => server.close(resolve));
   }

@@ -63,6 +63,8 @@ class JournalCall implements AnswerWatcher, RequestFacts {
 
   answered(status: number): void {
     const { c, facts, method, path } = this;
+    // The client went away first: the error its half-read body made (40002) was never sent to anyone.
+    if (status === 0 && facts.status === undefined) facts.code = undefined;
     // Authorized retail requests have it parsed already; only refused ones need the header read again.
     const location = c.get('locationId') ?? requestHeader(c, LOCATION_HEADER_KEY)?.trim();
     this.deps.journal.recordRequest(
