@@ -111,14 +111,19 @@ test('a middleware run inside the journal’s layer: its errors are answered and
   );
 });
 
-test('served by Larder’s response: entries are written with the head, inner errors answered and journaled', async () => {
-  const served = createJournal(8);
-  const app = appWithInnerLayer(served);
+/** A real server on port 0 answering with Larder's response class, as `larder serve` does. */
+const serve = async (app: Hono): Promise<Server> => {
   const server = createAdaptorServer({
     fetch: app.fetch,
     serverOptions: { ServerResponse: LarderResponse as typeof ServerResponse },
   }) as Server;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+};
+
+test('served by Larder’s response: entries are written with the head, inner errors answered and journaled', async () => {
+  const served = createJournal(8);
+  const server = await serve(appWithInnerLayer(served));
   try {
     const { port } = server.address() as AddressInfo;
     const statuses = [];
@@ -173,11 +178,7 @@ test('a client gone before its answer (mid-body, during a slow request) is journ
     // The body never ends: its reader refuses it as cut off (40002), into a closed connection.
     return c.text(await readBodyText(c));
   });
-  const server = createAdaptorServer({
-    fetch: slow.fetch,
-    serverOptions: { ServerResponse: LarderResponse as typeof ServerResponse },
-  }) as Server;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const server = await serve(slow);
   try {
     const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
     socket.write(
