@@ -1,3 +1,5 @@
+import { ADMIN_PREFIX } from '../sandbox/admin-routes.js';
+import { CONSOLE_PATH } from '../sandbox/console-assets.js';
 import { type DemoCredentials, demoCredentials, demoText } from '../sandbox/demo.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { createLogger, type Logger } from '../shared/logger.js';
@@ -46,6 +48,15 @@ export const injectionNotices = (
 
 const EMPTY_HINT = 'The database is empty: load data with `larder import` or `larder seed`.';
 
+/**
+ * Where the admin API and the console are, when they are on without a demo (an --admin-token start): the demo's
+ * own part of the banner says it otherwise. The token is the operator's, so it is never printed.
+ */
+const adminLinks = (details: BannerDetails, demo: DemoCredentials | undefined) =>
+  details.adminToken === undefined || demo !== undefined
+    ? undefined
+    : { url: `${details.publicUrl}${ADMIN_PREFIX}/`, console: `${details.publicUrl}${CONSOLE_PATH}` };
+
 export const createServeOutput = (
   config: Pick<ServeConfig, 'logLevel' | 'logFormat'> &
     Partial<Pick<ServeConfig, 'rateLimit' | 'faults' | 'allowFaultHeader'>>,
@@ -69,6 +80,7 @@ export const createServeOutput = (
       const empty = demo === undefined && (await store.locations.list()).length === 0;
       const hint = empty ? EMPTY_HINT : undefined;
       const notices = injectionNotices(config);
+      const admin = adminLinks(details, demo);
       if (!text) {
         bannerLine.info(headline, {
           url: details.url,
@@ -77,13 +89,14 @@ export const createServeOutput = (
           workers: details.workers,
           ...(details.metricsUrl === undefined ? {} : { metricsUrl: details.metricsUrl }),
           ...(demo === undefined ? {} : { demo }),
+          ...(admin === undefined ? {} : { admin }),
           ...(hint === undefined ? {} : { hint }),
           ...(notices.length === 0 ? {} : { notices }),
           ...(details.certificate === undefined ? {} : { certificate: details.certificate }),
         });
         return;
       }
-      io.stdout(bannerText(headline, details, demo, empty, notices));
+      io.stdout(bannerText(headline, details, demo, admin, empty, notices));
     },
   };
 };
@@ -92,6 +105,7 @@ const bannerText = (
   headline: string,
   details: BannerDetails,
   demo: DemoCredentials | undefined,
+  admin: ReturnType<typeof adminLinks>,
   empty: boolean,
   notices: readonly string[],
 ): string =>
@@ -99,6 +113,9 @@ const bannerText = (
     `${headline}\n`,
     ...notices.map((notice) => `${notice}\n`),
     details.metricsUrl === undefined ? '' : `Metrics: ${details.metricsUrl}\n`,
+    admin === undefined
+      ? ''
+      : `Admin API (with the --admin-token you gave): ${admin.url}\nConsole (sign in with that token): ${admin.console}\n`,
     details.certificate === undefined
       ? ''
       : `\nDevelopment TLS certificate (self-signed, made at this start; trust it in your client, e.g. curl --cacert):\n${details.certificate}\n`,
