@@ -85,8 +85,19 @@ const RETRY_AFTER_MARGIN_MS = 100;
  */
 export const createTransport = (options: TransportOptions) => {
   const { retry, now } = options;
-  /** When each rate limit frees up again (epoch ms). */
-  const notBefore = new Map<string, number>();
+  /**
+   * When each rate limit frees up again (epoch ms), and the hold's version: an answer to a request sent before
+   * that version was set was counted before it, so it knows nothing of it.
+   */
+  const holds = new Map<string, { until: number; version: number }>();
+  let versions = 0;
+  /** Lengthens a hold, or with `replace` (an answer newer than the hold) sets or ends it whatever it was. */
+  const hold = (limit: string, until: number, replace: boolean) => {
+    const current = holds.get(limit);
+    if (!replace && current !== undefined && current.until >= until) return;
+    if (until <= now()) holds.delete(limit);
+    else holds.set(limit, { until, version: ++versions });
+  };
 
   const attempt = async (request: HttpRequest): Promise<HttpAnswer> => {
     const timeout = AbortSignal.timeout(options.timeoutMs);
@@ -117,13 +128,27 @@ export const createTransport = (options: TransportOptions) => {
     return delay + options.random() * delay;
   };
 
+  /**
+   * Waits while the request's limit is held, looking again after each wait: another call's 429 may have lengthened
+   * the hold meanwhile. Counts time as waited even when `sleep` does not move `now` (a test's fake).
+   */
+  const waitForLimit = async (request: HttpRequest, started: number) => {
+    let reached = now();
+    for (;;) {
+      // A hold never outlasts the request's budget: past it the request goes, and the server says whether it may.
+      const budget = (retry === false ? options.timeoutMs : retry.maxElapsedMs) - (reached - started);
+      const held = Math.min((holds.get(request.limit)?.until ?? 0) - reached, budget);
+      if (held <= 0) return;
+      await options.sleep(held, request.signal);
+      reached = Math.max(now(), reached + held);
+    }
+  };
+
   const send = async (request: HttpRequest): Promise<HttpAnswer> => {
     const started = now();
     for (let attempts = 1; ; attempts++) {
-      // A hold never outlasts the request's budget: past it the request goes, and the server says whether it may.
-      const budget = retry === false ? options.timeoutMs : retry.maxElapsedMs - (now() - started);
-      const held = Math.min((notBefore.get(request.limit) ?? 0) - now(), budget);
-      if (held > 0) await options.sleep(held, request.signal);
+      await waitForLimit(request, started);
+      const known = versions;
       let answer: HttpAnswer | undefined;
       let failure: unknown;
       try {
@@ -140,12 +165,14 @@ export const createTransport = (options: TransportOptions) => {
           (retryAfterMs(answer.headers, now()) ??
             exhaustedForMs(answer.headers, now()) ??
             (retry === false ? 1000 : backoff(attempts, retry))) + RETRY_AFTER_MARGIN_MS;
-        notBefore.set(request.limit, Math.max(notBefore.get(request.limit) ?? 0, now() + silence));
+        hold(request.limit, now() + silence, false);
       } else if (answer !== undefined) {
         const exhausted = exhaustedForMs(answer.headers, now());
-        // Requests remain: whatever an earlier answer said, the limit is free now.
-        if (exhausted === 0) notBefore.delete(request.limit);
-        else if (exhausted !== undefined) notBefore.set(request.limit, now() + exhausted);
+        // The newest word on the limit wins (requests remain: it is free now). An answer to a request sent before
+        // the hold was set, such as a 200 overtaken by a concurrent 429, may lengthen it, never end or shorten it.
+        const current = holds.get(request.limit);
+        if (exhausted !== undefined)
+          hold(request.limit, now() + exhausted, current === undefined || current.version <= known);
         if (!RETRIED_STATUSES.has(answer.status)) return answer;
       }
       if (answer !== undefined && retryRefused(answer)) return answer;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import { PLATFORM_RATE_LIMITS } from '../../../src/middleware/rate-limit/rate-windows.js';
 import { inventoryFixture, purchaseOrderFixture } from '../../../test/helpers/fixtures.js';
 import { createClient, type FaultRule } from '../src/index.js';
@@ -21,6 +21,15 @@ const clientOn = async (larder: Larder, reader: Credentials) => {
     time,
     client: createClient({ baseUrl: larder.url, ...reader, now: time.now, sleep: time.sleep }),
   };
+};
+
+/** A promise and the function that settles it: lets a test put concurrent calls' answers and waits in an order. */
+const latch = () => {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { open, opened };
 };
 
 describe('with --rate-limit platform', () => {
@@ -60,7 +69,7 @@ describe('with --rate-limit platform', () => {
   });
 });
 
-describe('with a small rate limit, on a server clock days ahead of the client', () => {
+describe('with a small rate limit (3 a second)', () => {
   let larder: Larder;
   let reader: Credentials;
   before(async () => {
@@ -70,56 +79,155 @@ describe('with a small rate limit, on a server clock days ahead of the client', 
   });
   after(() => larder.stop());
 
-  /** A client on real time whose waits are recorded, then handed to `wait` (none passes by default). */
-  const recording = (wait: (ms: number) => Promise<void> = async () => {}) => {
-    const asked: number[] = [];
-    const client = createClient({
-      baseUrl: larder.url,
-      ...reader,
-      sleep: async (ms) => {
-        asked.push(ms);
-        await wait(ms);
-      },
-    });
-    return { client, asked };
-  };
+  describe('on a server clock days ahead of the client', () => {
+    /** A client on real time whose waits are recorded, then handed to `wait` (none passes by default). */
+    const recording = (wait: (ms: number) => Promise<void> = async () => {}) => {
+      const asked: number[] = [];
+      const client = createClient({
+        baseUrl: larder.url,
+        ...reader,
+        sleep: async (ms) => {
+          asked.push(ms);
+          await wait(ms);
+        },
+      });
+      return { client, asked };
+    };
 
-  test("a used-up limit is waited out on the server's clock (a sandbox's virtual one), never for days", async () => {
-    await larder.sandbox.clock.set(new Date(Date.now() + 2 * 86_400_000), { frozen: true });
-    // The client's own clock is real time; the server's is two days on.
-    const { client, asked } = recording(async (ms) => {
-      await larder.sandbox.clock.advance(Math.max(1, Math.ceil(ms / 1000)));
+    test("a used-up limit is waited out on the server's clock (a sandbox's virtual one), never for days", async () => {
+      await larder.sandbox.clock.set(new Date(Date.now() + 2 * 86_400_000), { frozen: true });
+      // The client's own clock is real time; the server's is two days on.
+      const { client, asked } = recording(async (ms) => {
+        await larder.sandbox.clock.advance(Math.max(1, Math.ceil(ms / 1000)));
+      });
+      let count = 0;
+      for await (const _ of client.purchaseOrders.search({}, { location: 'loc-1', pageSize: 1 }))
+        if (++count === 10) break;
+      assert.ok(asked.length > 0, 'the limit was used up');
+      assert.ok(
+        asked.every((ms) => ms <= 2000),
+        asked.join(', '),
+      );
+      await larder.sandbox.clock.reset();
     });
-    let count = 0;
-    for await (const _ of client.purchaseOrders.search({}, { location: 'loc-1', pageSize: 1 }))
-      if (++count === 10) break;
-    assert.ok(asked.length > 0, 'the limit was used up');
-    assert.ok(
-      asked.every((ms) => ms <= 2000),
-      asked.join(', '),
-    );
-    await larder.sandbox.clock.reset();
+
+    test('a 429 the client gives up on (Retry-After past its budget) still holds its next request back', async () => {
+      await larder.sandbox.clock.set(new Date(), { frozen: true });
+      await larder.sandbox.faults.set([
+        {
+          match: { operation: 'searchPurchaseOrders' },
+          when: { next: 1 },
+          effect: { type: 'status', status: 429, retryAfterSeconds: 90 },
+        },
+      ]);
+      const { client, asked } = recording();
+      await assert.rejects(
+        client.purchaseOrders.search({}, { location: 'loc-1' }).pages()[Symbol.asyncIterator]().next(),
+      );
+      assert.deepEqual(asked, [], 'given up at once: 90 s is past the 60 s budget');
+      await client.purchaseOrders.search({}, { location: 'loc-1' }).pages()[Symbol.asyncIterator]().next();
+      assert.equal(asked.length, 1);
+      assert.ok(asked[0]! > 50_000, `the next request waited out the rest of the 90 s (${asked[0]} ms)`);
+      await larder.sandbox.faults.clear();
+      await larder.sandbox.clock.reset();
+    });
   });
 
-  test('a 429 the client gives up on (Retry-After past its budget) still holds its next request back', async () => {
-    await larder.sandbox.clock.set(new Date(), { frozen: true });
-    await larder.sandbox.faults.set([
-      {
-        match: { operation: 'searchPurchaseOrders' },
-        when: { next: 1 },
-        effect: { type: 'status', status: 429, retryAfterSeconds: 90 },
-      },
-    ]);
-    const { client, asked } = recording();
-    await assert.rejects(
-      client.purchaseOrders.search({}, { location: 'loc-1' }).pages()[Symbol.asyncIterator]().next(),
-    );
-    assert.deepEqual(asked, [], 'given up at once: 90 s is past the 60 s budget');
-    await client.purchaseOrders.search({}, { location: 'loc-1' }).pages()[Symbol.asyncIterator]().next();
-    assert.equal(asked.length, 1);
-    assert.ok(asked[0]! > 50_000, `the next request waited out the rest of the 90 s (${asked[0]} ms)`);
-    await larder.sandbox.faults.clear();
-    await larder.sandbox.clock.reset();
+  describe('concurrent calls sharing it', () => {
+    afterEach(() => larder.sandbox.faults.clear());
+
+    const pathOf = (n: number) => `/v1/purchaseOrders/${orders[n]!.id}`;
+    const get = (client: ReturnType<typeof createClient>, n: number) =>
+      client.purchaseOrders.get(orders[n]!.id, { location: 'loc-1' });
+    /** Fetch whose answer to `path` is handed over (body read) only once `until` opens. */
+    const holdingBack =
+      (path: string, until: Promise<void>): typeof fetch =>
+      async (input, init) => {
+        const response = await fetch(input, init);
+        if (!String(input).endsWith(path)) return response;
+        const text = await response.text();
+        await until;
+        return new Response(text, { status: response.status, headers: response.headers });
+      };
+
+    test('a burst of concurrent calls waits out every 429: nothing goes before its Retry-After', async () => {
+      await larder.sandbox.requests.clear();
+      const { client } = await clientOn(larder, reader);
+      const got = await Promise.all(orders.slice(0, 9).map((_, n) => get(client, n)));
+      assert.equal(got.length, 9);
+      assert.ok((await larder.journal()).some((entry) => entry.status === 429));
+      assert.deepEqual(await larder.report(reader.clientId), []);
+    });
+
+    /**
+     * A client on virtual time, after one 429 for each order in `retryAfters` (its Retry-After in seconds), whose
+     * answer for order `heldBack` comes only once a wait has begun; `beforeWait(n)` runs before the n-th wait moves
+     * the clock. Concurrent calls' answers and waits then come in the order a test needs.
+     */
+    const staged = async (
+      retryAfters: Record<number, number>,
+      heldBack: number,
+      beforeWait: (n: number) => Promise<void>,
+    ) => {
+      await larder.sandbox.requests.clear();
+      await larder.sandbox.faults.set(
+        Object.entries(retryAfters).map(
+          ([n, seconds]): FaultRule => ({
+            match: { pathPrefix: pathOf(Number(n)) },
+            when: { next: 1 },
+            effect: { type: 'status', status: 429, retryAfterSeconds: seconds },
+          }),
+        ),
+      );
+      const time = await larder.virtualTime();
+      const waiting = latch();
+      let waits = 0;
+      const client = createClient({
+        baseUrl: larder.url,
+        ...reader,
+        fetch: holdingBack(pathOf(heldBack), waiting.opened),
+        now: time.now,
+        sleep: async (ms) => {
+          const n = ++waits;
+          waiting.open();
+          await beforeWait(n);
+          await time.sleep(ms);
+        },
+      });
+      return { client, time };
+    };
+
+    test('a 200 to a request sent before a 429 came does not end the hold the 429 set', async () => {
+      const wake = latch();
+      // Order 1's 200 (requests remain) comes once order 0's 429 holds the limit; order 0 waits till order 2 went.
+      const { client, time } = await staged({ 0: 5 }, 1, async (n) => {
+        if (n === 1) await wake.opened;
+        else wake.open();
+      });
+      const limited = get(client, 0);
+      await get(client, 1);
+      // A second on, within order 0's Retry-After: a call made now must wait too.
+      await time.sleep(1000);
+      const later = get(client, 2).finally(wake.open);
+      await Promise.all([limited, later]);
+      assert.deepEqual(await larder.report(reader.clientId), []);
+    });
+
+    test('a call that waited out one 429 waits again when another came meanwhile with a longer Retry-After', async () => {
+      const secondWaiting = latch();
+      const firstMovedOn = latch();
+      // Order 1's 429 (5 s) comes while order 0 waits out its own (1 s); order 1's wait moves the clock only once
+      // order 0 has woken and gone on (sent, or waiting again).
+      const { client } = await staged({ 0: 1, 1: 5 }, 1, async (n) => {
+        if (n === 1) await secondWaiting.opened;
+        else if (n === 2) {
+          secondWaiting.open();
+          await firstMovedOn.opened;
+        } else firstMovedOn.open();
+      });
+      await Promise.all([get(client, 0).finally(firstMovedOn.open), get(client, 1)]);
+      assert.deepEqual(await larder.report(reader.clientId), []);
+    });
   });
 });
 
