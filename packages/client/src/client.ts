@@ -123,26 +123,30 @@ export const createClient = (options: ClientOptions): LarderClient => {
     call: CallOptions,
     body?: unknown,
   ): Promise<R> => {
-    const send = (token: string) =>
+    /** The token the last attempt carried. */
+    let sentToken = '';
+    const send = () =>
       transport.send({
         url: `${baseUrl}${path}`,
         method,
         headers: {
-          authorization: `Bearer ${token}`,
           [LOCATION_HEADER]: call.location,
           accept: 'application/json',
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        // Taken per attempt, after any wait for a rate limit: a token taken before a long wait may expire in it.
+        authorize: async (signal) => {
+          sentToken = await tokens.token(signal);
+          return { authorization: `Bearer ${sentToken}` };
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         signal: call.signal,
         limit: `location:${call.location}`,
       });
-    let token = await tokens.token(call.signal);
-    let answer = await send(token);
+    let answer = await send();
     if (invalidToken(answer)) {
-      tokens.invalidate(token);
-      token = await tokens.token(call.signal);
-      answer = await send(token);
+      tokens.invalidate(sentToken);
+      answer = await send();
     }
     if (answer.status < 200 || answer.status > 299) throw apiError(answer);
     return parseBody<R>(answer, `${method} ${path}`);

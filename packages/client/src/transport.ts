@@ -60,6 +60,8 @@ export interface HttpRequest {
   signal?: AbortSignal | undefined;
   /** Requests sharing a rate limit (one location's, or the login's): a limit used up holds them all back. */
   limit: string;
+  /** More headers, taken just before each attempt, after any wait: an access token may expire during one. */
+  authorize?: ((signal: AbortSignal | undefined) => Promise<Record<string, string>>) | undefined;
 }
 
 /** Worth another attempt, as ky and octokit retry them; Larder's ErrorMessage says `canRetry: "true"` for each. */
@@ -99,13 +101,13 @@ export const createTransport = (options: TransportOptions) => {
     else holds.set(limit, { until, version: ++versions });
   };
 
-  const attempt = async (request: HttpRequest): Promise<HttpAnswer> => {
+  const attempt = async (request: HttpRequest, headers: Record<string, string>): Promise<HttpAnswer> => {
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const signal = request.signal === undefined ? timeout : AbortSignal.any([request.signal, timeout]);
     try {
       const response = await options.fetch(request.url, {
         method: request.method,
-        headers: request.headers,
+        headers,
         ...(request.body === undefined ? {} : { body: request.body }),
         signal,
       });
@@ -129,30 +131,43 @@ export const createTransport = (options: TransportOptions) => {
   };
 
   /**
-   * Waits while the request's limit is held, looking again after each wait: another call's 429 may have lengthened
-   * the hold meanwhile. Counts time as waited even when `sleep` does not move `now` (a test's fake).
+   * The headers of an attempt that may go now: no hold applies, and `authorize` had its say after any wait. A wait
+   * is looked at again after it ends (another call's 429 may have lengthened the hold meanwhile), and after
+   * `authorize` (it may have meant a login, and a hold may have come then: after that wait, it authorizes again).
    */
-  const waitForLimit = async (request: HttpRequest, started: number) => {
+  const ready = async (request: HttpRequest, started: number): Promise<Record<string, string>> => {
+    // How far the waits reached, counted even when `sleep` does not move `now` (a test's fake).
     let reached = now();
+    /** True when it waited. */
+    const waitForLimit = async (): Promise<boolean> => {
+      for (let waited = false; ; waited = true) {
+        reached = Math.max(reached, now());
+        // A hold never outlasts the request's budget: past it the request goes, and the server says whether it may.
+        const budget = (retry === false ? options.timeoutMs : retry.maxElapsedMs) - (reached - started);
+        const held = Math.min((holds.get(request.limit)?.until ?? 0) - reached, budget);
+        if (held <= 0) return waited;
+        await options.sleep(held, request.signal);
+        reached += held;
+      }
+    };
+    await waitForLimit();
+    const { authorize } = request;
+    if (authorize === undefined) return request.headers;
     for (;;) {
-      // A hold never outlasts the request's budget: past it the request goes, and the server says whether it may.
-      const budget = (retry === false ? options.timeoutMs : retry.maxElapsedMs) - (reached - started);
-      const held = Math.min((holds.get(request.limit)?.until ?? 0) - reached, budget);
-      if (held <= 0) return;
-      await options.sleep(held, request.signal);
-      reached = Math.max(now(), reached + held);
+      const headers = { ...request.headers, ...(await authorize(request.signal)) };
+      if (!(await waitForLimit())) return headers;
     }
   };
 
   const send = async (request: HttpRequest): Promise<HttpAnswer> => {
     const started = now();
     for (let attempts = 1; ; attempts++) {
-      await waitForLimit(request, started);
+      const headers = await ready(request, started);
       const known = versions;
       let answer: HttpAnswer | undefined;
       let failure: unknown;
       try {
-        answer = await attempt(request);
+        answer = await attempt(request, headers);
       } catch (error) {
         if (!(error instanceof LarderTransportError)) throw error;
         failure = error;

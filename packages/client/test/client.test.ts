@@ -218,6 +218,38 @@ test('a short-lived token (--token-ttl 30) serves the calls within its life, not
   }
 });
 
+test('a token that expires while a call waits out a 429 is renewed before the retry, not sent to be refused', async () => {
+  const larder = await startLarder({ tokenTtlSeconds: 30 });
+  try {
+    const order = purchaseOrderFixture(1, { modifiedAt: T });
+    await larder.load('loc-short', 'purchaseOrders', [order]);
+    const reader = await larder.createReader(['loc-short']);
+    await larder.sandbox.faults.set([
+      {
+        match: { operation: 'getPurchaseOrderById' },
+        when: { next: 1 },
+        effect: { type: 'status', status: 429, retryAfterSeconds: 40 },
+      },
+    ]);
+    await larder.sandbox.requests.clear();
+    const time = await larder.virtualTime();
+    const client = createClient({ baseUrl: larder.url, ...reader, now: time.now, sleep: time.sleep });
+    assert.deepEqual(await client.purchaseOrders.get(order.id, { location: 'loc-short' }), order);
+    assert.deepEqual(
+      (await larder.journal()).map((entry) => `${entry.operation} ${entry.status}`),
+      [
+        'authenticationLoginPost 200',
+        'getPurchaseOrderById 429',
+        'authenticationLoginPost 200',
+        'getPurchaseOrderById 200',
+      ],
+    );
+    assert.deepEqual(await larder.report(reader.clientId), []);
+  } finally {
+    await larder.stop();
+  }
+});
+
 describe('retries and failures', () => {
   test('a 503 from the server is retried with growing, jittered backoff of at least a second', async () => {
     let failures = 3;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { PLATFORM_RATE_LIMITS } from '../../../src/middleware/rate-limit/rate-windows.js';
 import { inventoryFixture, purchaseOrderFixture } from '../../../test/helpers/fixtures.js';
+import { LOGIN_PATH } from '../src/generated/types.js';
 import { createClient, type FaultRule } from '../src/index.js';
 import { type Credentials, type Larder, startLarder } from './larder.js';
 
@@ -226,6 +227,52 @@ describe('with a small rate limit (3 a second)', () => {
         } else firstMovedOn.open();
       });
       await Promise.all([get(client, 0).finally(firstMovedOn.open), get(client, 1)]);
+      assert.deepEqual(await larder.report(reader.clientId), []);
+    });
+    test('a call whose token took a new login looks at the limit again before it goes: a 429 may have come meanwhile', async () => {
+      await larder.sandbox.requests.clear();
+      await larder.sandbox.faults.set([
+        { match: { pathPrefix: pathOf(0) }, when: { next: 1 }, effect: { type: 'invalidToken' } },
+        {
+          match: { pathPrefix: pathOf(1) },
+          when: { next: 1 },
+          effect: { type: 'status', status: 429, retryAfterSeconds: 5 },
+        },
+      ]);
+      const time = await larder.virtualTime();
+      const loggingIn = latch();
+      const limited = latch();
+      const firstMovedOn = latch();
+      let logins = 0;
+      let waits = 0;
+      const client = createClient({
+        baseUrl: larder.url,
+        ...reader,
+        now: time.now,
+        fetch: async (input, init) => {
+          const relogin = String(input).endsWith(LOGIN_PATH) && ++logins === 2;
+          if (relogin) loggingIn.open();
+          const response = await fetch(input, init);
+          const text = await response.text();
+          // Order 1's 429 comes while order 0 logs in again (its token refused), and the login ends a second on.
+          if (String(input).endsWith(pathOf(1))) await loggingIn.opened;
+          if (relogin) {
+            await limited.opened;
+            await time.sleep(1000);
+          }
+          return new Response(text, { status: response.status, headers: response.headers });
+        },
+        // Order 1's wait moves the clock only once order 0 has gone on (sent, or waiting too).
+        sleep: async (ms) => {
+          if (++waits === 1) {
+            limited.open();
+            await firstMovedOn.opened;
+          } else firstMovedOn.open();
+          await time.sleep(ms);
+        },
+      });
+      await Promise.all([get(client, 0).finally(firstMovedOn.open), get(client, 1)]);
+      assert.equal(logins, 2);
       assert.deepEqual(await larder.report(reader.clientId), []);
     });
   });
