@@ -77,7 +77,7 @@ test("a sync, then only what changed two days later, past the token's expiry; th
   await sandbox.clock.advance({ days: 2 });
   const later = await virtualNow();
   await sandbox.locations.loadInventoryHistory(LOCATION, [count(7, later, 12), count(51, later)]);
-  const second = client.inventoryHistory.sync({ location: LOCATION, since: first.watermark! });
+  const second = client.inventoryHistory.sync({ location: LOCATION, since: first.watermark });
   assert.deepEqual((await synced(second)).sort(), [id(7), id(51)]);
 
   // Two days on, the token (a day's, by default) had expired: the server refused it once, the client logged in

@@ -15,40 +15,45 @@ import {
   DEFAULT_RETRY,
   type HttpAnswer,
   type RetryOptions,
+  type RetrySettings,
   realSleep,
   type Sleep,
 } from './transport.js';
 
+/**
+ * An option absent or undefined takes its default, here and in every options object of the client: a value that
+ * may be undefined (an environment variable, a saved watermark) can be passed as it is.
+ */
 export interface ClientOptions {
   /** The retail API's base URL (Larder: its URL, such as http://127.0.0.1:8080). */
   baseUrl: string;
   /** Where the login operation is served from, when not from `baseUrl`. */
-  authBaseUrl?: string;
+  authBaseUrl?: string | undefined;
   clientId: string;
   clientSecret: string;
   /** Default: the global fetch. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** Retry settings, or false for none. */
-  retry?: RetryOptions | false;
+  retry?: RetryOptions | false | undefined;
   /** Per attempt, reading the body included (default 30,000 ms). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** How the client waits between attempts (default setTimeout): a test can move a virtual clock instead. */
-  sleep?: Sleep;
+  sleep?: Sleep | undefined;
   /** The client's clock for token lifetimes and rate-limit resets (default Date.now). */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 export interface CallOptions {
   /** The location (`Platform-Restaurant-External-ID`). */
   location: string;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 export interface SearchOptions extends CallOptions {
   /** Records per page (Larder: 1–500, default 100). */
-  pageSize?: number;
+  pageSize?: number | undefined;
   /** Start from this page (a `nextPageToken` of the same search) instead of the first. */
-  pageToken?: string;
+  pageToken?: string | undefined;
 }
 
 export interface Page<T> {
@@ -65,10 +70,10 @@ export interface SearchResult<T> extends AsyncIterable<T> {
 
 export interface SyncOptions<F> extends CallOptions {
   /** Where to start: the watermark a previous sync ended with, a day (YYYY-MM-DD) or an ISO instant; absent: all. */
-  since?: Watermark | string;
+  since?: Watermark | string | undefined;
   /** More conditions (the sync sets `updatedDateRange` itself). */
-  filter?: Omit<F, 'updatedDateRange'>;
-  pageSize?: number;
+  filter?: Omit<F, 'updatedDateRange'> | undefined;
+  pageSize?: number | undefined;
 }
 
 /**
@@ -91,6 +96,14 @@ export interface LarderClient {
   inventoryHistory: RecordsApi<InventoryHistoryLogEntry, InventoryHistorySearchRequest>;
 }
 
+/** Each setting given, else its default: spreading would let an undefined one override the default. */
+const retrySettings = (retry: RetryOptions): RetrySettings => ({
+  maxAttempts: retry.maxAttempts ?? DEFAULT_RETRY.maxAttempts,
+  baseDelayMs: retry.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs,
+  maxDelayMs: retry.maxDelayMs ?? DEFAULT_RETRY.maxDelayMs,
+  maxElapsedMs: retry.maxElapsedMs ?? DEFAULT_RETRY.maxElapsedMs,
+});
+
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
 /** The server refused the token itself (expired, revoked): worth one new login, unlike a missing scope or grant. */
@@ -102,7 +115,7 @@ export const createClient = (options: ClientOptions): LarderClient => {
   const now = options.now ?? Date.now;
   const transport = createTransport({
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
-    retry: options.retry === false ? false : { ...DEFAULT_RETRY, ...options.retry },
+    retry: options.retry === false ? false : retrySettings(options.retry ?? {}),
     timeoutMs: options.timeoutMs ?? 30_000,
     sleep: options.sleep ?? realSleep,
     now,

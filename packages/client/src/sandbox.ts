@@ -24,31 +24,31 @@ export interface SandboxOptions {
   /** The token `larder serve` was started with (`--admin-token`, or the demo's, printed at start). */
   adminToken: string;
   /** Default: the global fetch. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** Per request, reading the body included (default 30,000 ms: a large fixture load takes a while). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /** How far `clock.advance` moves: the parts add up. */
 export interface Duration {
-  days?: number;
-  hours?: number;
-  minutes?: number;
-  seconds?: number;
+  days?: number | undefined;
+  hours?: number | undefined;
+  minutes?: number | undefined;
+  seconds?: number | undefined;
 }
 
 /** `GET /_larder/requests`: every field given must match. */
 export interface JournalFilter {
-  clientId?: string;
-  location?: string;
+  clientId?: string | undefined;
+  location?: string | undefined;
   /** An operation id (`searchPurchaseOrders`, …). */
-  operation?: string;
+  operation?: string | undefined;
   /** An exact status (`429`) or a class (`4xx`). */
-  status?: number | `${1 | 2 | 3 | 4 | 5}xx`;
+  status?: number | `${1 | 2 | 3 | 4 | 5}xx` | undefined;
   /** Entries at or after this (virtual) time. */
-  since?: string | Date;
+  since?: string | Date | undefined;
   /** At most this many, the newest (still oldest first). */
-  limit?: number;
+  limit?: number | undefined;
 }
 
 /**
@@ -61,7 +61,7 @@ export interface LarderSandbox {
   clock: {
     get(): Promise<ClockView>;
     /** Jumps to `now` (backwards too); `frozen` stops time there. */
-    set(now: string | Date, options?: { frozen?: boolean }): Promise<ClockView>;
+    set(now: string | Date, options?: { frozen?: boolean | undefined }): Promise<ClockView>;
     /** Moves the clock forward: `advance({ days: 2 })`, or a number of seconds. */
     advance(by: Duration | number): Promise<ClockView>;
     /** Back to real time. */

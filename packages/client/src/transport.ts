@@ -1,18 +1,22 @@
 import { LarderTimeoutError, LarderTransportError } from './errors.js';
 import { exhaustedForMs, retryAfterMs } from './rate-limit.js';
 
+/** Each setting absent or undefined takes its default. */
 export interface RetryOptions {
   /** Attempts per request, the first included (default 5). */
-  maxAttempts?: number;
+  maxAttempts?: number | undefined;
   /** The first backoff; each later one doubles, plus up to as much again of jitter (default 1000 ms). */
-  baseDelayMs?: number;
+  baseDelayMs?: number | undefined;
   /** The longest backoff between two attempts, before jitter (default 16,000 ms). `Retry-After` is never cut. */
-  maxDelayMs?: number;
+  maxDelayMs?: number | undefined;
   /** Attempts and waits of one request end within this (default 60,000 ms): no retry would finish later. */
-  maxElapsedMs?: number;
+  maxElapsedMs?: number | undefined;
 }
 
-export const DEFAULT_RETRY: Required<RetryOptions> = {
+/** Every retry setting given (Required<RetryOptions> would still allow undefined). */
+export type RetrySettings = { [K in keyof RetryOptions]-?: number };
+
+export const DEFAULT_RETRY: RetrySettings = {
   maxAttempts: 5,
   baseDelayMs: 1000,
   maxDelayMs: 16_000,
@@ -38,7 +42,7 @@ export const realSleep: Sleep = (ms, signal) =>
 
 export interface TransportOptions {
   fetch: typeof fetch;
-  retry: Required<RetryOptions> | false;
+  retry: RetrySettings | false;
   timeoutMs: number;
   sleep: Sleep;
   now: () => number;
@@ -125,7 +129,7 @@ export const createTransport = (options: TransportOptions) => {
     }
   };
 
-  const backoff = (attempts: number, settings: Required<RetryOptions>) => {
+  const backoff = (attempts: number, settings: RetrySettings) => {
     const delay = Math.min(settings.maxDelayMs, settings.baseDelayMs * 2 ** (attempts - 1));
     return delay + options.random() * delay;
   };
