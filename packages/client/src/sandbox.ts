@@ -60,7 +60,10 @@ export interface JournalFilter {
 export interface LarderSandbox {
   clock: {
     get(): Promise<ClockView>;
-    /** Jumps to `now` (backwards too); `frozen` stops time there. */
+    /**
+     * Jumps to `now` (backwards too): a Date, an ISO date-time, or a day (its midnight UTC); `frozen` stops time
+     * there. A time that is none of these is a TypeError, and nothing is sent.
+     */
     set(now: string | Date, options?: { frozen?: boolean | undefined }): Promise<ClockView>;
     /** Moves the clock forward: `advance({ days: 2 })`, or a number of seconds. */
     advance(by: Duration | number): Promise<ClockView>;
@@ -108,6 +111,28 @@ const seconds = (by: Duration | number): number =>
   typeof by === 'number'
     ? by
     : (by.days ?? 0) * 86_400 + (by.hours ?? 0) * 3600 + (by.minutes ?? 0) * 60 + (by.seconds ?? 0);
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * The time `clock.set` sends: a day alone is its midnight UTC, as for `larder clock set` and a sync's days (the
+ * server takes date-times only). Nothing readable is a TypeError here, not a RangeError or a 400 later.
+ */
+const clockTime = (now: string | Date): string => {
+  const text =
+    now instanceof Date
+      ? Number.isNaN(now.getTime())
+        ? undefined
+        : now.toISOString()
+      : DAY.test(now)
+        ? `${now}T00:00:00Z`
+        : now;
+  if (text === undefined || Number.isNaN(Date.parse(text)))
+    throw new TypeError(
+      `clock.set needs a valid Date, an ISO date-time or a day (YYYY-MM-DD), not ${now instanceof Date ? 'an invalid Date' : JSON.stringify(now)}.`,
+    );
+  return text;
+};
 
 export const createSandbox = (options: SandboxOptions): LarderSandbox => {
   const base = `${options.baseUrl.replace(/\/+$/, '')}/_larder`;
@@ -159,9 +184,10 @@ export const createSandbox = (options: SandboxOptions): LarderSandbox => {
   return {
     clock: {
       get: () => call('GET', '/clock'),
-      set: (now, { frozen } = {}) =>
+      // Async: a time refused here rejects like a refusal of the server, never throws at the call.
+      set: async (now, { frozen } = {}) =>
         call('PUT', '/clock', {
-          now: now instanceof Date ? now.toISOString() : now,
+          now: clockTime(now),
           ...(frozen === undefined ? {} : { frozen }),
         }),
       advance: (by) => call('POST', '/clock/advance', { seconds: seconds(by) }),

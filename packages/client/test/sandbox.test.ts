@@ -29,6 +29,31 @@ describe('the sandbox controls against a real Larder', () => {
     assert.deepEqual([reset.offsetSeconds, reset.frozen], [0, false]);
   });
 
+  test('clock.set takes a date alone as its midnight UTC; an invalid Date or string is a TypeError, never sent', async () => {
+    const day = await sandbox.clock.set('2026-12-05', { frozen: true });
+    assert.deepEqual([day.now, day.frozen], ['2026-12-05T00:00:00.000Z', true]);
+    let sent = 0;
+    const counted = createSandbox({
+      baseUrl: larder.url,
+      adminToken: ADMIN_TOKEN,
+      fetch: (input, init) => {
+        sent++;
+        return fetch(input, init);
+      },
+    });
+    for (const bad of [new Date('not a date'), 'not a date', '2026-13-45', ''])
+      await assert.rejects(counted.clock.set(bad), (error: unknown) => {
+        assert.ok(error instanceof TypeError, String(error));
+        assert.match(
+          error.message,
+          /^clock\.set needs a valid Date, an ISO date-time or a day \(YYYY-MM-DD\)/,
+        );
+        return true;
+      });
+    assert.equal(sent, 0);
+    await sandbox.clock.reset();
+  });
+
   test('fixtures, a client, its traffic in the journal and an empty report; a location removed is gone', async () => {
     const orders = [1, 2, 3].map((n) => purchaseOrderFixture(n, { modifiedAt: T + n }));
     assert.deepEqual(await sandbox.locations.loadPurchaseOrders('kitchen', orders), { imported: 3 });
