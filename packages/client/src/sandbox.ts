@@ -91,7 +91,10 @@ export interface LarderSandbox {
     read(filter?: JournalFilter): Promise<JournalList>;
     clear(): Promise<Cleared>;
   };
-  /** Judges one client's recorded traffic against the platform's guidance: no findings, a well-behaved client. */
+  /**
+   * Judges one client's recorded traffic against the platform's guidance: no findings, a well-behaved client, if
+   * `requestsJudged` is above 0 (a client id with no traffic, a typo say, is judged on nothing and has no findings).
+   */
   report(clientId: string): Promise<IntegrationReport>;
   faults: {
     list(): Promise<FaultRulesState>;

@@ -92,7 +92,11 @@ describe('the sandbox controls against a real Larder', () => {
       operation: 'searchPurchaseOrders',
     });
     assert.deepEqual(read, { requests: mine, dropped: 0 });
-    assert.deepEqual((await sandbox.report(credentials.clientId)).findings, []);
+    const report = await sandbox.report(credentials.clientId);
+    assert.deepEqual([report.requestsJudged, report.findings], [2, []], 'the login and the search');
+    // A client id with no traffic is judged on nothing: no findings, and requestsJudged says why.
+    const unknown = await sandbox.report('00000000-0000-4000-8000-000000000000');
+    assert.deepEqual([unknown.requestsJudged, unknown.findings], [0, []]);
 
     assert.deepEqual(await sandbox.locations.remove('kitchen'), { deleted: 'kitchen' });
     await assert.rejects(api.purchaseOrders.get(orders[0]!.id, { location: 'kitchen' }), (error: unknown) => {
