@@ -80,6 +80,9 @@ const retryRefused = (answer: HttpAnswer) => {
   }
 };
 
+/** 429s that named their wait, retried without spending an attempt, per request (within maxElapsedMs too). */
+const MAX_RATE_LIMITED = 100;
+
 /** Added to a Retry-After: it is rounded to whole seconds, and our clock may run a little behind the server's. */
 const RETRY_AFTER_MARGIN_MS = 100;
 
@@ -165,6 +168,10 @@ export const createTransport = (options: TransportOptions) => {
 
   const send = async (request: HttpRequest): Promise<HttpAnswer> => {
     const started = now();
+    // 429s that named their wait are the server pacing the client (calls at once past a limit take turns), not
+    // failures: they spend no attempt of maxAttempts, only time, as octokit's throttling treats them. Their own
+    // cap ends the loop against a clock that stands still.
+    let rateLimited = 0;
     for (let attempts = 1; ; attempts++) {
       const headers = await ready(request, started);
       const known = versions;
@@ -179,11 +186,14 @@ export const createTransport = (options: TransportOptions) => {
       // Everything sharing the limit waits, not just this request: a 429 asks for silence, not a pause, and it
       // holds even when this request gives up (its caller's next request must not come sooner).
       let silence: number | undefined;
+      // A 429 saying how long to wait (`Retry-After`, or rate-limit fields naming the reset).
+      let paced = false;
       if (answer?.status === 429) {
+        const named = retryAfterMs(answer.headers, now()) ?? exhaustedForMs(answer.headers, now());
+        paced = named !== undefined;
         silence =
-          (retryAfterMs(answer.headers, now()) ??
-            exhaustedForMs(answer.headers, now()) ??
-            (retry === false ? 1000 : backoff(attempts, retry))) + RETRY_AFTER_MARGIN_MS;
+          (named ?? (retry === false ? 1000 : backoff(attempts - rateLimited, retry))) +
+          RETRY_AFTER_MARGIN_MS;
         hold(request.limit, now() + silence, false);
       } else if (answer !== undefined) {
         const exhausted = exhaustedForMs(answer.headers, now());
@@ -199,12 +209,19 @@ export const createTransport = (options: TransportOptions) => {
         if (answer !== undefined) return answer;
         throw failure;
       };
-      if (retry === false || attempts >= retry.maxAttempts) return giveUp();
+      if (retry === false) return giveUp();
+      if (paced && silence !== undefined && rateLimited < MAX_RATE_LIMITED) {
+        if (now() - started + silence > retry.maxElapsedMs) return giveUp();
+        rateLimited++;
+        continue;
+      }
+      const failed = attempts - rateLimited;
+      if (failed >= retry.maxAttempts) return giveUp();
       if (silence !== undefined) {
         if (now() - started + silence > retry.maxElapsedMs) return giveUp();
         continue;
       }
-      let wait = backoff(attempts, retry);
+      let wait = backoff(failed, retry);
       // A 5xx's Retry-After is a floor for the backoff.
       const asked = answer === undefined ? undefined : retryAfterMs(answer.headers, now());
       if (asked !== undefined) wait = Math.max(wait, asked);

@@ -94,6 +94,29 @@ export const startLarder = async (
         waited: () => elapsed,
       };
     },
+    /**
+     * As virtualTime, for calls that sleep at once: one time for all, which a sleep moves to its own wake time
+     * (never back), so calls told to wait the same second all wake together, as they would on a real clock.
+     */
+    sharedVirtualTime: async () => {
+      const last = Date.parse((await sandbox.clock.get()).now);
+      let time = Date.parse(
+        (await sandbox.clock.set(new Date(Math.max(Date.now(), last) + 60_000), { frozen: true })).now,
+      );
+      let moves = Promise.resolve();
+      return {
+        now: () => time,
+        sleep: (ms: number) => {
+          const wake = time + ms;
+          moves = moves.then(async () => {
+            if (wake <= time) return;
+            await sandbox.clock.set(new Date(wake), { frozen: true });
+            time = wake;
+          });
+          return moves;
+        },
+      };
+    },
     stop: async () => {
       await server.stop();
       await opened.close();

@@ -160,6 +160,23 @@ describe('with a small rate limit (3 a second)', () => {
       assert.deepEqual(await larder.report(reader.clientId), []);
     });
 
+    test('30 calls at once against 3 a second all get their answer: waits named by a 429 spend no attempt', async () => {
+      await larder.sandbox.requests.clear();
+      const time = await larder.sharedVirtualTime();
+      const client = createClient({ baseUrl: larder.url, ...reader, now: time.now, sleep: time.sleep });
+      const got = await Promise.all(orders.slice(0, 30).map((_, n) => get(client, n)));
+      assert.deepEqual(got, orders.slice(0, 30));
+      const refusals = new Map<string, number>();
+      for (const entry of await larder.journal())
+        if (entry.status === 429) refusals.set(entry.path, (refusals.get(entry.path) ?? 0) + 1);
+      const most = Math.max(...refusals.values());
+      assert.ok(
+        most >= 5,
+        `one call was refused maxAttempts (5) times or more, and still answered (${most})`,
+      );
+      assert.deepEqual(await larder.report(reader.clientId), []);
+    });
+
     /**
      * A client on virtual time, after one 429 for each order in `retryAfters` (its Retry-After in seconds), whose
      * answer for order `heldBack` comes only once a wait has begun; `beforeWait(n)` runs before the n-th wait moves
