@@ -31,7 +31,20 @@ export interface ParsedArgs {
   strings: Record<string, string | undefined>;
   flags: Record<string, boolean>;
   positionals: string[];
+  /** The options given as flags on the command line. */
+  given: ReadonlySet<string>;
+  /** The environment variable each option's value came from, when not from its flag or default. */
+  fromEnv: Record<string, string>;
 }
+
+/**
+ * How an option is named in a message: `--port`, or `LARDER_PORT (--port)` when the value came from the
+ * environment, so the user looks where the mistake is.
+ */
+export const optionLabel = (args: ParsedArgs, name: string): string => {
+  const env = args.fromEnv[name];
+  return env === undefined ? `--${name}` : `${env} (--${name})`;
+};
 
 export interface Command {
   name: string;
@@ -108,20 +121,23 @@ export const parseCommandArgs = (
     );
   const strings: Record<string, string | undefined> = {};
   const flags: Record<string, boolean> = {};
+  const fromEnv: Record<string, string> = {};
+  const givenNames = new Set<string>();
   for (const [name, spec] of Object.entries(command.options)) {
     const given = parsed.values[name];
-    const fromEnv = spec.env === undefined ? undefined : io.env[spec.env];
+    if (given !== undefined) givenNames.add(name);
+    // An empty variable counts as unset, as shells and compose files leave them.
+    const envValue = spec.env === undefined || io.env[spec.env] === '' ? undefined : io.env[spec.env];
+    if (given === undefined && envValue !== undefined && spec.env !== undefined) fromEnv[name] = spec.env;
     if (spec.type === 'boolean') {
       flags[name] =
-        given === true || (given === undefined && fromEnv !== undefined && /^(1|true|yes)$/i.test(fromEnv));
+        given === true || (given === undefined && envValue !== undefined && /^(1|true|yes)$/i.test(envValue));
     } else {
-      const value =
-        typeof given === 'string' ? given : fromEnv !== undefined && fromEnv !== '' ? fromEnv : spec.default;
       if (typeof given === 'string' && given === '') throw new UsageError(`--${name} must not be empty.`);
-      strings[name] = value;
+      strings[name] = typeof given === 'string' ? given : (envValue ?? spec.default);
     }
   }
-  return { strings, flags, positionals: parsed.positionals };
+  return { strings, flags, positionals: parsed.positionals, given: givenNames, fromEnv };
 };
 
 export const renderHelp = (command: Command): string => {

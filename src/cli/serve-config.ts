@@ -21,7 +21,7 @@ import {
 } from '../shared/server-limits.js';
 import type { StoreLocation } from '../storage/open-store.js';
 import { intOption, type ParsedArgs, UsageError } from './command.js';
-import { keyEncryptionKeyFrom } from './store-options.js';
+import { keyEncryptionKeyFrom, storeDatabaseUrl } from './store-options.js';
 
 /** Short tokens are guessable: the admin API can inject faults and rewrite the clock. */
 const MIN_ADMIN_TOKEN_LENGTH = 16;
@@ -128,7 +128,7 @@ export const parseCorsOrigins = (raw: string | undefined): string[] | undefined 
 
 export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
   const publicUrl = parsePublicUrl(args.strings['public-url']);
-  const databaseUrl = args.strings['database-url'];
+  const databaseUrl = storeDatabaseUrl(args);
   const adminToken = args.strings['admin-token'];
   const keyEncryptionKey = keyEncryptionKeyFrom(args);
   const cors = parseCorsOrigins(args.strings['cors']);

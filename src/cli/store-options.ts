@@ -6,12 +6,24 @@ import { openStore, type StoreLocation } from '../storage/open-store.js';
 import type { Store } from '../storage/store.js';
 import { type ParsedArgs, UsageError } from './command.js';
 
+/**
+ * The PostgreSQL URL to use, if any. A flag beats the environment: an explicit --db wins over a DATABASE_URL
+ * the shell happens to export, and --database-url over LARDER_DB. Between two environment variables, the URL
+ * wins, as documented ("used instead of --db").
+ */
+export const storeDatabaseUrl = (args: ParsedArgs): string | undefined => {
+  if (args.given.has('db') && args.given.has('database-url'))
+    throw new UsageError('Give --db or --database-url, not both.');
+  if (args.given.has('db')) return undefined;
+  return args.strings['database-url'];
+};
+
 /** The store the command's --db / --database-url (or their environment variables) name. */
 export const storeLocationFromArgs = (
   args: ParsedArgs,
   options: { migrate?: boolean; poolSize?: number } = {},
 ): StoreLocation => {
-  const databaseUrl = args.strings['database-url'];
+  const databaseUrl = storeDatabaseUrl(args);
   const keyEncryptionKey = keyEncryptionKeyFrom(args);
   return {
     db: args.strings['db'] ?? DEFAULT_SQLITE_PATH,

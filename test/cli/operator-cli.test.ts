@@ -5,9 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { CommandIo } from '../../src/cli/command.js';
-import { main } from '../../src/cli/main.js';
-import { larder } from '../helpers/cli.js';
+import { larder, runMain } from '../helpers/cli.js';
 import { purchaseOrderFixture } from '../helpers/fixtures.js';
 
 /** The operator's CLI as a new user meets it, run in process through `main` with captured output. */
@@ -18,22 +16,7 @@ before(async () => {
 });
 after(() => rm(dir, { recursive: true, force: true }));
 
-const run = async (...argv: string[]) => {
-  let stdout = '';
-  let stderr = '';
-  const io: CommandIo = {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    env: {},
-    isTty: false,
-  };
-  const code = await main(argv, io);
-  return { code, stdout, stderr };
-};
+const run = (...argv: string[]) => runMain(argv);
 
 describe('errors a new user meets', () => {
   test('larder --version prints the package version', async () => {

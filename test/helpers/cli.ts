@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import type { CommandIo } from '../../src/cli/command.js';
+import { main } from '../../src/cli/main.js';
 
 /** The real CLI from bin/ (built by `npm run build`), as a user runs it. */
 export const BIN = join(import.meta.dirname, '..', '..', 'bin', 'larder.js');
@@ -64,4 +66,22 @@ export const stop = (child: ChildProcess) => {
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   child.kill('SIGTERM');
   return exited;
+};
+
+/** Runs the CLI in process through `main`, with captured output and `env` as its whole environment. */
+export const runMain = async (argv: string[], env: Record<string, string> = {}) => {
+  let stdout = '';
+  let stderr = '';
+  const io: CommandIo = {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    env,
+    isTty: false,
+  };
+  const code = await main(argv, io);
+  return { code, stdout, stderr };
 };

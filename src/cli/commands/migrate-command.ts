@@ -1,6 +1,6 @@
 import { migratePostgres } from '../../storage/postgres/migrate-postgres.js';
 import { type Command, STORE_OPTIONS } from '../command.js';
-import { withStore } from '../store-options.js';
+import { storeDatabaseUrl, withStore } from '../store-options.js';
 
 export const migrateCommand: Command = {
   name: 'migrate',
@@ -11,7 +11,7 @@ export const migrateCommand: Command = {
     'Safe to run from several places at once (an advisory lock serialises them). `serve` refuses an\n' +
     'unmigrated or newer schema unless started with --migrate.',
   run: async (args, io) => {
-    const databaseUrl = args.strings['database-url'];
+    const databaseUrl = storeDatabaseUrl(args);
     if (databaseUrl === undefined) {
       await withStore(args, async () => {});
       io.stdout(`SQLite database ${args.strings['db']} is up to date.\n`);
