@@ -96,6 +96,17 @@ export const STORE_OPTIONS: OptionTable = {
   },
 };
 
+/**
+ * A boolean option's environment variable: the usual spellings of on and off, any case. Anything else is a
+ * mistake to report, not "off": LARDER_NO_DEMO=on must not build the demo.
+ */
+const envBoolean = (env: string | undefined, name: string, value: string | undefined): boolean => {
+  if (value === undefined) return false;
+  if (/^(1|true|yes|on)$/i.test(value)) return true;
+  if (/^(0|false|no|off)$/i.test(value)) return false;
+  throw new UsageError(`${env} (--${name}) must be 1, true, yes or on (or 0, false, no, off), not ${value}.`);
+};
+
 export const parseCommandArgs = (
   command: Command,
   argv: readonly string[],
@@ -130,8 +141,7 @@ export const parseCommandArgs = (
     const envValue = spec.env === undefined || io.env[spec.env] === '' ? undefined : io.env[spec.env];
     if (given === undefined && envValue !== undefined && spec.env !== undefined) fromEnv[name] = spec.env;
     if (spec.type === 'boolean') {
-      flags[name] =
-        given === true || (given === undefined && envValue !== undefined && /^(1|true|yes)$/i.test(envValue));
+      flags[name] = given === true || (given === undefined && envBoolean(spec.env, name, envValue));
     } else {
       if (typeof given === 'string' && given === '') throw new UsageError(`--${name} must not be empty.`);
       strings[name] = typeof given === 'string' ? given : (envValue ?? spec.default);

@@ -4,7 +4,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { parseCommandArgs } from '../../src/cli/command.js';
+import { serveCommand } from '../../src/cli/commands/serve-command.js';
+import { parseServeConfig } from '../../src/cli/serve-config.js';
 import { runMain } from '../helpers/cli.js';
+import { captureIo } from '../helpers/serve-config.js';
 
 /** How options reach a command: flags, environment variables and their precedence, run in process. */
 
@@ -58,5 +62,40 @@ describe('flags beat the environment', () => {
     const both = await run(['locations', 'list', '--db', join(dir, 'x.db'), '--database-url', NOWHERE]);
     assert.equal(both.code, 2);
     assert.match(both.stderr, /Give --db or --database-url, not both\./);
+  });
+});
+
+/** The config `larder serve` parses from these flags and this environment. */
+const serveConfig = (argv: string[], env: Record<string, string>) => {
+  const args = parseCommandArgs(serveCommand, ['--db', join(dir, 'serve.db'), ...argv], {
+    ...captureIo(),
+    env,
+  });
+  assert.notEqual(args, 'help');
+  return parseServeConfig(args as Exclude<typeof args, 'help'>);
+};
+
+describe('on/off environment variables', () => {
+  test('take 1/0, true/false, yes/no and on/off in any case; empty is unset', () => {
+    for (const on of ['1', 'true', 'YES', 'On'])
+      assert.equal(serveConfig([], { LARDER_NO_DEMO: on }).demo, false);
+    for (const off of ['0', 'False', 'no', 'OFF', ''])
+      assert.equal(serveConfig([], { LARDER_NO_DEMO: off }).demo, true);
+  });
+
+  test('any other value is a usage error naming the variable, never taken as off', async () => {
+    const run = await runMain(['serve', '--db', join(dir, 'never.db'), '--port', '0'], {
+      LARDER_NO_DEMO: 'maybe',
+    });
+    assert.equal(run.code, 2);
+    assert.match(
+      run.stderr,
+      /^larder serve: LARDER_NO_DEMO \(--no-demo\) must be 1, true, yes or on \(or 0, false, no, off\), not maybe\./,
+    );
+    assert.equal(existsSync(join(dir, 'never.db')), false);
+  });
+
+  test('the flag itself needs no value and wins over its variable', () => {
+    assert.equal(serveConfig(['--no-demo'], { LARDER_NO_DEMO: 'off' }).demo, false);
   });
 });
