@@ -167,13 +167,13 @@ export const renderHelp = (command: Command): string => {
   }`;
 };
 
-/** A whole number option within bounds, or a UsageError naming the flag. */
+/** A whole number option within bounds, or a UsageError naming the flag (and its variable, if from there). */
 export const intOption = (args: ParsedArgs, name: string, min: number, max: number): number => {
   const raw = args.strings[name];
   const value = raw !== undefined && /^-?\d+$/.test(raw) ? Number(raw) : Number.NaN;
   if (!(value >= min && value <= max)) {
     throw new UsageError(
-      `--${name} must be a whole number from ${min} to ${max}${raw === undefined ? '' : `, not ${raw}`}.`,
+      `${optionLabel(args, name)} must be a whole number from ${min} to ${max}${raw === undefined ? '' : `, not ${raw}`}.`,
     );
   }
   return value;

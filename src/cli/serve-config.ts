@@ -20,7 +20,7 @@ import {
   MAX_SHUTDOWN_TIMEOUT_SECONDS,
 } from '../shared/server-limits.js';
 import type { StoreLocation } from '../storage/open-store.js';
-import { intOption, type ParsedArgs, UsageError } from './command.js';
+import { intOption, optionLabel, type ParsedArgs, UsageError } from './command.js';
 import { keyEncryptionKeyFrom, storeDatabaseUrl } from './store-options.js';
 
 /** Short tokens are guessable: the admin API can inject faults and rewrite the clock. */
@@ -73,41 +73,51 @@ export interface ServeConfig {
   maxConnections: number;
 }
 
-const oneOf = <T extends string>(name: string, allowed: readonly T[], raw: string | undefined): T => {
+const oneOf = <T extends string>(args: ParsedArgs, name: string, allowed: readonly T[]): T => {
+  const raw = args.strings[name];
   if (raw !== undefined && (allowed as readonly string[]).includes(raw)) return raw as T;
-  throw new UsageError(`--${name} must be one of ${allowed.join(', ')}, not ${raw}.`);
+  throw new UsageError(`${optionLabel(args, name)} must be one of ${allowed.join(', ')}, not ${raw}.`);
 };
 
 const parseTls = (args: ParsedArgs): ServeConfig['tls'] => {
   const mode = args.strings['tls'];
   const certFile = args.strings['tls-cert'];
   const keyFile = args.strings['tls-key'];
+  const label = (name: string) => optionLabel(args, name);
   if (mode !== undefined && mode !== 'self-signed')
-    throw new UsageError(`--tls takes only self-signed (or give --tls-cert and --tls-key), not ${mode}.`);
+    throw new UsageError(
+      `${label('tls')} takes only self-signed (or give --tls-cert and --tls-key), not ${mode}.`,
+    );
   if (mode !== undefined && (certFile !== undefined || keyFile !== undefined))
-    throw new UsageError('Give --tls self-signed or --tls-cert/--tls-key, not both.');
+    throw new UsageError(
+      `Give ${label('tls')} self-signed or ${label(certFile === undefined ? 'tls-key' : 'tls-cert')}, not both.`,
+    );
   if (mode !== undefined) return mode;
   if (certFile === undefined && keyFile === undefined) return undefined;
   if (certFile === undefined || keyFile === undefined)
-    throw new UsageError('--tls-cert and --tls-key go together.');
+    throw new UsageError(
+      `${label(certFile === undefined ? 'tls-key' : 'tls-cert')} needs ${certFile === undefined ? '--tls-cert' : '--tls-key'} too: --tls-cert and --tls-key go together.`,
+    );
   return { certFile, keyFile };
 };
 
-export const parsePublicUrl = (raw: string | undefined): string | undefined => {
+export const parsePublicUrl = (args: ParsedArgs): string | undefined => {
+  const raw = args.strings['public-url'];
   if (raw === undefined) return undefined;
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new UsageError(`--public-url must be an absolute http(s) URL, not ${raw}.`);
+    throw new UsageError(`${optionLabel(args, 'public-url')} must be an absolute http(s) URL, not ${raw}.`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new UsageError('--public-url must use http or https.');
+    throw new UsageError(`${optionLabel(args, 'public-url')} must use http or https.`);
   return raw.replace(/\/+$/, '');
 };
 
 /** `--cors https://a.example,http://localhost:3000`: origins exactly (scheme, host, port), or `*`. */
-export const parseCorsOrigins = (raw: string | undefined): string[] | undefined => {
+export const parseCorsOrigins = (args: ParsedArgs): string[] | undefined => {
+  const raw = args.strings['cors'];
   if (raw === undefined || raw.trim() === '') return undefined;
   const origins = raw.split(',').map((origin) => origin.trim());
   for (const origin of origins) {
@@ -120,29 +130,32 @@ export const parseCorsOrigins = (raw: string | undefined): string[] | undefined 
     }
     if (parsed === undefined || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin)
       throw new UsageError(
-        `--cors takes origins like https://app.example.com or http://localhost:3000 (no path or trailing slash), or *; not ${origin || '(empty)'}.`,
+        `${optionLabel(args, 'cors')} takes origins like https://app.example.com or http://localhost:3000 (no path or trailing slash), or *; not ${origin || '(empty)'}.`,
       );
   }
   return origins;
 };
 
 export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
-  const publicUrl = parsePublicUrl(args.strings['public-url']);
+  const label = (name: string) => optionLabel(args, name);
+  const publicUrl = parsePublicUrl(args);
   const databaseUrl = storeDatabaseUrl(args);
   const adminToken = args.strings['admin-token'];
   const keyEncryptionKey = keyEncryptionKeyFrom(args);
-  const cors = parseCorsOrigins(args.strings['cors']);
+  const cors = parseCorsOrigins(args);
   const throttle = parseThrottleLimit(args.strings['login-throttle']!);
   if (throttle === undefined)
     throw new UsageError(
-      `--login-throttle must be a count per window (10/min, 5/30s, 100/h) or off, not ${args.strings['login-throttle']}.`,
+      `${label('login-throttle')} must be a count per window (10/min, 5/30s, 100/h) or off, not ${args.strings['login-throttle']}.`,
     );
   const trustProxy = parseTrustProxy(args.strings['trust-proxy']);
-  if (typeof trustProxy === 'string') throw new UsageError(trustProxy);
+  // The parser's message names the flag; the user may have set the variable.
+  if (typeof trustProxy === 'string')
+    throw new UsageError(trustProxy.replace('--trust-proxy', label('trust-proxy')));
   const host = args.strings['host']!;
   if (publicUrl === undefined && isWildcardHost(host))
     throw new UsageError(
-      `Binding ${host} serves other machines, which cannot reach "localhost": give --public-url with the address they use (https://larder.example.com, http://10.0.0.5:8080).`,
+      `Binding ${host} (${label('host')}) serves other machines, which cannot reach "localhost": give --public-url with the address they use (https://larder.example.com, http://10.0.0.5:8080).`,
     );
   const tls = parseTls(args);
   const metricsPort =
@@ -150,17 +163,17 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
   const rateLimit = parseRateLimit(args.strings['rate-limit'] ?? 'off');
   if (rateLimit === undefined)
     throw new UsageError(
-      `--rate-limit must be platform, off, or limits such as 5/s,100/15m (up to four), not ${args.strings['rate-limit']}.`,
+      `${label('rate-limit')} must be platform, off, or limits such as 5/s,100/15m (up to four), not ${args.strings['rate-limit']}.`,
     );
   const faultsFile = args.strings['faults'];
   let faults: readonly FaultRule[] | undefined;
   try {
-    faults = faultsFile === undefined ? undefined : loadFaultsFile(faultsFile);
+    faults = faultsFile === undefined ? undefined : loadFaultsFile(faultsFile, label('faults'));
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
   if (adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN_LENGTH)
-    throw new UsageError(`--admin-token must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters.`);
+    throw new UsageError(`${label('admin-token')} must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters.`);
   return {
     store: {
       db: args.strings['db']!,
@@ -181,18 +194,14 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
     journalSize: intOption(args, 'journal-size', 0, MAX_JOURNAL_SIZE),
     loginThrottle: throttle,
     live: args.flags['no-live'] !== true,
-    logLevel: oneOf('log-level', LOG_LEVELS, args.strings['log-level']),
-    logFormat: oneOf('log-format', LOG_FORMATS, args.strings['log-format']),
+    logLevel: oneOf(args, 'log-level', LOG_LEVELS),
+    logFormat: oneOf(args, 'log-format', LOG_FORMATS),
     ...(metricsPort === undefined ? {} : { metricsPort }),
     ...(tls === undefined ? {} : { tls }),
     ...(args.strings['key-file'] === undefined ? {} : { keyFile: args.strings['key-file'] }),
     ...(cors === undefined ? {} : { cors }),
     rateLimit,
-    rateLimitHeaders: oneOf(
-      'rate-limit-headers',
-      RATE_LIMIT_HEADER_STYLES,
-      args.strings['rate-limit-headers'],
-    ),
+    rateLimitHeaders: oneOf(args, 'rate-limit-headers', RATE_LIMIT_HEADER_STYLES),
     ...(faults === undefined ? {} : { faults }),
     allowFaultHeader: args.flags['allow-fault-header'] === true,
     requestTimeoutMs: intOption(args, 'request-timeout', 1, MAX_REQUEST_TIMEOUT_SECONDS) * 1000,

@@ -4,7 +4,7 @@ import { StoreError } from '../shared/errors.js';
 import { DEFAULT_SQLITE_PATH } from '../shared/limits.js';
 import { openStore, type StoreLocation } from '../storage/open-store.js';
 import type { Store } from '../storage/store.js';
-import { type ParsedArgs, UsageError } from './command.js';
+import { optionLabel, type ParsedArgs, UsageError } from './command.js';
 
 /**
  * The PostgreSQL URL to use, if any. A flag beats the environment: an explicit --db wins over a DATABASE_URL
@@ -53,7 +53,7 @@ export const keyEncryptionKeyFrom = (
       return readFileSync(path, 'utf8');
     } catch (error) {
       throw new UsageError(
-        `--key-file ${path} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+        `${optionLabel(args, 'key-file')} ${path} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
   }

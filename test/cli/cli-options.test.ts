@@ -99,3 +99,37 @@ describe('on/off environment variables', () => {
     assert.equal(serveConfig(['--no-demo'], { LARDER_NO_DEMO: 'off' }).demo, false);
   });
 });
+
+describe('a bad value from the environment is named by its variable and its flag', () => {
+  test('serve names the variable first, the flag after; a bad flag alone is named as typed', () => {
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ PORT: 'abc' }, /^PORT \(--port\) must be a whole number from 0 to 65535, not abc\.$/],
+      [{ LARDER_LOG_LEVEL: 'loud' }, /^LARDER_LOG_LEVEL \(--log-level\) must be one of /],
+      [{ LARDER_PUBLIC_URL: 'nope' }, /^LARDER_PUBLIC_URL \(--public-url\) must be an absolute/],
+      [{ LARDER_TRUST_PROXY: 'x/99' }, /^LARDER_TRUST_PROXY \(--trust-proxy\) takes a hop count/],
+      [{ LARDER_CORS: 'example.com' }, /^LARDER_CORS \(--cors\) takes origins/],
+      [{ LARDER_RATE_LIMIT: 'lots' }, /^LARDER_RATE_LIMIT \(--rate-limit\) must be platform/],
+      [{ LARDER_TLS_CERT: 'cert.pem' }, /^LARDER_TLS_CERT \(--tls-cert\) needs --tls-key too/],
+      [{ LARDER_ADMIN_TOKEN: 'short' }, /^LARDER_ADMIN_TOKEN \(--admin-token\) must be at least/],
+      [
+        { LARDER_FAULTS: join(dir, 'absent.json') },
+        /^LARDER_FAULTS \(--faults\) .*absent\.json: cannot read it/,
+      ],
+    ];
+    for (const [env, message] of cases) assert.throws(() => serveConfig([], env), { message });
+    assert.throws(() => serveConfig(['--port', 'abc'], { PORT: '1' }), {
+      message: /^--port must be a whole number/,
+    });
+  });
+
+  test('other commands too: keys rotate, pull', async () => {
+    const keys = await runMain(['keys', 'rotate', '--db', join(dir, 'keys.db')], { LARDER_TOKEN_TTL: 'abc' });
+    assert.equal(keys.code, 2);
+    assert.match(keys.stderr, /^larder keys: LARDER_TOKEN_TTL \(--token-ttl\) must be a whole number/);
+    const pull = await runMain(['pull', '--client-id', 'c', '--client-secret', 's', '--location', 'l'], {
+      LARDER_PULL_FROM: 'ftp://example.com',
+    });
+    assert.equal(pull.code, 2);
+    assert.match(pull.stderr, /^larder pull: LARDER_PULL_FROM \(--from\) must be an http\(s\) URL, not ftp:/);
+  });
+});

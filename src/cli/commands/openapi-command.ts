@@ -19,7 +19,7 @@ export const openapiCommand: Command = {
   },
   notes: 'No server or database is needed: the document is generated from the schemas.',
   run: async (args, io) => {
-    const url = parsePublicUrl(args.strings['public-url']) ?? DEFAULT_URL;
+    const url = parsePublicUrl(args) ?? DEFAULT_URL;
     io.stdout(`${JSON.stringify(openApiDocument(url), null, 2)}\n`);
     return 0;
   },

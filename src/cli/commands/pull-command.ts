@@ -1,22 +1,31 @@
 import { LarderClientError } from '@larder/client';
 import { pullLocation } from '../../pull/pull-location.js';
 import { describeCounts } from '../../records/kinds.js';
-import { type Command, intOption, requiredOption, STORE_OPTIONS, UsageError } from '../command.js';
+import {
+  type Command,
+  intOption,
+  optionLabel,
+  type ParsedArgs,
+  requiredOption,
+  STORE_OPTIONS,
+  UsageError,
+} from '../command.js';
 import { createProgress } from '../progress.js';
 import { withStore } from '../store-options.js';
 import { LOCATION_ID } from './import-command.js';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
-const sourceUrl = (text: string): string => {
-  let url: URL;
+const sourceUrl = (args: ParsedArgs): string => {
+  const text = requiredOption(args, 'from');
+  let url: URL | undefined;
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`--from must be an http(s) URL, not ${text}.`);
+    url = undefined;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new UsageError(`--from must be an http(s) URL, not ${text}.`);
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:')
+    throw new UsageError(`${optionLabel(args, 'from')} must be an http(s) URL, not ${text}.`);
   return text.replace(/\/+$/, '');
 };
 
@@ -64,7 +73,7 @@ export const pullCommand: Command = {
     'and the next run resumes from the last stored watermark. 429s wait for Retry-After; 5xx and dropped\n' +
     'connections are retried with backoff.',
   run: async (args, io) => {
-    const from = sourceUrl(requiredOption(args, 'from'));
+    const from = sourceUrl(args);
     const clientId = requiredOption(args, 'client-id');
     const clientSecret = requiredOption(args, 'client-secret');
     const location = requiredOption(args, 'location');
