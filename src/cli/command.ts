@@ -55,6 +55,14 @@ export interface Command {
   notes?: string;
   /** Takes words after the command (an action, an id); otherwise any such word is a usage error. */
   takesArguments?: boolean;
+  /**
+   * For a command of several actions (`keys list | rotate`): the options only some of them take, by action ('' for
+   * none given, or `defaultAction`). An option no action lists is taken by all; one given to an action that does
+   * not list it is a usage error, not silently ignored.
+   */
+  actions?: Readonly<Record<string, readonly string[]>>;
+  /** The action a command without an action word performs (`larder clock` shows). */
+  defaultAction?: string;
   run(args: ParsedArgs, io: CommandIo): Promise<number>;
 }
 
@@ -107,6 +115,23 @@ const envBoolean = (env: string | undefined, name: string, value: string | undef
   throw new UsageError(`${env} (--${name}) must be 1, true, yes or on (or 0, false, no, off), not ${value}.`);
 };
 
+const rejectOtherActionsOptions = (command: Command, word: string | undefined, given: readonly string[]) => {
+  const { actions } = command;
+  const action = word ?? command.defaultAction ?? '';
+  const takes = actions?.[action];
+  // An unknown action is the command's own usage error, clearer than one about its options.
+  if (actions === undefined || takes === undefined) return;
+  const specific = new Set(Object.values(actions).flat());
+  const wrong = given.find((name) => specific.has(name) && !takes.includes(name));
+  if (wrong === undefined) return;
+  const takers = Object.keys(actions)
+    .filter((other) => actions[other]?.includes(wrong))
+    .map((other) => `larder ${command.name}${other === '' ? '' : ` ${other}`}`);
+  throw new UsageError(
+    `larder ${command.name}${word === undefined ? '' : ` ${word}`} does not take --${wrong} (only ${takers.join(', ')}).`,
+  );
+};
+
 export const parseCommandArgs = (
   command: Command,
   argv: readonly string[],
@@ -130,6 +155,7 @@ export const parseCommandArgs = (
     throw new UsageError(
       `Unexpected argument '${parsed.positionals[0]}': larder ${command.name} takes only options (--name value).`,
     );
+  rejectOtherActionsOptions(command, parsed.positionals[0], Object.keys(parsed.values));
   const strings: Record<string, string | undefined> = {};
   const flags: Record<string, boolean> = {};
   const fromEnv: Record<string, string> = {};

@@ -133,3 +133,48 @@ describe('a bad value from the environment is named by its variable and its flag
     assert.match(pull.stderr, /^larder pull: LARDER_PULL_FROM \(--from\) must be an http\(s\) URL, not ftp:/);
   });
 });
+
+describe('an action given an option only another action takes', () => {
+  test('is a usage error naming the option and the actions that take it', async () => {
+    const cases: [string[], string][] = [
+      [
+        ['keys', 'list', '--token-ttl', 'abc'],
+        'larder keys list does not take --token-ttl (only larder keys rotate).',
+      ],
+      [['keys', 'retire', 'kid', '--token-ttl', '60'], 'larder keys retire does not take --token-ttl'],
+      [
+        ['clock', 'advance', '1d', '--frozen'],
+        'larder clock advance does not take --frozen (only larder clock set).',
+      ],
+      [['clock', '--frozen'], 'larder clock does not take --frozen (only larder clock set).'],
+      [
+        ['requests', 'clear', '--client', 'c'],
+        'larder requests clear does not take --client (only larder requests).',
+      ],
+      [
+        ['clients', 'list', '--name', 'x'],
+        'larder clients list does not take --name (only larder clients create, larder clients rename).',
+      ],
+      [
+        ['clients', 'revoke', 'id', '--scopes', 'retail:read'],
+        'larder clients revoke does not take --scopes',
+      ],
+    ];
+    for (const [argv, message] of cases) {
+      const store = ['keys', 'clients'].includes(argv[0] ?? '') ? ['--db', join(dir, 'actions.db')] : [];
+      const run = await runMain([...argv, ...store]);
+      assert.equal(run.code, 2, argv.join(' '));
+      assert.ok(run.stderr.includes(message), `${argv.join(' ')}: ${run.stderr}`);
+    }
+    assert.equal(existsSync(join(dir, 'actions.db')), false);
+  });
+
+  test('an option every action takes, or one set in the environment, is no mistake', async () => {
+    const db = join(dir, 'actions-ok.db');
+    assert.equal((await runMain(['keys', 'rotate', '--db', db, '--token-ttl', '60'])).code, 0);
+    const listed = await runMain(['keys', 'list', '--db', db], { LARDER_TOKEN_TTL: '60' });
+    assert.equal(listed.stderr, '');
+    assert.equal(listed.code, 0);
+    assert.equal((await runMain(['clients', 'list', '--db', db, '--json'])).stdout, '[]\n');
+  });
+});

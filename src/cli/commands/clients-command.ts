@@ -59,6 +59,16 @@ const print = (io: CommandIo, json: boolean, value: unknown, text: string) =>
 export const clientsCommand: Command = {
   name: 'clients',
   takesArguments: true,
+  actions: {
+    create: ['name', 'locations', 'all-locations', 'scopes'],
+    list: [],
+    update: ['locations', 'all-locations', 'scopes'],
+    rename: ['name'],
+    'rotate-secret': [],
+    revoke: [],
+    restore: [],
+    delete: [],
+  },
   summary: 'Create, list, update, rename, revoke, restore and delete API clients; rotate their secrets.',
   usage:
     'larder clients create --name NAME (--locations ID,ID | --all-locations) [--scopes "retail.inventory:read"] [--json]\n' +

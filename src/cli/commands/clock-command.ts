@@ -9,6 +9,8 @@ const show = (view: ClockView) =>
 export const clockCommand: Command = {
   name: 'clock',
   takesArguments: true,
+  actions: { show: [], set: ['frozen'], advance: [], reset: [] },
+  defaultAction: 'show',
   summary: "Show or move a running sandbox's virtual clock.",
   usage:
     'larder clock show\n' +

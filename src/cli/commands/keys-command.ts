@@ -11,6 +11,7 @@ import { withStore } from '../store-options.js';
 export const keysCommand: Command = {
   name: 'keys',
   takesArguments: true,
+  actions: { list: [], rotate: ['token-ttl'], retire: [] },
   summary: 'List, rotate or retire the token signing keys.',
   usage: 'larder keys list | rotate | retire <kid>',
   options: {

@@ -35,6 +35,10 @@ export const requestsCommand: Command = {
     '                       [--follow] [--json]\n' +
     '       larder requests clear',
   takesArguments: true,
+  actions: {
+    '': ['client', 'location', 'operation', 'status', 'since', 'limit', 'follow', 'json'],
+    clear: [],
+  },
   options: {
     ...ADMIN_OPTIONS,
     client: { type: 'string', placeholder: 'ID', description: "Only this client's requests." },
