@@ -178,3 +178,24 @@ describe('an action given an option only another action takes', () => {
     assert.equal((await runMain(['clients', 'list', '--db', db, '--json'])).stdout, '[]\n');
   });
 });
+
+describe('a word too many', () => {
+  test('is named itself, not the action before it', async () => {
+    const db = join(dir, 'words.db');
+    const cases: [string[], string][] = [
+      [['requests', 'clear', 'extra'], "Unexpected argument 'extra'"],
+      [['requests', 'purge'], "Unexpected argument 'purge'"],
+      [['keys', 'list', 'extra', '--db', db], "Unexpected argument 'extra'"],
+      [['keys', 'retire', 'kid', 'extra', '--db', db], "Unexpected argument 'extra'"],
+      [['keys', 'retire', '--db', db], 'keys retire needs the KID'],
+      [['keys', 'turn', '--db', db], "Unknown keys action 'turn'"],
+      [['locations', 'list', 'extra', '--db', db], "Unexpected argument 'extra'"],
+      [['locations', 'show', '--db', db], "Unknown locations action 'show'"],
+    ];
+    for (const [argv, message] of cases) {
+      const run = await runMain(argv);
+      assert.equal(run.code, 2, argv.join(' '));
+      assert.ok(run.stderr.includes(message), `${argv.join(' ')}: ${run.stderr}`);
+    }
+  });
+});

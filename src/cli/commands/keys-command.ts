@@ -52,8 +52,13 @@ export const keysCommand: Command = {
       );
       return 0;
     }
-    if (action !== 'rotate' || kid !== undefined)
-      throw new UsageError('Usage: larder keys list | rotate | retire <kid>');
+    if (action === 'retire' && kid === undefined) throw new UsageError('keys retire needs the KID of a key.');
+    const unexpected =
+      action === 'retire' ? rest[0] : action === 'list' || action === 'rotate' ? kid : undefined;
+    if (unexpected !== undefined)
+      throw new UsageError(`Unexpected argument '${unexpected}': larder keys list | rotate | retire <kid>.`);
+    if (action !== 'rotate')
+      throw new UsageError(`Unknown keys action '${action ?? ''}': use list, rotate or retire <kid>.`);
     const ttl = intOption(args, 'token-ttl', MIN_TOKEN_TTL_SECONDS, MAX_TOKEN_TTL_SECONDS);
     const result = await withStore(args, (store) => rotateSigningKey(store, systemClock, ttl));
     io.stdout(

@@ -16,8 +16,9 @@ export const locationsCommand: Command = {
   },
   run: async (args, io) => {
     const [action = 'list', ...rest] = args.positionals;
-    if (action !== 'list' || rest.length > 0)
-      throw new UsageError(`Unknown locations action: ${args.positionals.join(' ')}`);
+    if (action !== 'list') throw new UsageError(`Unknown locations action '${action}': use list.`);
+    if (rest.length > 0)
+      throw new UsageError(`Unexpected argument '${rest[0]}': larder locations list takes none.`);
     const locations = await withStore(args, (store) => store.locations.list(), undefined, {
       readsOnly: true,
     });

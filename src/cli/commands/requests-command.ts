@@ -56,9 +56,11 @@ export const requestsCommand: Command = {
   },
   run: async (args, io) => {
     const [action, ...rest] = args.positionals;
-    if (rest.length > 0 || (action !== undefined && action !== 'clear'))
+    // The word at fault: an unknown action, or the first word after `clear`.
+    const unexpected = action === 'clear' ? rest[0] : action;
+    if (unexpected !== undefined)
       throw new UsageError(
-        `Unexpected argument '${action}': larder requests lists, larder requests clear clears.`,
+        `Unexpected argument '${unexpected}': larder requests lists, larder requests clear clears.`,
       );
     const admin = adminClient(args);
     if (action === 'clear') {
