@@ -199,3 +199,23 @@ describe('a word too many', () => {
     }
   });
 });
+
+describe('larder export', () => {
+  test('one file named for both kinds is a usage error', async () => {
+    const file = join(dir, 'both.ndjson');
+    const run = await runMain([
+      'export',
+      '--db',
+      join(dir, 'export.db'),
+      '--location',
+      'loc',
+      '--purchase-orders',
+      file,
+      '--inventory-history',
+      `${dir}/./both.ndjson`,
+    ]);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /--purchase-orders and --inventory-history name the same file/);
+    assert.equal(existsSync(file), false);
+  });
+});

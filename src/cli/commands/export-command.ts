@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { exportLocation } from '../../export/export-location.js';
 import { describeCounts } from '../../records/kinds.js';
 import { type Command, requiredOption, STORE_OPTIONS, UsageError } from '../command.js';
@@ -25,6 +26,17 @@ export const exportCommand: Command = {
       throw new UsageError('Give --purchase-orders FILE, --inventory-history FILE, or both.');
     if (given.filter((file) => file.path === '-').length > 1)
       throw new UsageError('Only one file can be written to stdout.');
+    // One file for both kinds would end up holding only the kind renamed into place last.
+    const [first, second] = given;
+    if (
+      first !== undefined &&
+      second !== undefined &&
+      first.path !== '-' &&
+      resolve(first.path) === resolve(second.path)
+    )
+      throw new UsageError(
+        `--purchase-orders and --inventory-history name the same file (${first.path}): give each kind its own.`,
+      );
     const progress = createProgress(io, 'records');
     const counts = await withStore(
       args,
