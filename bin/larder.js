@@ -2,10 +2,12 @@
 import { main } from '../dist/cli/main.js';
 
 // A reader that stops early (`larder openapi | head`) closes the pipe: stop quietly, as Unix tools do, rather
-// than crash on the unhandled write error.
+// than crash on the unhandled write error. Any other (a full disk: ENOSPC) is said in one line, exit 1. Exiting
+// waits a turn, so a command can first undo what it started (export's temporary files).
 process.stdout.on('error', (error) => {
-  if (error.code !== 'EPIPE') throw error;
-  process.exit(0);
+  if (error.code !== 'EPIPE')
+    process.stderr.write(`larder: cannot write to standard output: ${error.message}\n`);
+  setImmediate(() => process.exit(error.code === 'EPIPE' ? 0 : 1));
 });
 
 main(process.argv.slice(2)).then(

@@ -24,3 +24,6 @@ export const kindFiles = (args: ParsedArgs): Partial<Record<RecordKindName, { pa
       return path === undefined ? [] : [[kind.name, { path }]];
     }),
   );
+
+/** The flag a kind's file is given by: --purchase-orders. */
+export const kindFlag = (kind: RecordKindName): string => `--${FLAGS[kind]}`;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
+import { createWriteStream, rmSync } from 'node:fs';
+import { rename } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import {
   type FieldCounts,
@@ -24,19 +24,30 @@ export interface ExportOptions extends Partial<Record<RecordKindName, ExportTarg
   locationId: string;
   /** Called after each batch with the records written so far. */
   onProgress?: (records: number) => void;
+  /** Stops the export (Ctrl-C): it rejects with the signal's reason, and no file is left behind. */
+  signal?: AbortSignal;
 }
 
-const write = async (stream: Writable, text: string) => {
-  if (!stream.write(text))
-    await new Promise<void>((resolve, reject) => {
-      const onError = (error: Error) => reject(error);
-      stream.once('error', onError);
-      stream.once('drain', () => {
-        stream.off('error', onError);
-        resolve();
-      });
-    });
-};
+/** A kind's target could not be written (a missing directory, a full disk, a reader gone): which one, and why. */
+export class ExportTargetError extends Error {
+  override readonly name = 'ExportTargetError';
+  readonly code = 'EXPORT_TARGET';
+  constructor(
+    readonly kind: RecordKindName,
+    readonly path: string,
+    /** The system's error code (ENOENT, EISDIR, ENOSPC, EPIPE), when it gave one. */
+    readonly errno: string | undefined,
+    cause: unknown,
+  ) {
+    super(`cannot write ${path === '-' ? 'standard output' : path}: ${(cause as Error).message}`, { cause });
+  }
+}
+
+/** Resolves once the stream has taken the text, rejects on its error (a destroyed stream never drains). */
+const write = (stream: Writable, text: string) =>
+  new Promise<void>((resolve, reject) => {
+    stream.write(text, (error) => (error ? reject(error) : resolve()));
+  });
 
 const finish = (stream: Writable) =>
   new Promise<void>((resolve, reject) => {
@@ -55,21 +66,26 @@ export const exportLocation = async (store: Store, options: ExportOptions): Prom
       message: `Location ${options.locationId} is unknown.`,
     });
   const counts = zeroCounts();
-  const renames: [temporary: string, final: string][] = [];
+  const renames: [temporary: string, final: string, kind: RecordKindName][] = [];
   let written = 0;
+  let current: { kind: RecordKindName; path: string } | undefined;
   try {
     for (const kind of RECORD_KINDS) {
       const target = options[kind.name];
       if (target === undefined) continue;
+      current = { kind: kind.name, path: target.path };
       let stream: Writable;
       if (target.path === '-') {
         stream = target.output ?? process.stdout;
       } else {
         const temporary = `${target.path}.${randomBytes(4).toString('hex')}.tmp`;
-        renames.push([temporary, target.path]);
+        renames.push([temporary, target.path, kind.name]);
         stream = createWriteStream(temporary, { flags: 'wx' });
+        // Its error (a missing directory) also fails the pending write, which reports it; unheard, it would crash.
+        stream.on('error', () => {});
       }
       for await (const batch of store.records.scan(kind, options.locationId)) {
+        options.signal?.throwIfAborted();
         await write(stream, `${batch.join('\n')}\n`);
         counts[kind.name] += batch.length;
         written += batch.length;
@@ -77,10 +93,20 @@ export const exportLocation = async (store: Store, options: ExportOptions): Prom
       }
       if (target.path !== '-') await finish(stream);
     }
-    for (const [temporary, final] of renames) await rename(temporary, final);
+    options.signal?.throwIfAborted();
+    for (const [temporary, final, kind] of renames) {
+      current = { kind, path: final };
+      await rename(temporary, final);
+    }
   } catch (error) {
-    await Promise.all(renames.map(([temporary]) => rm(temporary, { force: true })));
-    throw error;
+    // Synchronously, before anything else runs: a process exiting on a closed stdout must not leave them.
+    for (const [temporary] of renames) rmSync(temporary, { force: true });
+    if (options.signal?.aborted === true || current === undefined || !isSystemError(error)) throw error;
+    throw new ExportTargetError(current.kind, current.path, error.code, error);
   }
   return toFieldCounts(counts);
 };
+
+/** An error of a system call (open, write, rename), not the store's. */
+const isSystemError = (error: unknown): error is NodeJS.ErrnoException =>
+  error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string';

@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { closeSync, existsSync, openSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parseCommandArgs } from '../../src/cli/command.js';
 import { serveCommand } from '../../src/cli/commands/serve-command.js';
 import { parseServeConfig } from '../../src/cli/serve-config.js';
-import { runMain } from '../helpers/cli.js';
+import { BIN, runMain } from '../helpers/cli.js';
 import { captureIo } from '../helpers/serve-config.js';
 
 /** How options reach a command: flags, environment variables and their precedence, run in process. */
@@ -201,6 +203,92 @@ describe('a word too many', () => {
 });
 
 describe('larder export', () => {
+  const seeded = async () => {
+    const db = join(dir, 'seeded.db');
+    if (!existsSync(db))
+      assert.equal((await runMain(['seed', '--db', db, '--locations', '1', '--days', '60'])).code, 0);
+    const [location] = JSON.parse((await runMain(['locations', 'list', '--db', db, '--json'])).stdout) as {
+      id: string;
+    }[];
+    return { db, location: location!.id };
+  };
+  const exportArgs = async (...targets: string[]) => {
+    const { db, location } = await seeded();
+    return ['export', '--db', db, '--location', location, ...targets];
+  };
+
+  test('Ctrl-C stops it with exit code 130, leaving neither a file nor a temporary one', async () => {
+    const out = await mkdtemp(join(dir, 'interrupted-'));
+    const argv = await exportArgs(
+      '--purchase-orders',
+      join(out, 'po.ndjson'),
+      '--inventory-history',
+      join(out, 'ih.ndjson'),
+    );
+    const pending = runMain(argv);
+    process.emit('SIGINT');
+    const run = await pending;
+    assert.equal(run.code, 130);
+    assert.equal(run.stderr, 'larder export: interrupted; no file was written.\n');
+    assert.deepEqual(await readdir(out), []);
+    assert.equal(process.listenerCount('SIGINT'), 0);
+  });
+
+  test('a file that cannot be written is named with its flag and the reason', async () => {
+    const missing = await runMain(
+      await exportArgs('--purchase-orders', join(dir, 'no-such-dir', 'po.ndjson')),
+    );
+    assert.equal(missing.code, 1);
+    assert.match(
+      missing.stderr,
+      /^larder export: --purchase-orders .*no-such-dir\/po\.ndjson: cannot write it: its directory does not exist\./,
+    );
+    const isDir = await mkdtemp(join(dir, 'a-directory-'));
+    const directory = await runMain(await exportArgs('--inventory-history', isDir));
+    assert.equal(directory.code, 1);
+    assert.match(
+      directory.stderr,
+      /^larder export: --inventory-history .*a-directory-\w+: cannot write it: it is a directory\./,
+    );
+    assert.deepEqual(await readdir(isDir), []);
+    assert.deepEqual(
+      (await readdir(dir)).filter((name) => name.endsWith('.tmp')),
+      [],
+    );
+  });
+
+  test('standard output closed early (| head) ends quietly, exit 0, no temporary file left', async () => {
+    const out = await mkdtemp(join(dir, 'piped-'));
+    const child = spawn(process.execPath, [
+      BIN,
+      ...(await exportArgs('--inventory-history', '-', '--purchase-orders', join(out, 'po.ndjson'))),
+    ]);
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.stdout.once('data', () => child.stdout.destroy());
+    const [code] = (await once(child, 'close')) as [number];
+    assert.equal(stderr, '');
+    assert.equal(code, 0);
+    assert.deepEqual(await readdir(out), []);
+  });
+
+  test('a full disk behind standard output is one line and exit 1, no stack trace', async () => {
+    const full = openSync('/dev/full', 'w');
+    const child = spawn(process.execPath, [BIN, ...(await exportArgs('--inventory-history', '-'))], {
+      stdio: ['ignore', full, 'pipe'],
+    });
+    closeSync(full);
+    let stderr = '';
+    child.stderr?.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const [code] = (await once(child, 'close')) as [number];
+    assert.equal(stderr, 'larder: cannot write to standard output: ENOSPC: no space left on device, write\n');
+    assert.equal(code, 1);
+  });
+
   test('one file named for both kinds is a usage error', async () => {
     const file = join(dir, 'both.ndjson');
     const run = await runMain([

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import { exportLocation } from '../../export/export-location.js';
+import { ExportTargetError, exportLocation } from '../../export/export-location.js';
 import { describeCounts } from '../../records/kinds.js';
 import { type Command, requiredOption, STORE_OPTIONS, UsageError } from '../command.js';
-import { kindFileOptions, kindFiles } from '../kind-files.js';
+import { kindFileOptions, kindFiles, kindFlag } from '../kind-files.js';
 import { createProgress } from '../progress.js';
 import { withStore } from '../store-options.js';
 
@@ -38,19 +38,48 @@ export const exportCommand: Command = {
         `--purchase-orders and --inventory-history name the same file (${first.path}): give each kind its own.`,
       );
     const progress = createProgress(io, 'records');
-    const counts = await withStore(
-      args,
-      (store) =>
-        exportLocation(store, {
-          locationId,
-          ...files,
-          onProgress: progress.update,
-        }),
-      undefined,
-      { readsOnly: true },
-    );
-    progress.done();
-    io.stderr(`Exported ${describeCounts(counts)} from ${locationId}.\n`);
-    return 0;
+    // Ctrl-C stops the export cleanly (no temporary file left); a second one kills it at once.
+    const interrupt = new AbortController();
+    const stop = () => interrupt.abort();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    try {
+      const counts = await withStore(
+        args,
+        (store) =>
+          exportLocation(store, {
+            locationId,
+            ...files,
+            onProgress: progress.update,
+            signal: interrupt.signal,
+          }),
+        undefined,
+        { readsOnly: true },
+      );
+      progress.done();
+      io.stderr(`Exported ${describeCounts(counts)} from ${locationId}.\n`);
+      return 0;
+    } catch (error) {
+      progress.done();
+      if (interrupt.signal.aborted) {
+        io.stderr('larder export: interrupted; no file was written.\n');
+        return 130;
+      }
+      if (!(error instanceof ExportTargetError)) throw error;
+      // Standard output failing is reported once, for every command, by bin/larder.js: quietly when the reader
+      // stopped early (`larder export … - | head`), as Unix tools do; in one line otherwise (ENOSPC).
+      if (error.path === '-') return error.errno === 'EPIPE' ? 0 : 1;
+      io.stderr(`larder export: ${kindFlag(error.kind)} ${error.path}: ${describeWriteError(error)}\n`);
+      return 1;
+    } finally {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    }
   },
+};
+
+const describeWriteError = (error: ExportTargetError): string => {
+  if (error.errno === 'ENOENT') return 'cannot write it: its directory does not exist. Nothing was written.';
+  if (error.errno === 'EISDIR') return 'cannot write it: it is a directory. Nothing was written.';
+  return `cannot write it (${(error.cause as Error).message}). Nothing was written.`;
 };
