@@ -93,3 +93,19 @@ test('every flag of every command, and every variable they read, is in the READM
       assert.ok(readme.includes(variable ?? ''), `larder ${command}'s ${variable} is not in the README`);
   }
 });
+
+test('the README names exactly the commands that take no --db', async () => {
+  const commands = [...(await helpOf('--help')).matchAll(/^ {2}([a-z]+) {2,}/gm)].map(
+    (match) => match[1] ?? '',
+  );
+  const withoutDb: string[] = [];
+  for (const command of commands)
+    if (!/^ {2}--db /m.test(await helpOf(command, '--help'))) withoutDb.push(command);
+  const listed = /Those that open the database \(every one but ([^)]+)\)/.exec(
+    readme.replace(/\s+/g, ' '),
+  )?.[1];
+  assert.deepEqual(
+    [...(listed ?? '').matchAll(/`([a-z]+)`/g)].map((match) => match[1]).sort(),
+    withoutDb.sort(),
+  );
+});
