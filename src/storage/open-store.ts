@@ -76,13 +76,23 @@ const openBackend = async (location: StoreLocation): Promise<Store> => {
     const { createSqliteStore } = await import('./sqlite/sqlite-store.js');
     return await createSqliteStore({ path: location.db });
   } catch (error) {
-    // "Cannot open database because the directory does not exist" says neither which file nor which database.
-    throw new StoreError(
-      error instanceof StoreError ? error.code : 'STORE_UNAVAILABLE',
-      `Cannot open ${describeLocation(location)}: ${causes(error)
-        .map((message) => message.replace(/\.$/, ''))
-        .join(': ')}.`,
-      { cause: error },
-    );
+    throw storeFailure('open', location, error);
   }
 };
+
+/**
+ * A failure to open or migrate a store, naming the store and the causes: "Cannot open database because the
+ * directory does not exist" or "PostgreSQL is unreachable" says neither which file or server nor why.
+ */
+export const storeFailure = (
+  doing: 'open' | 'migrate',
+  location: StoreLocation,
+  error: unknown,
+): StoreError =>
+  new StoreError(
+    error instanceof StoreError ? error.code : 'STORE_UNAVAILABLE',
+    `Cannot ${doing} ${describeLocation(location)}: ${causes(error)
+      .map((message) => message.replace(/\.$/, ''))
+      .join(': ')}.`,
+    { cause: error },
+  );

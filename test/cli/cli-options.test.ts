@@ -307,3 +307,13 @@ describe('larder export', () => {
     assert.equal(existsSync(file), false);
   });
 });
+
+test('migrate against an unreachable PostgreSQL names it (never the password) and the cause', async () => {
+  const run = await runMain(['migrate', '--database-url', 'postgres://larder:s3cret@127.0.0.1:1/nowhere']);
+  assert.equal(run.code, 1);
+  assert.match(
+    run.stderr,
+    /^larder migrate: Cannot migrate PostgreSQL at larder@127\.0\.0\.1:1\/nowhere: .*ECONNREFUSED 127\.0\.0\.1:1\.\n$/,
+  );
+  assert.ok(!run.stderr.includes('s3cret'));
+});

@@ -1,3 +1,5 @@
+import { DEFAULT_SQLITE_PATH } from '../../shared/limits.js';
+import { storeFailure } from '../../storage/open-store.js';
 import { migratePostgres } from '../../storage/postgres/migrate-postgres.js';
 import { type Command, STORE_OPTIONS } from '../command.js';
 import { storeDatabaseUrl, withStore } from '../store-options.js';
@@ -17,7 +19,9 @@ export const migrateCommand: Command = {
       io.stdout(`SQLite database ${args.strings['db']} is up to date.\n`);
       return 0;
     }
-    const result = await migratePostgres({ databaseUrl });
+    const result = await migratePostgres({ databaseUrl }).catch((error: unknown) => {
+      throw storeFailure('migrate', { db: args.strings['db'] ?? DEFAULT_SQLITE_PATH, databaseUrl }, error);
+    });
     io.stdout(
       result.from === result.to
         ? `Schema already at version ${result.to}.\n`
