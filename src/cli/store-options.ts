@@ -1,5 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { StoreError } from '../shared/errors.js';
 import { DEFAULT_SQLITE_PATH } from '../shared/limits.js';
 import { openStore, type StoreLocation } from '../storage/open-store.js';
@@ -62,17 +61,29 @@ export const keyEncryptionKeyFrom = (
 };
 
 /**
- * Undoes a SQLite file this command created, when the command failed: a typo'd --db or a rejected import must not
- * leave an empty database behind for the next command to mistake for the real one. Returns the cleanup to run
+ * Undoes a SQLite file this command created, when the command fails or is stopped (Ctrl-C, SIGTERM): a typo'd
+ * --db or a rejected or interrupted import must not leave an empty or partial database behind for the next
+ * command to mistake for the real one. A file that existed before is never removed. Returns the cleanup to run
  * after the store is closed.
  */
-export const newDatabaseGuard = (location: StoreLocation): ((failed: boolean) => Promise<void>) => {
+export const newDatabaseGuard = (location: StoreLocation): ((failed: boolean) => void) => {
   const created = location.databaseUrl === undefined && !existsSync(location.db);
-  return async (failed) => {
-    if (!created || !failed) return;
-    await Promise.all(
-      ['', '-wal', '-shm', '-journal'].map((suffix) => rm(`${location.db}${suffix}`, { force: true })),
-    );
+  if (!created) return () => {};
+  const remove = () => {
+    for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${location.db}${suffix}`, { force: true });
+  };
+  // Synchronous, then exit: the work in flight (an import's worker thread) is abandoned with the file.
+  const onSignal = (signal: NodeJS.Signals) => {
+    remove();
+    process.stderr.write(`larder: ${signal}: stopped; the new database ${location.db} was removed.\n`);
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return (failed) => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    if (failed) remove();
   };
 };
 
@@ -106,6 +117,6 @@ export const withStore = async <T>(
       await store.close();
     }
   } finally {
-    await cleanup(!ok);
+    cleanup(!ok);
   }
 };

@@ -317,3 +317,48 @@ test('migrate against an unreachable PostgreSQL names it (never the password) an
   );
   assert.ok(!run.stderr.includes('s3cret'));
 });
+
+describe('an interrupted import into a new SQLite file', () => {
+  /** `larder import` reading purchase orders from a stdin left open, so it is surely mid-way when signalled. */
+  const importInterrupted = async (db: string) => {
+    const child = spawn(process.execPath, [
+      BIN,
+      'import',
+      '--db',
+      db,
+      '--location',
+      'x',
+      '--purchase-orders',
+      '-',
+    ]);
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.stdin.write('{"id": "not yet complete"');
+    for (let waited = 0; !existsSync(db) && waited < 30_000; waited += 20)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.ok(existsSync(db), 'the import never opened the database');
+    child.kill('SIGINT');
+    const [code] = (await once(child, 'close')) as [number | null];
+    return { code, stderr };
+  };
+
+  test('removes the file it created, with exit code 130', async () => {
+    const db = join(dir, 'interrupted-import.db');
+    const run = await importInterrupted(db);
+    assert.equal(run.code, 130);
+    assert.match(run.stderr, /SIGINT: stopped; the new database .*interrupted-import\.db was removed\./);
+    assert.deepEqual(
+      (await readdir(dir)).filter((name) => name.startsWith('interrupted-import.db')),
+      [],
+    );
+  });
+
+  test('never removes a file that existed before', async () => {
+    const db = join(dir, 'existing-import.db');
+    assert.equal((await runMain(['migrate', '--db', db])).code, 0);
+    await importInterrupted(db);
+    assert.ok(existsSync(db));
+  });
+});
