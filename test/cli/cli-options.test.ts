@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, existsSync, openSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
 import { parseCommandArgs } from '../../src/cli/command.js';
 import { serveCommand } from '../../src/cli/commands/serve-command.js';
 import { parseServeConfig } from '../../src/cli/serve-config.js';
@@ -361,4 +362,27 @@ describe('an interrupted import into a new SQLite file', () => {
     await importInterrupted(db);
     assert.ok(existsSync(db));
   });
+});
+
+test("a SQLite file that is not Larder's is refused by every command, and left unchanged", async () => {
+  const db = join(dir, 'foreign.db');
+  const foreign = new Database(db);
+  foreign.exec('CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES (1)');
+  foreign.close();
+  const before = await readFile(db);
+  for (const argv of [
+    ['check'],
+    ['keys', 'list'],
+    ['locations', 'list'],
+    ['clients', 'create', '--name', 'n', '--all-locations'],
+  ]) {
+    const run = await runMain([...argv, '--db', db]);
+    assert.equal(run.code, 1, argv.join(' '));
+    assert.match(run.stderr, /foreign\.db is a SQLite database but not Larder's \(it holds notes\)/);
+  }
+  assert.deepEqual(await readFile(db), before);
+  assert.deepEqual(
+    (await readdir(dir)).filter((name) => name.startsWith('foreign.db')),
+    ['foreign.db'],
+  );
 });

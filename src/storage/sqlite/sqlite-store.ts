@@ -91,6 +91,23 @@ const unlessBusy = <T>(db: Db, action: () => T): T | undefined => {
   }
 };
 
+/**
+ * Refuses a SQLite database that is not Larder's (no schema version, yet tables of its own), before anything
+ * changes it: a mistyped --db naming another program's file must not get Larder's tables and WAL mode added.
+ */
+const refuseForeign = (db: Db, path: string): void => {
+  if ((db.pragma('user_version', { simple: true }) as number) !== 0) return;
+  const names = db
+    .prepare("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name LIMIT 4")
+    .pluck()
+    .all() as string[];
+  if (names.length === 0) return;
+  throw new StoreError(
+    'STORE_SCHEMA',
+    `${path} is a SQLite database but not Larder's (it holds ${names.slice(0, 3).join(', ')}${names.length > 3 ? ', …' : ''}); Larder adds its tables only to a new file or one of its own. Nothing was changed.`,
+  );
+};
+
 const migrate = (db: Db, path: string): void => {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > SQLITE_MIGRATIONS.length) {
@@ -154,6 +171,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
   if (options.readonly !== true) ensurePrivateFile(options.path);
   const db = new Database(options.path, { fileMustExist: options.readonly === true });
   try {
+    if (options.readonly !== true) refuseForeign(db, options.path);
     configure(db, busyTimeoutMs);
     if (options.readonly !== true) migrate(db, options.path);
   } catch (error) {
