@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, rmSync } from 'node:fs';
+import { createWriteStream, openSync, rmSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import {
@@ -68,6 +68,7 @@ export const exportLocation = async (store: Store, options: ExportOptions): Prom
   const counts = zeroCounts();
   const renames: [temporary: string, final: string, kind: RecordKindName][] = [];
   let written = 0;
+  const files: Writable[] = [];
   let current: { kind: RecordKindName; path: string } | undefined;
   try {
     for (const kind of RECORD_KINDS) {
@@ -80,8 +81,10 @@ export const exportLocation = async (store: Store, options: ExportOptions): Prom
       } else {
         const temporary = `${target.path}.${randomBytes(4).toString('hex')}.tmp`;
         renames.push([temporary, target.path, kind.name]);
-        stream = createWriteStream(temporary, { flags: 'wx' });
-        // Its error (a missing directory) also fails the pending write, which reports it; unheard, it would crash.
+        // Opened now, not when the stream gets round to it: a file opened after a failure's cleanup would stay.
+        stream = createWriteStream(temporary, { fd: openSync(temporary, 'wx') });
+        files.push(stream);
+        // Its error (a full disk) also fails the pending write, which reports it; unheard, it would crash.
         stream.on('error', () => {});
       }
       for await (const batch of store.records.scan(kind, options.locationId)) {
@@ -100,6 +103,7 @@ export const exportLocation = async (store: Store, options: ExportOptions): Prom
     }
   } catch (error) {
     // Synchronously, before anything else runs: a process exiting on a closed stdout must not leave them.
+    for (const stream of files) stream.destroy();
     for (const [temporary] of renames) rmSync(temporary, { force: true });
     if (options.signal?.aborted === true || current === undefined || !isSystemError(error)) throw error;
     throw new ExportTargetError(current.kind, current.path, error.code, error);
