@@ -35,6 +35,8 @@ export interface ParsedArgs {
   given: ReadonlySet<string>;
   /** The environment variable each option's value came from, when not from its flag or default. */
   fromEnv: Record<string, string>;
+  /** The environment variable each option may come from (for options that have one). */
+  envOf: Record<string, string>;
 }
 
 /**
@@ -159,9 +161,11 @@ export const parseCommandArgs = (
   const strings: Record<string, string | undefined> = {};
   const flags: Record<string, boolean> = {};
   const fromEnv: Record<string, string> = {};
+  const envOf: Record<string, string> = {};
   const givenNames = new Set<string>();
   for (const [name, spec] of Object.entries(command.options)) {
     const given = parsed.values[name];
+    if (spec.env !== undefined) envOf[name] = spec.env;
     if (given !== undefined) givenNames.add(name);
     // An empty variable counts as unset, as shells and compose files leave them.
     const envValue = spec.env === undefined || io.env[spec.env] === '' ? undefined : io.env[spec.env];
@@ -173,7 +177,7 @@ export const parseCommandArgs = (
       strings[name] = typeof given === 'string' ? given : (envValue ?? spec.default);
     }
   }
-  return { strings, flags, positionals: parsed.positionals, given: givenNames, fromEnv };
+  return { strings, flags, positionals: parsed.positionals, given: givenNames, fromEnv, envOf };
 };
 
 export const renderHelp = (command: Command): string => {
@@ -207,6 +211,8 @@ export const intOption = (args: ParsedArgs, name: string, min: number, max: numb
 
 export const requiredOption = (args: ParsedArgs, name: string): string => {
   const value = args.strings[name];
-  if (value === undefined) throw new UsageError(`--${name} is required.`);
+  const env = args.envOf[name];
+  if (value === undefined)
+    throw new UsageError(`--${name}${env === undefined ? '' : ` (or ${env})`} is required.`);
   return value;
 };

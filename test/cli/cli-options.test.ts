@@ -135,6 +135,21 @@ describe('a bad value from the environment is named by its variable and its flag
     assert.equal(pull.code, 2);
     assert.match(pull.stderr, /^larder pull: LARDER_PULL_FROM \(--from\) must be an http\(s\) URL, not ftp:/);
   });
+
+  test('a missing required option names the variable that can give it too', async () => {
+    const pull = await runMain(['pull', '--client-id', 'c', '--client-secret', 's', '--location', 'l']);
+    assert.equal(pull.code, 2);
+    assert.match(pull.stderr, /^larder pull: --from \(or LARDER_PULL_FROM\) is required\./);
+    const imported = await runMain([
+      'import',
+      '--db',
+      join(dir, 'required.db'),
+      '--purchase-orders',
+      'orders.ndjson',
+    ]);
+    assert.equal(imported.code, 2);
+    assert.match(imported.stderr, /--location is required\./);
+  });
 });
 
 describe('an action given an option only another action takes', () => {
