@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, existsSync, openSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, watch } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { parseCommandArgs } from '../../src/cli/command.js';
@@ -337,6 +337,9 @@ test('migrate against an unreachable PostgreSQL names it (never the password) an
 describe('an interrupted import into a new SQLite file', () => {
   /** `larder import` reading purchase orders from a stdin left open, so it is surely mid-way when signalled. */
   const importInterrupted = async (db: string) => {
+    // Watching before the child starts, so the file's creation cannot come between a look and the watch.
+    const stopWatching = new AbortController();
+    const changes = watch(dirname(db), { signal: stopWatching.signal })[Symbol.asyncIterator]();
     const child = spawn(process.execPath, [
       BIN,
       'import',
@@ -352,9 +355,8 @@ describe('an interrupted import into a new SQLite file', () => {
       stderr += chunk;
     });
     child.stdin.write('{"id": "not yet complete"');
-    for (let waited = 0; !existsSync(db) && waited < 30_000; waited += 20)
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.ok(existsSync(db), 'the import never opened the database');
+    while (!existsSync(db)) await changes.next();
+    stopWatching.abort();
     child.kill('SIGINT');
     const [code] = (await once(child, 'close')) as [number | null];
     return { code, stderr };
