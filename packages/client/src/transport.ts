@@ -210,15 +210,12 @@ export const createTransport = (options: TransportOptions) => {
         throw failure;
       };
       if (retry === false) return giveUp();
-      if (paced && silence !== undefined && rateLimited < MAX_RATE_LIMITED) {
-        if (now() - started + silence > retry.maxElapsedMs) return giveUp();
-        rateLimited++;
-        continue;
-      }
+      const pacedRetry = paced && rateLimited < MAX_RATE_LIMITED;
       const failed = attempts - rateLimited;
-      if (failed >= retry.maxAttempts) return giveUp();
+      if (!pacedRetry && failed >= retry.maxAttempts) return giveUp();
       if (silence !== undefined) {
         if (now() - started + silence > retry.maxElapsedMs) return giveUp();
+        if (pacedRetry) rateLimited++;
         continue;
       }
       let wait = backoff(failed, retry);
