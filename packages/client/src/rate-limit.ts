@@ -35,28 +35,48 @@ export const retryAfterMs = (headers: Headers, now: number): number | undefined 
 const resetMs = (value: number, headers: Headers, now: number): number =>
   value > 1_000_000_000 ? Math.max(0, value * 1000 - serverNow(headers, now)) : value * 1000;
 
-/**
- * Milliseconds until a rate limit this response says is used up resets; 0 when it is not used up, undefined when
- * the response carries no rate-limit fields.
- */
-export const exhaustedForMs = (headers: Headers, now: number): number | undefined => {
+/** What a response says of its rate limit: requests remaining (the closest limit's) and, when used up, ms to reset. */
+export interface LimitState {
+  remaining: number;
+  /** Until the used-up limit resets; undefined when requests remain or the reset is not given. */
+  exhaustedForMs: number | undefined;
+}
+
+/** The rate-limit fields of a response; undefined when it carries none. */
+export const limitState = (headers: Headers, now: number): LimitState | undefined => {
   const field = headers.get('ratelimit');
   if (field !== null) {
-    let wait: number | undefined;
+    let state: LimitState | undefined;
     for (const item of field.split(',')) {
       const remaining = /;\s*r=(\d+)/.exec(item)?.[1];
       const reset = /;\s*t=(\d+)/.exec(item)?.[1];
       if (remaining === undefined) continue;
-      const ms = Number(remaining) === 0 && reset !== undefined ? Number(reset) * 1000 : 0;
-      wait = Math.max(wait ?? 0, ms);
+      const left = Number(remaining);
+      const ms = left === 0 && reset !== undefined ? Number(reset) * 1000 : undefined;
+      state = {
+        remaining: Math.min(state?.remaining ?? left, left),
+        exhaustedForMs: ms === undefined ? state?.exhaustedForMs : Math.max(state?.exhaustedForMs ?? 0, ms),
+      };
     }
-    if (wait !== undefined) return wait;
+    if (state !== undefined) return state;
   }
   for (const prefix of ['ratelimit-', 'x-ratelimit-']) {
     const remaining = seconds(headers.get(`${prefix}remaining`));
     if (remaining === undefined) continue;
     const reset = seconds(headers.get(`${prefix}reset`));
-    return remaining === 0 && reset !== undefined ? resetMs(reset, headers, now) : 0;
+    return {
+      remaining,
+      exhaustedForMs: remaining === 0 && reset !== undefined ? resetMs(reset, headers, now) : undefined,
+    };
   }
   return undefined;
+};
+
+/**
+ * Milliseconds until a rate limit this response says is used up resets; 0 when it is not used up, undefined when
+ * the response carries no rate-limit fields.
+ */
+export const exhaustedForMs = (headers: Headers, now: number): number | undefined => {
+  const state = limitState(headers, now);
+  return state === undefined ? undefined : (state.exhaustedForMs ?? 0);
 };

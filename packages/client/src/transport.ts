@@ -1,5 +1,5 @@
 import { LarderTimeoutError, LarderTransportError } from './errors.js';
-import { exhaustedForMs, retryAfterMs } from './rate-limit.js';
+import { exhaustedForMs, limitState, retryAfterMs } from './rate-limit.js';
 
 /** Each setting absent or undefined takes its default. */
 export interface RetryOptions {
@@ -108,6 +108,64 @@ export const createTransport = (options: TransportOptions) => {
     else holds.set(limit, { until, version: ++versions });
   };
 
+  /**
+   * Per rate limit: requests in flight, and how many may be at once by the answer to the latest request sent
+   * (`remaining`; undefined when answers carry no rate-limit fields). Used up (0, or a 429), it lets one request go
+   * once the hold ends, and more as its answer tells: calls that waited out a hold take turns instead of all
+   * going at once to be refused again. Written by hand: ky, octokit and p-queue pace by fixed rates, not by what
+   * the server says remains.
+   */
+  const meters = new Map<
+    string,
+    { inFlight: number; allowance: number | undefined; sent: number; wake: (() => void)[] }
+  >();
+  let sends = 0;
+  const meterOf = (limit: string) => {
+    let meter = meters.get(limit);
+    if (meter === undefined) {
+      meter = { inFlight: 0, allowance: undefined, sent: 0, wake: [] };
+      meters.set(limit, meter);
+    }
+    return meter;
+  };
+  /** Whether a request may go now; if so, and `take`, it is counted in flight at once, and its send number returned. */
+  const turn = (limit: string, take: boolean): number | undefined => {
+    const meter = meterOf(limit);
+    if (meter.allowance !== undefined && meter.inFlight >= Math.max(1, meter.allowance)) return undefined;
+    if (!take) return 0;
+    meter.inFlight++;
+    return ++sends;
+  };
+  /** Until another request of the limit is answered (or fails): its answer may let more go. */
+  const nextAnswer = (limit: string, signal: AbortSignal | undefined) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const meter = meterOf(limit);
+      const onAbort = () => {
+        meter.wake = meter.wake.filter((wake) => wake !== done);
+        reject(signal?.reason);
+      };
+      const done = () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      meter.wake.push(done);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  /** A request of the limit is over: the newest-sent answer sets the allowance (none left after a 429). */
+  const settle = (limit: string, sent: number, answer: HttpAnswer | undefined) => {
+    const meter = meterOf(limit);
+    meter.inFlight--;
+    if (answer !== undefined && sent > meter.sent) {
+      meter.sent = sent;
+      const remaining = limitState(answer.headers, now())?.remaining;
+      meter.allowance = answer.status === 429 ? (remaining ?? 0) : remaining;
+    }
+    const { wake } = meter;
+    meter.wake = [];
+    for (const done of wake) done();
+  };
+
   const attempt = async (request: HttpRequest, headers: Record<string, string>): Promise<HttpAnswer> => {
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const signal = request.signal === undefined ? timeout : AbortSignal.any([request.signal, timeout]);
@@ -138,11 +196,16 @@ export const createTransport = (options: TransportOptions) => {
   };
 
   /**
-   * The headers of an attempt that may go now: no hold applies, and `authorize` had its say after any wait. A wait
-   * is looked at again after it ends (another call's 429 may have lengthened the hold meanwhile), and after
-   * `authorize` (it may have meant a login, and a hold may have come then: after that wait, it authorizes again).
+   * The headers of an attempt that may go now, and its send number: no hold applies, the limit's meter has room,
+   * and `authorize` had its say after any wait. A wait is looked at again after it ends (another call's 429 may
+   * have lengthened the hold meanwhile), and after `authorize` (it may have meant a login, and a hold may have come
+   * then: after that wait, it authorizes again). The request is counted in flight in the same step as the last
+   * look, so calls woken together cannot all pass it.
    */
-  const ready = async (request: HttpRequest, started: number): Promise<Record<string, string>> => {
+  const ready = async (
+    request: HttpRequest,
+    started: number,
+  ): Promise<{ headers: Record<string, string>; sent: number }> => {
     // How far the waits reached, counted even when `sleep` does not move `now` (a test's fake).
     let reached = now();
     /** True when it waited. */
@@ -157,12 +220,23 @@ export const createTransport = (options: TransportOptions) => {
         reached += held;
       }
     };
-    await waitForLimit();
+    /** Waits out holds and the meter; with `take`, returns the send number once the request is counted in flight. */
+    const clear = async (take: boolean): Promise<{ waited: boolean; sent: number }> => {
+      for (let waited = false; ; waited = true) {
+        if (await waitForLimit()) waited = true;
+        const sent = turn(request.limit, take);
+        if (sent !== undefined) return { waited, sent };
+        await nextAnswer(request.limit, request.signal);
+      }
+    };
     const { authorize } = request;
-    if (authorize === undefined) return request.headers;
+    if (authorize === undefined) return { headers: request.headers, sent: (await clear(true)).sent };
+    await clear(false);
     for (;;) {
       const headers = { ...request.headers, ...(await authorize(request.signal)) };
-      if (!(await waitForLimit())) return headers;
+      const { waited, sent } = await clear(true);
+      if (!waited) return { headers, sent };
+      settle(request.limit, 0, undefined);
     }
   };
 
@@ -173,7 +247,7 @@ export const createTransport = (options: TransportOptions) => {
     // cap ends the loop against a clock that stands still.
     let rateLimited = 0;
     for (let attempts = 1; ; attempts++) {
-      const headers = await ready(request, started);
+      const { headers, sent } = await ready(request, started);
       const known = versions;
       let answer: HttpAnswer | undefined;
       let failure: unknown;
@@ -182,6 +256,8 @@ export const createTransport = (options: TransportOptions) => {
       } catch (error) {
         if (!(error instanceof LarderTransportError)) throw error;
         failure = error;
+      } finally {
+        settle(request.limit, sent, answer);
       }
       // Everything sharing the limit waits, not just this request: a 429 asks for silence, not a pause, and it
       // holds even when this request gives up (its caller's next request must not come sooner).

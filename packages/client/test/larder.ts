@@ -88,15 +88,19 @@ export const startLarder = async (
         now: () => start + elapsed,
         sleep: async (ms: number) => {
           const seconds = Math.max(1, Math.ceil(ms / 1000));
-          elapsed += seconds * 1000;
+          // Time passes for the client once it has for the server: a concurrent call that read the clock during
+          // the advance would otherwise think a Retry-After over that the server has not yet seen pass.
           await sandbox.clock.advance(seconds);
+          elapsed += seconds * 1000;
         },
         waited: () => elapsed,
       };
     },
     /**
      * As virtualTime, for calls that sleep at once: one time for all, which a sleep moves to its own wake time
-     * (never back), so calls told to wait the same second all wake together, as they would on a real clock.
+     * (never back), so calls told to wait the same second all wake together, as they would on a real clock. Its
+     * `fetch` counts the requests in flight, and a sleep moves the clock only once each has been answered: on a
+     * real clock a request sent is served within milliseconds, not a second later because another call slept.
      */
     sharedVirtualTime: async () => {
       const last = Date.parse((await sandbox.clock.get()).now);
@@ -104,11 +108,24 @@ export const startLarder = async (
         (await sandbox.clock.set(new Date(Math.max(Date.now(), last) + 60_000), { frozen: true })).now,
       );
       let moves = Promise.resolve();
+      let inFlight = 0;
+      const idle: (() => void)[] = [];
+      const answered = () =>
+        inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => idle.push(resolve));
       return {
         now: () => time,
+        fetch: (async (input, init) => {
+          inFlight++;
+          try {
+            return await fetch(input, init);
+          } finally {
+            if (--inFlight === 0) for (const resolve of idle.splice(0)) resolve();
+          }
+        }) as typeof fetch,
         sleep: (ms: number) => {
           const wake = time + ms;
           moves = moves.then(async () => {
+            await answered();
             if (wake <= time) return;
             await sandbox.clock.set(new Date(wake), { frozen: true });
             time = wake;
