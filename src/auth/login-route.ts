@@ -32,6 +32,11 @@ interface CurrentToken {
  */
 export const createLoginHandler = (deps: AuthEndpointDeps): Handler => {
   const current = new Map<string, CurrentToken>();
+  /**
+   * The token being minted per client: logins that arrive together share it, as they would a token already
+   * current, instead of each minting one (and the integration report then seeing several tokens at once).
+   */
+  const minting = new Map<string, Promise<CurrentToken>>();
 
   return async (c) => {
     const { clientId, clientSecret } = requireValid(requestValidator, await readJsonObject(c));
@@ -47,28 +52,45 @@ export const createLoginHandler = (deps: AuthEndpointDeps): Handler => {
 
     const now = deps.clock.now();
     const scopes = client.scopes.join(' ');
-    const existing = current.get(clientId);
+    const kid = await deps.signingKid();
+    const reusable = (held: CurrentToken | undefined): held is CurrentToken =>
+      held !== undefined &&
+      held.scopes === scopes &&
+      held.expiresAt - now > REUSE_MIN_REMAINING_MS &&
+      held.issuedAt <= now &&
+      held.kid === kid;
     let token: string;
     let expiresIn: number;
-    if (
-      existing !== undefined &&
-      existing.scopes === scopes &&
-      existing.expiresAt - now > REUSE_MIN_REMAINING_MS &&
-      existing.issuedAt <= now &&
-      existing.kid === (await deps.signingKid())
-    ) {
+    const held = current.get(clientId);
+    // Awaited only when there is a mint to join: an await for nothing would let the logins that came together
+    // each pass this point before the first began its mint.
+    const flight = reusable(held) ? undefined : minting.get(clientId);
+    const existing = flight === undefined ? held : await flight.catch(() => undefined);
+    if (reusable(existing)) {
       token = existing.token;
       expiresIn = Math.floor((existing.expiresAt - now) / 1000);
     } else {
-      const issued = await deps.mint(clientId, client.scopes);
-      current.set(clientId, {
-        token: issued.token,
-        expiresAt: issued.expiresAt,
-        scopes,
-        issuedAt: now,
-        kid: issued.kid,
+      const issued = deps.mint(clientId, client.scopes);
+      const fresh = issued.then((minted) => {
+        const kept = {
+          token: minted.token,
+          expiresAt: minted.expiresAt,
+          scopes,
+          issuedAt: now,
+          kid: minted.kid,
+        };
+        current.set(clientId, kept);
+        return kept;
       });
-      ({ token, expiresIn } = issued);
+      // Logins joining a mint that fails get their own try; nothing waits on this copy otherwise.
+      fresh.catch(() => {});
+      minting.set(clientId, fresh);
+      try {
+        await fresh;
+        ({ token, expiresIn } = await issued);
+      } finally {
+        if (minting.get(clientId) === fresh) minting.delete(clientId);
+      }
     }
     if (collectingFacts(c))
       noteFacts(c, { tokenFingerprint: tokenFingerprint(token), tokenExpiresAtMs: now + expiresIn * 1000 });

@@ -63,6 +63,17 @@ describe('POST /authentication/v1/authentication/login', () => {
     assert.equal(third.expiresIn, TTL);
   });
 
+  it('gives logins that arrive together one token, as it would a token already current', async () => {
+    const client = await h.createClient();
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, async () =>
+        readJson<AuthenticationResponse>(h.login(client.clientId, client.clientSecret)),
+      ),
+    );
+    assert.equal(new Set(answers.map((answer) => answer.token.accessToken)).size, 1);
+    assert.ok(answers.every((answer) => answer.token.expiresIn >= TTL - 1));
+  });
+
   it('issues a new token when the client scopes changed since the current one', async () => {
     const client = await h.createClient();
     const first = (await readJson<AuthenticationResponse>(h.login(client.clientId, client.clientSecret)))
