@@ -5,6 +5,7 @@
  */
 
 import { PALETTE } from './palette';
+import { niceTicks } from './ticks';
 
 const W = 760;
 const H = 260;
@@ -18,16 +19,6 @@ export const colourOf =
   (order: readonly string[]) =>
   (name: string): string =>
     PALETTE[Math.max(order.indexOf(name), 0) % PALETTE.length]!;
-
-const niceTicks = (max: number, count = 4): number[] => {
-  if (max <= 0) return [0];
-  const raw = max / count;
-  const magnitude = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((s) => s >= raw) ?? raw;
-  const ticks: number[] = [];
-  for (let tick = 0; tick <= max + step / 2; tick += step) ticks.push(Math.round(tick * 100) / 100);
-  return ticks;
-};
 
 const Legend = ({ names, colour }: { names: string[]; colour: (name: string) => string }) => (
   <ul class="legend">
