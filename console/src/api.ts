@@ -50,9 +50,14 @@ export const takeToken = (): string | undefined => {
   if (match?.[1] !== undefined) {
     sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(match[1]));
     history.replaceState(null, '', `${location.pathname}${location.search}#/locations`);
+    // replaceState fires no hashchange: the views that follow the route are told here.
+    dispatchEvent(new HashChangeEvent('hashchange'));
   }
   return sessionStorage.getItem(TOKEN_KEY) ?? undefined;
 };
+
+/** Whether the address holds a token to take (a console link opened in a tab already showing the console). */
+export const hasTokenLink = () => /(?:^#|&)token=/.test(location.hash);
 
 export const storeToken = (token: string) => sessionStorage.setItem(TOKEN_KEY, token);
 export const forgetToken = () => sessionStorage.removeItem(TOKEN_KEY);
@@ -64,14 +69,20 @@ export const useToken = (value: string) => {
 
 /** One admin API call: JSON in, JSON out; an error answer becomes an ApiError with the server's message. */
 export const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-  const response = await fetch(`/_larder${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  let response: Response;
+  try {
+    response = await fetch(`/_larder${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch {
+    // The browser's own words ("Failed to fetch") do not say what happened.
+    throw new ApiError(0, 'Larder did not answer: is it still running? Retrying as you go on.');
+  }
   const text = await response.text();
   const json = text === '' ? undefined : (JSON.parse(text) as unknown);
   if (!response.ok) {

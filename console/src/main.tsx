@@ -1,6 +1,15 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api, type ClockView, forgetToken, storeToken, takeToken, useToken } from './api';
+import {
+  ApiError,
+  api,
+  type ClockView,
+  forgetToken,
+  hasTokenLink,
+  storeToken,
+  takeToken,
+  useToken,
+} from './api';
 import { formatTime, href, Problem, useLoad, useRoute } from './ui';
 import { ControlsView } from './views/controls';
 import { EntryView, InventoryView } from './views/inventory';
@@ -10,6 +19,9 @@ import { TrafficView } from './views/traffic';
 import './style.css';
 
 const CLOCK_POLL_MS = 10_000;
+
+/** A second, for the badge to run on between reads of a clock that is not frozen. */
+const BADGE_TICK_MS = 1000;
 
 const VIEWS = [
   ['locations', 'Locations'],
@@ -56,24 +68,43 @@ const TokenForm = ({
   );
 };
 
+const KNOWN_VIEWS = new Set<string>([...VIEWS.map(([view]) => view), 'entry']);
+
 const Console = ({ onUnauthorized }: { onUnauthorized: () => void }) => {
   const route = useRoute();
-  const locations = useLoad(() => api.locations(), []);
-  const [clock, setClock] = useState<ClockView | undefined>();
-  // The badge follows the virtual clock, which runs on unless frozen.
+  const chosen = route.params.get('location') ?? '';
+  // Read again on every move: a test suite or another tab may load or remove locations meanwhile.
+  const locations = useLoad(() => api.locations(), [route.view, chosen]);
+  const [clock, setClock] = useState<{ view: ClockView; readAt: number } | undefined>();
+  const [, setSecond] = useState(0);
+  // The badge follows the virtual clock: read every CLOCK_POLL_MS, run on locally in between unless frozen.
   useEffect(() => {
     const read = () =>
-      api.clock().then(setClock, (error: unknown) => {
-        if (error instanceof ApiError && error.status === 401) onUnauthorized();
-      });
+      api.clock().then(
+        (view) => setClock({ view, readAt: Date.now() }),
+        (error: unknown) => {
+          if (error instanceof ApiError && error.status === 401) onUnauthorized();
+        },
+      );
     void read();
     const timer = setInterval(read, CLOCK_POLL_MS);
-    return () => clearInterval(timer);
+    const second = setInterval(() => setSecond((n) => n + 1), BADGE_TICK_MS);
+    return () => {
+      clearInterval(timer);
+      clearInterval(second);
+    };
   }, []);
+  const badge =
+    clock === undefined
+      ? undefined
+      : clock.view.frozen
+        ? clock.view.now
+        : new Date(Date.parse(clock.view.now) + Date.now() - clock.readAt).toISOString();
   const ids = locations.data?.locations.map((l) => l.id) ?? [];
-  const chosen = route.params.get('location') ?? '';
-  const location = ids.includes(chosen) ? chosen : (ids[0] ?? '');
+  // A link naming a location that is not there shows nothing of another one.
+  const location = chosen === '' ? (ids[0] ?? '') : ids.includes(chosen) ? chosen : '';
   const needsLocation = ['orders', 'inventory', 'entry'].includes(route.view);
+  const unknownLocation = needsLocation && locations.data !== undefined && chosen !== '' && location === '';
   const id = route.params.get('id') ?? undefined;
   return (
     <>
@@ -98,8 +129,8 @@ const Console = ({ onUnauthorized }: { onUnauthorized: () => void }) => {
           ))}
         </nav>
         <a class="clock-badge" href={href('controls')} title="The virtual clock">
-          {clock === undefined ? '…' : formatTime(clock.now)}
-          {clock?.frozen === true ? ' ❄' : ''}
+          {badge === undefined ? '…' : formatTime(badge)}
+          {clock?.view.frozen === true ? ' ❄' : ''}
         </a>
       </header>
       <main>
@@ -116,6 +147,11 @@ const Console = ({ onUnauthorized }: { onUnauthorized: () => void }) => {
                 });
               }}
             >
+              {location === '' ? (
+                <option value="" disabled>
+                  Choose a location
+                </option>
+              ) : null}
               {locations.data?.locations.map((l) => (
                 <option key={l.id} value={l.id}>
                   {l.name} ({l.id})
@@ -126,6 +162,20 @@ const Console = ({ onUnauthorized }: { onUnauthorized: () => void }) => {
         ) : null}
         {needsLocation && locations.data !== undefined && ids.length === 0 ? (
           <p class="empty">No locations yet.</p>
+        ) : null}
+        {unknownLocation ? (
+          <Problem
+            error={`No location ${JSON.stringify(chosen)}: it may have been removed. Choose one above.`}
+          />
+        ) : null}
+        {KNOWN_VIEWS.has(route.view) ? null : (
+          <p class="problem" role="alert">
+            The console has no page {JSON.stringify(`#/${route.view}`)}.{' '}
+            <a href={href('locations')}>Locations</a>
+          </p>
+        )}
+        {route.view === 'entry' && id === undefined ? (
+          <Problem error="This inventory entry link has no id (#/entry?location=…&id=…)." />
         ) : null}
         {route.view === 'locations' ? <LocationsView /> : null}
         {route.view === 'orders' && location !== '' ? (
@@ -141,7 +191,7 @@ const Console = ({ onUnauthorized }: { onUnauthorized: () => void }) => {
         {route.view === 'controls' ? (
           <ControlsView
             onClock={(next) => {
-              setClock(next);
+              setClock({ view: next, readAt: Date.now() });
               locations.reload();
             }}
           />
@@ -154,6 +204,16 @@ const Console = ({ onUnauthorized }: { onUnauthorized: () => void }) => {
 const App = () => {
   const [token, setToken] = useState(takeToken);
   const [problem, setProblem] = useState<string | undefined>();
+  // A console link opened in this tab when it already shows the console: its token replaces the one held.
+  useEffect(() => {
+    const onChange = () => {
+      if (!hasTokenLink()) return;
+      setProblem(undefined);
+      setToken(takeToken());
+    };
+    addEventListener('hashchange', onChange);
+    return () => removeEventListener('hashchange', onChange);
+  }, []);
   if (token === undefined) {
     return (
       <TokenForm
@@ -169,6 +229,7 @@ const App = () => {
   useToken(token);
   return (
     <Console
+      key={token}
       onUnauthorized={() => {
         forgetToken();
         setProblem('That admin token was refused.');

@@ -8,26 +8,53 @@ export interface Loaded<T> {
   reload: () => void;
 }
 
-/** Runs `load` when `deps` change (and on reload); a late answer to an older call is dropped. */
+/**
+ * Runs `load` when `deps` change (and on reload); a late answer to an older call is dropped. A reload that fails
+ * keeps what the last one showed, beside the error (a server stopped for a moment does not blank the page);
+ * new deps that fail show the error alone, never another query's data.
+ */
 export const useLoad = <T,>(load: () => Promise<T>, deps: readonly unknown[]): Loaded<T> => {
   const [state, setState] = useState<{ data?: T; error?: string; loading: boolean }>({ loading: true });
   const [tick, setTick] = useState(0);
   const latest = useRef(0);
+  const shown = useRef<readonly unknown[] | undefined>(undefined);
   useEffect(() => {
     const call = ++latest.current;
+    const same =
+      shown.current !== undefined &&
+      shown.current.length === deps.length &&
+      shown.current.every((value, i) => Object.is(value, deps[i]));
     setState((previous) => ({ ...previous, loading: true }));
     load().then(
       (data) => {
-        if (call === latest.current) setState({ data, loading: false });
+        if (call !== latest.current) return;
+        shown.current = deps;
+        setState({ data, loading: false });
       },
       (error: unknown) => {
-        if (call === latest.current)
-          setState({ error: String((error as Error).message ?? error), loading: false });
+        if (call !== latest.current) return;
+        const message = String((error as Error).message ?? error);
+        setState((previous) => ({
+          ...(same ? { data: previous.data } : {}),
+          error: message,
+          loading: false,
+        }));
       },
     );
   }, [...deps, tick]);
   const reload = useCallback(() => setTick((n) => n + 1), []);
   return { data: state.data, error: state.error, loading: state.loading, reload };
+};
+
+/** Calls `reload` every `ms` while the page is visible. */
+export const usePoll = (reload: () => void, ms: number, on = true) => {
+  useEffect(() => {
+    if (!on) return;
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible') reload();
+    }, ms);
+    return () => clearInterval(timer);
+  }, [on, ms]);
 };
 
 export const Problem = ({ error }: { error: string | undefined }) =>

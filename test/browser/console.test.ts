@@ -254,6 +254,51 @@ test('Controls: a fault rule added in the console shows in the journal view; one
   assert.equal((await retailSearch()).status, 200);
 });
 
+test("Controls: the rules' counters follow the traffic while the page stays open", async () => {
+  const rule = { match: { operation: 'searchPurchaseOrders' }, effect: { type: 'latency', ms: 0 } };
+  await adminSend('POST', '/faults', rule);
+  await view('Controls');
+  await page.waitForSelector('li.rule:has-text("matched 0, applied 0")');
+  await retailSearch();
+  await retailSearch();
+  await page.waitForSelector('li.rule:has-text("matched 2, applied 2")');
+  await adminSend('DELETE', '/faults');
+});
+
+test('Traffic: when Larder does not answer, the rows stay and the page says so', async () => {
+  await view('Traffic');
+  await page.waitForSelector('table.journal tbody tr');
+  await page.route('**/_larder/requests*', (route) => route.abort());
+  await page.waitForSelector('.problem:has-text("Larder did not answer")');
+  assert.ok((await page.locator('table.journal tbody tr').count()) > 0);
+  assert.equal(await page.locator('p.empty:has-text("No requests yet")').count(), 0);
+  await page.unroute('**/_larder/requests*');
+  await page.waitForSelector('.problem:has-text("Larder did not answer")', { state: 'detached' });
+});
+
+test('a location loaded while the console is open is offered at the next move; a link to one not there says so', async () => {
+  await view('Purchase orders');
+  assert.equal((await adminSend('POST', '/locations/loc-late/purchaseOrders', [])).status, 200);
+  await view('Inventory');
+  await page.waitForSelector('select[name="location"] option[value="loc-late"]', { state: 'attached' });
+  assert.equal((await adminSend('DELETE', '/locations/loc-late')).status, 200);
+
+  await page.goto(`${url}/console#/orders?location=loc-late`);
+  await page.waitForSelector('.problem:has-text("No location \\"loc-late\\"")');
+  assert.equal(await page.locator('table.orders').count(), 0);
+  await page.goto(`${url}/console#/nowhere`);
+  await page.waitForSelector('.problem:has-text("no page")');
+});
+
+test('a console link opened in the tab already showing the console takes its token and leaves the address bar', async () => {
+  await page.goto(`${url}/console#token=not-the-admin-token`);
+  await page.waitForSelector('.problem:has-text("That admin token was refused")');
+  assert.doesNotMatch(page.url(), /token=/);
+  await page.goto(`${url}/console#token=${encodeURIComponent(demo.adminToken)}`);
+  await page.waitForSelector('table.locations tbody tr');
+  assert.doesNotMatch(page.url(), /token=/);
+});
+
 test('at phone width every view fits the screen: nothing scrolls sideways but the tables inside their cards', async () => {
   await page.setViewportSize(PHONE);
   for (const [name, shot] of [
@@ -283,3 +328,10 @@ test('no request left the server’s origin, and the console only asked for its 
 
 const adminGet = (path: string) =>
   fetch(`${url}/_larder${path}`, { headers: { authorization: `Bearer ${demo.adminToken}` } });
+
+const adminSend = (method: string, path: string, body?: unknown) =>
+  fetch(`${url}/_larder${path}`, {
+    method,
+    headers: { authorization: `Bearer ${demo.adminToken}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { FAULT_EFFECT_TYPES, FAULT_STATUSES } from '../../../src/sandbox/fault-vocabulary.js';
 import { api, type ClockView, type FaultRule } from '../api';
-import { Card, formatTime, Problem, useLoad } from '../ui';
+import { Card, formatTime, Problem, useLoad, usePoll } from '../ui';
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;
@@ -171,8 +171,12 @@ const describeRule = (rule: FaultRule) => {
 };
 
 /** Fault rules: the list in force with counters, add or remove one (the others keep counting), clear all. */
+/** How often the rules' counters are read again while Controls is open. */
+const FAULTS_POLL_MS = 2000;
+
 const FaultsCard = () => {
   const faults = useLoad(() => api.faults(), []);
+  usePoll(faults.reload, FAULTS_POLL_MS);
   const [error, setError] = useState<string | undefined>();
   const [form, setForm] = useState({
     effect: 'status',
@@ -197,7 +201,7 @@ const FaultsCard = () => {
   return (
     <Card title="Fault rules">
       <Problem error={faults.error ?? error} />
-      {rules.length === 0 ? (
+      {faults.data === undefined ? null : rules.length === 0 ? (
         <p class="empty">No fault rules: every request is answered normally.</p>
       ) : (
         <ol class="rules">

@@ -1,7 +1,7 @@
 import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, type JournalEntry } from '../api';
-import { Card, formatTime, Json, Problem, useLoad } from '../ui';
+import { Card, formatTime, Json, Problem, useLoad, usePoll } from '../ui';
 
 /** How often the journal is read again while live. */
 const POLL_MS = 1500;
@@ -86,7 +86,6 @@ export const TrafficView = () => {
   const [operation, setOperation] = useState('');
   const [status, setStatus] = useState('');
   const [live, setLive] = useState(true);
-  const [tick, setTick] = useState(0);
   const [open, setOpen] = useState<number | undefined>(undefined);
   const [clients, setClients] = useState<string[]>([]);
   const [operations, setOperations] = useState<string[]>([]);
@@ -98,15 +97,9 @@ export const TrafficView = () => {
         ...(operation === '' ? {} : { operation }),
         ...(status === '' ? {} : { status }),
       }),
-    [clientId, operation, status, tick],
+    [clientId, operation, status],
   );
-  useEffect(() => {
-    if (!live) return;
-    const timer = setInterval(() => {
-      if (document.visibilityState === 'visible') setTick((n) => n + 1);
-    }, POLL_MS);
-    return () => clearInterval(timer);
-  }, [live]);
+  usePoll(journal.reload, POLL_MS, live);
   const entries: JournalEntry[] = journal.data?.requests.slice().reverse() ?? [];
   // Clients and operations seen so far stay selectable when a filter hides them.
   useEffect(() => {
@@ -144,7 +137,7 @@ export const TrafficView = () => {
           </label>
         </form>
         <Problem error={journal.error} />
-        {entries.length === 0 ? (
+        {journal.data === undefined ? null : entries.length === 0 ? (
           <p class="empty">
             No requests yet
             {clientId !== '' || operation !== '' || status !== '' ? ' match these filters' : ''}.
