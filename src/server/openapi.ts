@@ -330,6 +330,10 @@ export const openApiDocument = (publicUrl: string) => {
               schema: use(kind.searchSchema),
               examples: {
                 everything: { summary: 'No filter: everything, oldest change first', value: {} },
+                changedSince: {
+                  summary: 'Changed on or after 1 June 2025 (a startDate alone: no end)',
+                  value: { updatedDateRange: { startDate: '2025-06-01' } },
+                },
                 changedInJune: {
                   summary: 'Changed in June 2025 (whole UTC days)',
                   value: { updatedDateRange: { startDate: '2025-06-01', endDate: '2025-06-30' } },
