@@ -156,6 +156,13 @@ test('Traffic: the journal lists the integration’s requests, an entry opens, f
   await page.click('table.journal tr.entry >> nth=0');
   await page.waitForSelector('table.journal tr.entry-detail pre');
   assert.match((await page.textContent('tr.entry-detail pre')) ?? '', /"requestId"/);
+  assert.equal(await page.getAttribute('table.journal tr.entry >> nth=0', 'aria-expanded'), 'true');
+  // From the keyboard as a button: Space closes it (without scrolling), Enter opens it again.
+  await page.focus('table.journal tr.entry >> nth=0');
+  await page.keyboard.press('Space');
+  await page.waitForSelector('table.journal tr.entry-detail', { state: 'detached' });
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('table.journal tr.entry-detail pre');
   await page.waitForSelector(`h2:has-text("Integration report: ${demo.clientId}")`);
   // Live: a new request shows up without reloading.
   const rows = await page.locator('table.journal tr.entry').count();

@@ -161,9 +161,13 @@ export const TrafficView = () => {
                     <tr
                       class={`entry${open === entry.seq ? ' open' : ''}`}
                       tabIndex={0}
+                      aria-expanded={open === entry.seq}
                       onClick={() => setOpen(open === entry.seq ? undefined : entry.seq)}
                       onKeyDown={(e) => {
-                        if (e.key === 'Enter') setOpen(open === entry.seq ? undefined : entry.seq);
+                        // As a button: Enter or Space, and Space must not scroll the page.
+                        if (e.key !== 'Enter' && e.key !== ' ') return;
+                        e.preventDefault();
+                        setOpen(open === entry.seq ? undefined : entry.seq);
                       }}
                     >
                       <td>{formatTime(entry.time)}</td>
