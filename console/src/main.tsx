@@ -182,7 +182,7 @@ const Console = ({ onUnauthorized }: { onUnauthorized: () => void }) => {
           <OrdersView key={location} location={location} id={id} />
         ) : null}
         {route.view === 'inventory' && location !== '' ? (
-          <InventoryView key={location} location={location} />
+          <InventoryView key={location} location={location} params={route.params} />
         ) : null}
         {route.view === 'entry' && location !== '' && id !== undefined ? (
           <EntryView location={location} id={id} />

@@ -130,6 +130,16 @@ test('Inventory: the stock chart of an item has points marked by type; the spend
     .waitFor();
   assert.ok((await page.locator('.chart svg circle.point').count()) > 0);
   await browser.screenshot('console-inventory');
+  // To one of its entries and Back: the same item and window, not the default ones.
+  await page.selectOption('select[name="days"]', '180');
+  await page.waitForURL(/days=180/);
+  await page.click('.card details summary');
+  await page.click('ul.entries li a >> nth=0');
+  await page.waitForURL(/#\/entry/);
+  await page.goBack();
+  await page.waitForSelector('.chart svg circle.point');
+  assert.equal(await page.inputValue('select[name="item"]'), second);
+  assert.equal(await page.inputValue('select[name="days"]'), '180');
 
   // Another location: its own items and charts, nothing carried over from the first.
   const other = (await running.store.locations.list())[1]!.id;

@@ -1,16 +1,22 @@
-import { useState } from 'preact/hooks';
 import { ADJUSTMENT_TYPES } from '../../../src/records/enums.js';
 import { api } from '../api';
 import { type Series, StackedBars, StepChart } from '../charts';
 import { Card, formatMoney, formatTime, href, Json, Problem, shortId, useLoad } from '../ui';
 
+/** The chart windows offered, in days ending at the virtual now. */
+const WINDOWS = [30, 90, 180, 365];
+
 /** Suppliers beyond these are summed into one "Other" series, so the bars stay readable. */
 const TOP_SUPPLIERS = 7;
 
 /** Per item, quantity on hand over time with each adjustment marked by type; spend per supplier per week. */
-export const InventoryView = ({ location }: { location: string }) => {
-  const [days, setDays] = useState(90);
-  const [item, setItem] = useState<string | undefined>(undefined);
+export const InventoryView = ({ location, params }: { location: string; params: URLSearchParams }) => {
+  // The window and the item are in the route, so Back from an entry comes back to the same chart.
+  const days = WINDOWS.find((n) => String(n) === params.get('days')) ?? 90;
+  const item = params.get('item') ?? undefined;
+  const show = (next: { days: number; item: string | undefined }) => {
+    window.location.hash = href('inventory', { location, days: String(next.days), item: next.item });
+  };
   const { data, error, loading } = useLoad(() => api.charts(location, days, item), [location, days, item]);
   const suppliers = data?.spend.suppliers ?? [];
   const series: Series[] = suppliers.slice(0, TOP_SUPPLIERS).map((s) => ({ name: s.name, values: s.weekly }));
@@ -27,8 +33,12 @@ export const InventoryView = ({ location }: { location: string }) => {
         <form class="filters" onSubmit={(e) => e.preventDefault()}>
           <label>
             Window
-            <select name="days" value={days} onChange={(e) => setDays(Number(e.currentTarget.value))}>
-              {[30, 90, 180, 365].map((n) => (
+            <select
+              name="days"
+              value={days}
+              onChange={(e) => show({ days: Number(e.currentTarget.value), item })}
+            >
+              {WINDOWS.map((n) => (
                 <option key={n} value={n}>
                   last {n} days
                 </option>
@@ -40,7 +50,7 @@ export const InventoryView = ({ location }: { location: string }) => {
             <select
               name="item"
               value={stock?.itemVersionId ?? ''}
-              onChange={(e) => setItem(e.currentTarget.value)}
+              onChange={(e) => show({ days, item: e.currentTarget.value })}
             >
               {(data?.items ?? []).map((i) => (
                 <option key={i.itemVersionId} value={i.itemVersionId}>
