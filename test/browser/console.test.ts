@@ -271,10 +271,15 @@ test('Controls: a fault rule added in the console shows in the journal view; one
   assert.equal((await retailSearch()).status, 200);
 });
 
-test("Controls: the rules' counters follow the traffic while the page stays open", async () => {
+test("Controls: the rules' counters and the clock follow changes made elsewhere while the page stays open", async () => {
+  await view('Controls');
+  const before = (await (await adminGet('/clock')).json()) as { now: string; frozen: boolean };
+  await adminSend('PUT', '/clock', { now: '2026-01-02T03:04:05.000Z', frozen: true });
+  await page.waitForSelector('.clock-now .now:has-text("2026-01-02 03:04:05")');
+  await adminSend('PUT', '/clock', before);
+
   const rule = { match: { operation: 'searchPurchaseOrders' }, effect: { type: 'latency', ms: 0 } };
   await adminSend('POST', '/faults', rule);
-  await view('Controls');
   await page.waitForSelector('li.rule:has-text("matched 0, applied 0")');
   await retailSearch();
   await retailSearch();

@@ -17,8 +17,12 @@ const describeOffset = (seconds: number) => {
 };
 
 /** The virtual clock: what it says, advance, jump (optionally frozen), back to real time. */
+/** How often the clock card reads the clock again: it shows seconds, and a running clock moves each one. */
+const CLOCK_POLL_MS = 1000;
+
 const ClockCard = ({ onChange }: { onChange: (clock: ClockView) => void }) => {
   const clock = useLoad(() => api.clock(), []);
+  usePoll(clock.reload, CLOCK_POLL_MS);
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const [amount, setAmount] = useState(1);
