@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,7 @@ import { importInto, T0 } from '../storage/records.js';
 /**
  * Pipelined large searches whose answers are never read: the server stops reading the connection once its
  * answers back up (socket backpressure), so the work done and the memory held stay bounded; reading resumes it.
+ * A flood of cheap requests is stopped too, before its answers back up: past a few held requests.
  */
 
 const PIPELINED = 400;
@@ -107,4 +109,34 @@ test('searches pipelined on a connection that is not read are not all run; once 
   });
   socket.destroy();
   assert.equal(searches, PIPELINED);
+});
+
+test('a flood of small pipelined requests is held only a few at a time', { timeout: 60_000 }, async () => {
+  // Node publishes every request it parses and every answer it finishes: the difference is what sits parsed
+  // and waiting. Node parses a whole read (64 kB, ~1,900 of these requests) at once, so that much may wait.
+  let parsed = 0;
+  let finished = 0;
+  let mostWaiting = 0;
+  const onParsed = () => {
+    parsed++;
+    mostWaiting = Math.max(mostWaiting, parsed - finished);
+  };
+  const onFinished = () => {
+    finished++;
+  };
+  subscribe('http.server.request.start', onParsed);
+  subscribe('http.server.response.finish', onFinished);
+  try {
+    const socket = connect(server.port, '127.0.0.1');
+    socket.pause();
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const SENT = 100_000;
+    socket.write('GET /healthz HTTP/1.1\r\nHost: larder\r\n\r\n'.repeat(SENT));
+    await settled(() => parsed, 300);
+    socket.destroy();
+    assert.ok(mostWaiting < 5_000, `${mostWaiting} requests were parsed and waiting at once`);
+  } finally {
+    unsubscribe('http.server.request.start', onParsed);
+    unsubscribe('http.server.response.finish', onFinished);
+  }
 });
