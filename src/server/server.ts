@@ -73,13 +73,25 @@ export interface RunningServer {
 
 const TIMEOUT_CHECK_INTERVAL_MS = 1000;
 
-const WILDCARD = new Set(['0.0.0.0', '::', '[::]']);
+/** The unspecified addresses, as the URL parser spells them (IPv4 any, IPv6 any, IPv4-mapped any). */
+const WILDCARD = new Set(['0.0.0.0', '[::]', '[::ffff:0:0]']);
 
-export const isWildcardHost = (host: string): boolean => WILDCARD.has(host);
+/**
+ * Whether binding `host` listens on every interface. The system's resolver also reads `0`, `0.0.0.00`, `0x0`
+ * and `::0` as the unspecified address; the URL parser canonicalises those spellings the same way.
+ */
+export const isWildcardHost = (host: string): boolean => {
+  const bare = host.startsWith('[') ? host.slice(1, -1) : host;
+  try {
+    return WILDCARD.has(new URL(`http://${bare.includes(':') ? `[${bare}]` : bare}/`).hostname);
+  } catch {
+    return false;
+  }
+};
 
 /** The URL a local client uses to reach a server bound to `host` (localhost for a wildcard bind). */
 export const localUrl = (host: string, port: number, tls = false): string =>
-  `${tls ? 'https' : 'http'}://${WILDCARD.has(host) ? 'localhost' : host.includes(':') ? `[${host}]` : host}:${port}`;
+  `${tls ? 'https' : 'http'}://${isWildcardHost(host) ? 'localhost' : host.includes(':') ? `[${host}]` : host}:${port}`;
 
 /** Binds `server`; resolves with the bound port. A port in use is an error naming `flag`. */
 export const listen = (server: Server, port: number, host: string, flag = '--port') =>

@@ -94,7 +94,21 @@ describe('TLS', () => {
 describe('behind a proxy', () => {
   test('binding a wildcard address needs --public-url, which becomes the issuer', async () => {
     assert.throws(() => config('--host', '0.0.0.0'), /--public-url/);
-    assert.throws(() => config('--host', '::'), /--public-url/);
+    // Other spellings of the unspecified address bind every interface just the same.
+    for (const host of [
+      '::',
+      '[::]',
+      '0',
+      '0.0.0.00',
+      '0x0',
+      '000.000.000.000',
+      '::0',
+      '0:0::0',
+      '::ffff:0.0.0.0',
+    ])
+      assert.throws(() => config('--host', host), /--public-url/, host);
+    for (const host of ['127.0.0.1', '::1', 'localhost', '10.0.0.5', '0.0.0.1'])
+      assert.doesNotThrow(() => config('--host', host), host);
     const handle = await serve(
       config('--host', '0.0.0.0', '--public-url', 'https://larder.example.com'),
       io(),
