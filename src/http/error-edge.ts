@@ -65,7 +65,7 @@ export const createErrorEdge =
         status: error.status,
       });
     else if (error.status >= 500) {
-      logger.error('request failed', {
+      (error.reported ? logger.debug : logger.error)('request failed', {
         requestId,
         method: c.req.method,
         path: c.req.path,

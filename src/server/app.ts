@@ -265,12 +265,19 @@ export const createApp = async ({
   let draining = false;
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   // Reached only once the app is built, so the signing keys are loaded; before that the server answers 503.
+  // Probes come every few seconds: the store going away and coming back are logged once each, not per probe.
+  let storeAnswers = true;
   app.get('/readyz', async (c) => {
-    if (draining) throw new LarderError('ERR_UNAVAILABLE', { message: 'Stopping: not taking new requests.' });
+    if (draining)
+      throw new LarderError('ERR_UNAVAILABLE', { message: 'Stopping: not taking new requests.', reported: true });
     // Whatever the failure (a driver error, a file gone), not ready is a 503 the balancer understands.
     await store.ping().catch((cause: unknown) => {
-      throw new LarderError('ERR_UNAVAILABLE', { cause });
+      if (storeAnswers) logger.warn('not ready: the store does not answer', { error: cause });
+      storeAnswers = false;
+      throw new LarderError('ERR_UNAVAILABLE', { cause, reported: true });
     });
+    if (!storeAnswers) logger.info('ready again: the store answers');
+    storeAnswers = true;
     return c.json({ status: 'ready', storage: store.describe() });
   });
   const document = JSON.stringify(apiDocument);

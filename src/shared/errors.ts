@@ -101,6 +101,8 @@ export interface LarderErrorOptions {
   cause?: unknown;
   /** Asked for by a fault rule or header: the answer is the sandbox working, not the server failing. */
   injected?: boolean;
+  /** Its source logs it as it sees fit (a readiness probe logs the change, not every probe): logged at debug. */
+  reported?: boolean;
 }
 
 export class LarderError extends Error {
@@ -113,6 +115,7 @@ export class LarderError extends Error {
   readonly problems: readonly FieldProblem[];
   readonly headers: Readonly<Record<string, string>>;
   readonly injected: boolean;
+  readonly reported: boolean;
 
   constructor(code: ErrorCode, options: LarderErrorOptions = {}) {
     const entry = ERROR_CATALOG[code];
@@ -128,6 +131,7 @@ export class LarderError extends Error {
     this.problems = options.problems ?? [];
     this.headers = options.headers ?? {};
     this.injected = options.injected === true;
+    this.reported = options.reported === true;
   }
 }
 

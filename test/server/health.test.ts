@@ -91,20 +91,33 @@ for (const backend of await backends()) {
       assert.equal((await larder.app.request('/healthz')).status, 200);
     });
 
-    test('/readyz is 503 when the store does not answer', async () => {
+    test('/readyz is 503 when the store does not answer; the outage is logged once, not at every probe', async () => {
+      let storeDown = true;
       const down = new Proxy(db.store, {
         get: (target, property) =>
-          property === 'ping'
+          property === 'ping' && storeDown
             ? () => Promise.reject(new Error('connection refused'))
             : Reflect.get(target, property),
       });
+      const lines: { level: string; msg: string }[] = [];
       const larder = await createApp({
         store: down,
         clock: createTestClock(),
-        logger: silentLogger,
+        logger: createLogger({ level: 'info', sink: { write: (line) => lines.push(JSON.parse(line)) } }),
         config: { publicUrl: 'http://larder.test', tokenTtlSeconds: 3600, trustProxy: false },
       });
+      for (let probe = 0; probe < 3; probe++) assert.equal((await larder.app.request('/readyz')).status, 503);
+      storeDown = false;
+      assert.equal((await larder.app.request('/readyz')).status, 200);
+      larder.drain();
       assert.equal((await larder.app.request('/readyz')).status, 503);
+      assert.deepEqual(
+        lines.filter((line) => line.msg !== 'auth signing keys loaded').map((line) => [line.level, line.msg]),
+        [
+          ['warn', 'not ready: the store does not answer'],
+          ['info', 'ready again: the store answers'],
+        ],
+      );
     });
   });
 }
