@@ -2,7 +2,7 @@ import type { Context, Handler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { readBodyText } from '../http/request-body.js';
 import { collectingFacts, noteFacts, tokenFingerprint } from '../http/request-facts.js';
-import { isLarderError, type LarderError } from '../shared/errors.js';
+import { isLarderError, LarderError } from '../shared/errors.js';
 import { MAX_BODY_BYTES } from '../shared/limits.js';
 import { MAX_CLIENT_ID_LENGTH } from './client-authenticator.js';
 import type { AuthEndpointDeps } from './endpoint-deps.js';
@@ -49,13 +49,15 @@ export const oauthErrorFrom = (c: Context, error: LarderError): Response => {
         : error.status >= 500
           ? 'server_error'
           : 'invalid_request';
-  return oauthError(
+  const answer = oauthError(
     c,
     error.status as ContentfulStatusCode,
     code,
     error.message.replace(/\.$/, ''),
     error.headers,
   );
+  noteFacts(c, { larderCode: error.numericCode });
+  return answer;
 };
 
 interface ClientCredentials {
@@ -147,9 +149,12 @@ export const createOAuthTokenHandler =
       );
     const outcome = await c.get('checkCredentials')(credentials.clientId, credentials.clientSecret);
     if (!outcome.ok && outcome.reason === 'throttled')
-      return oauthError(c, 429, 'temporarily_unavailable', 'Too many failed attempts; retry later', {
-        'Retry-After': String(outcome.retryAfterSeconds),
-      });
+      return oauthErrorFrom(
+        c,
+        new LarderError('ERR_RATE_LIMITED', {
+          headers: { 'Retry-After': String(outcome.retryAfterSeconds) },
+        }),
+      );
     if (!outcome.ok) {
       return oauthError(
         c,

@@ -9,6 +9,8 @@ import type { Context } from 'hono';
 export interface RequestFacts {
   clientId?: string | undefined;
   code?: number | string | undefined;
+  /** Larder's numeric code of an error whose body carries another kind (RFC 6749's at the token endpoint). */
+  larderCode?: number | undefined;
   tokenFingerprint?: string | undefined;
   tokenExpiresAtMs?: number | undefined;
   body?: unknown;
@@ -41,6 +43,7 @@ export const startFacts = (c: Context): RequestFacts => {
   const facts: RequestFacts = {
     clientId: undefined,
     code: undefined,
+    larderCode: undefined,
     tokenFingerprint: undefined,
     tokenExpiresAtMs: undefined,
     body: undefined,

@@ -269,7 +269,10 @@ export const createApp = async ({
   let storeAnswers = true;
   app.get('/readyz', async (c) => {
     if (draining)
-      throw new LarderError('ERR_UNAVAILABLE', { message: 'Stopping: not taking new requests.', reported: true });
+      throw new LarderError('ERR_UNAVAILABLE', {
+        message: 'Stopping: not taking new requests.',
+        reported: true,
+      });
     // Whatever the failure (a driver error, a file gone), not ready is a 503 the balancer understands.
     await store.ping().catch((cause: unknown) => {
       if (storeAnswers) logger.warn('not ready: the store does not answer', { error: cause });

@@ -67,6 +67,17 @@ for (const backend of await backends()) {
       const client = await createClientCredentials(db.store, { name: 'm', locations: ['loc-m'] });
       assert.equal((await login(client.clientId, client.clientSecret)).status, 200);
       for (let i = 0; i < 11; i++) await login(client.clientId, 'wrong');
+      // The token endpoint's refusal speaks RFC 6749 (temporarily_unavailable); the metric counts Larder's code.
+      const token = await fetch(`${server.url}/authentication/v1/authentication/customer/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: client.clientId,
+          client_secret: 'wrong',
+        }).toString(),
+      });
+      assert.equal(token.status, 429);
       const imported = await fetch(`${server.url}/_larder/locations/loc-m/purchaseOrders`, {
         method: 'POST',
         headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
@@ -84,7 +95,8 @@ for (const backend of await backends()) {
       );
       assert.match(text, /larder_tokens_issued_total\{operation="authenticationLoginPost"\} 1/);
       assert.match(text, /larder_token_failures_total\{operation="authenticationLoginPost",status="429"\} 1/);
-      assert.match(text, /larder_throttle_refusals_total\{code="42901"\} 1/);
+      assert.match(text, /larder_throttle_refusals_total\{code="42901"\} 2/);
+      assert.doesNotMatch(text, /larder_throttle_refusals_total\{code="temporarily_unavailable"\}/);
       assert.match(
         text,
         /larder_store_query_duration_seconds_count\{role="auth",method="getClient",outcome="ok"\} \d+/,

@@ -39,6 +39,7 @@ export const measureRequests =
         if (c.res.status === 200) metrics.tokensIssued.inc({ operation });
         else metrics.tokenFailures.inc({ operation, status });
       }
-      if (c.res.status === 429) metrics.refusals.inc({ code: String(facts.code ?? 'none') });
+      if (c.res.status === 429)
+        metrics.refusals.inc({ code: String(facts.larderCode ?? facts.code ?? 'none') });
     }
   };

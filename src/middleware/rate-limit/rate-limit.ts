@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler, Next } from 'hono';
-import { oauthError } from '../../auth/oauth-token-route.js';
+import { oauthErrorFrom } from '../../auth/oauth-token-route.js';
 import { claimedClientId, collectingFacts, noteFacts } from '../../http/request-facts.js';
 import { type ResponseHeaders, requestHeader, responseHeaders } from '../../http/request-header.js';
 import type { Clock } from '../../shared/clock.js';
@@ -101,7 +101,13 @@ export const rateLimit = ({
     });
     if (c.req.path === tokenPath)
       return Promise.resolve(
-        oauthError(c, 429, 'temporarily_unavailable', 'Rate limit exceeded; retry later', headers),
+        oauthErrorFrom(
+          c,
+          new LarderError('ERR_RATE_LIMIT_EXCEEDED', {
+            headers,
+            message: 'Rate limit exceeded; retry later.',
+          }),
+        ),
       );
     return Promise.reject(new LarderError('ERR_RATE_LIMIT_EXCEEDED', { headers }));
   };
