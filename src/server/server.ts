@@ -1,5 +1,6 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import type { Socket } from 'node:net';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import type { ThrottleLimit } from '../auth/failure-throttle.js';
 import type { TrustProxy } from '../auth/source-address.js';
@@ -113,6 +114,25 @@ export const listen = (server: Server, port: number, host: string, flag = '--por
   });
 
 /**
+ * Closes connections over `max` on arrival. Not `server.maxConnections`: in a cluster worker Node answers the
+ * primary "not accepted" instead, and the primary hands the connection to a worker again, forever, so the
+ * connection is held open and unanswered and no bound holds.
+ */
+const capConnections = (server: Server, max: number): void => {
+  let open = 0;
+  server.on('connection', (socket: Socket) => {
+    if (open >= max) {
+      socket.destroy();
+      return;
+    }
+    open++;
+    socket.once('close', () => {
+      open--;
+    });
+  });
+};
+
+/**
  * Binds first, so `--port 0` and the default issuer (which contains the bound port) work; requests that race
  * the few milliseconds before the app exists get a 503 ErrorMessage.
  */
@@ -173,7 +193,7 @@ export const startServer = async (deps: {
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = config.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   server.requestTimeout = REQUEST_BODY_TIMEOUT_MS;
-  server.maxConnections = config.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  capConnections(server, config.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
   server.on('clientError', answerClientError);
   const port = await listen(server, config.port, config.host);
   const url = localUrl(config.host, port, config.tls !== undefined);

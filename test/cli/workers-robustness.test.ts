@@ -153,3 +153,37 @@ test('--workers 2 --login-throttle 3/min: wrong logins spread over both workers 
     assert.equal(await stop(server.child), 0);
   }
 });
+
+/** A connection that asks /healthz and stays open: "answered" (held), or "closed" unanswered. */
+const holdOne = (port: number, held: { destroy(): void }[]) =>
+  new Promise<'answered' | 'closed'>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    // A refused connection may end in a reset: 'close' follows and says it was not answered.
+    socket.on('error', () => {});
+    socket.on('data', (chunk) => {
+      received += chunk.toString();
+      if (received.includes('"status":"ok"')) resolve('answered');
+    });
+    socket.on('close', () => resolve(received === '' ? 'closed' : 'answered'));
+    held.push(socket);
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+  });
+
+test('--workers 2 --max-connections 2: connections over the instance bound are closed, not held', {
+  timeout: 90_000,
+}, async () => {
+  const server = await serveWorkers('max-connections', '--max-connections', '2');
+  const held: { destroy(): void }[] = [];
+  try {
+    const port = Number(new URL(server.url).port);
+    const outcomes: string[] = [];
+    // One at a time, each held open: the primary hands them to the workers in turn, one slot each.
+    for (let n = 0; n < 6; n++) outcomes.push(await holdOne(port, held));
+    const answered = outcomes.filter((outcome) => outcome === 'answered').length;
+    assert.ok(answered >= 1 && answered <= 2, `outcomes ${outcomes.join(' ')}`);
+  } finally {
+    for (const socket of held) socket.destroy();
+    assert.equal(await stop(server.child), 0);
+  }
+});
