@@ -80,9 +80,12 @@ const oneOf = <T extends string>(args: ParsedArgs, name: string, allowed: readon
 };
 
 const parseTls = (args: ParsedArgs): ServeConfig['tls'] => {
-  const mode = args.strings['tls'];
-  const certFile = args.strings['tls-cert'];
-  const keyFile = args.strings['tls-key'];
+  // Flags beat the environment: a flag of one kind (self-signed, or files) sets aside variables of the other.
+  const fileFlag = args.given.has('tls-cert') || args.given.has('tls-key');
+  const modeFlag = args.given.has('tls');
+  const mode = fileFlag && !modeFlag ? undefined : args.strings['tls'];
+  const certFile = modeFlag && !fileFlag ? undefined : args.strings['tls-cert'];
+  const keyFile = modeFlag && !fileFlag ? undefined : args.strings['tls-key'];
   const label = (name: string) => optionLabel(args, name);
   if (mode !== undefined && mode !== 'self-signed')
     throw new UsageError(

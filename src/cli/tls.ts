@@ -1,3 +1,4 @@
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { generate } from 'selfsigned';
@@ -23,6 +24,24 @@ const readPem = async (file: string, what: string): Promise<string> => {
   } catch (error) {
     throw new Error(`Cannot read the TLS ${what} ${file}: ${(error as Error).message}`);
   }
+};
+
+/** Each file holds what its flag says, and the two belong together: else the TLS layer's error names neither file. */
+const checkPair = (files: { certFile: string; keyFile: string }, cert: string, key: string): void => {
+  let certificate: X509Certificate;
+  try {
+    certificate = new X509Certificate(cert);
+  } catch {
+    throw new Error(`The TLS certificate ${files.certFile} (--tls-cert) holds no PEM certificate.`);
+  }
+  let privateKey: ReturnType<typeof createPrivateKey>;
+  try {
+    privateKey = createPrivateKey(key);
+  } catch {
+    throw new Error(`The TLS key ${files.keyFile} (--tls-key) holds no PEM private key.`);
+  }
+  if (!certificate.checkPrivateKey(privateKey))
+    throw new Error(`The TLS key ${files.keyFile} is not the key of the certificate ${files.certFile}.`);
 };
 
 /**
@@ -65,6 +84,7 @@ export const loadTls = async (
       readPem(tls.certFile, 'certificate'),
       readPem(tls.keyFile, 'key'),
     ]);
+    checkPair(tls, cert, key);
     return { material: { cert, key }, generated: false };
   }
   const sharedCert = env[SHARED_CERT];

@@ -5,8 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { clientAddress, parseTrustProxy, trustedBy } from '../../src/auth/source-address.js';
-import { UsageError } from '../../src/cli/command.js';
+import { parseCommandArgs, UsageError } from '../../src/cli/command.js';
+import { serveCommand } from '../../src/cli/commands/serve-command.js';
 import { serve } from '../../src/cli/serve.js';
+import { parseServeConfig } from '../../src/cli/serve-config.js';
 import { makeDevelopmentCertificate } from '../../src/cli/tls.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { captureIo, serveConfigIn } from '../helpers/serve-config.js';
@@ -86,8 +88,40 @@ describe('TLS', () => {
       }),
       /Cannot read the TLS certificate .*nope\.pem: ENOENT/,
     );
+    const other = await makeDevelopmentCertificate(['other.test']);
+    const otherKeyFile = join(dir, 'other-key.pem');
+    await writeFile(otherKeyFile, other.key);
+    for (const [cert, key, message] of [
+      [keyFile, certFile, /certificate .*key\.pem \(--tls-cert\) holds no PEM certificate/],
+      [certFile, certFile, /key .*cert\.pem \(--tls-key\) holds no PEM private key/],
+      [certFile, otherKeyFile, /key .*other-key\.pem is not the key of the certificate .*cert\.pem/],
+    ] as const)
+      await assert.rejects(
+        serve(config('--tls-cert', cert, '--tls-key', key), io(), { logger: silentLogger }),
+        message,
+      );
     assert.throws(() => config('--tls-cert', certFile), /--tls-cert and --tls-key go together/);
     assert.throws(() => config('--tls', 'yes'), UsageError);
+  });
+
+  test('a TLS flag sets aside TLS variables of the other kind; the same kind twice is still refused', () => {
+    const withEnv = (env: Record<string, string>, ...argv: string[]) => {
+      const args = parseCommandArgs(serveCommand, ['--db', join(dir, 'l.db'), '--no-demo', ...argv], {
+        ...captureIo(),
+        env,
+      });
+      assert.notEqual(args, 'help');
+      return parseServeConfig(args as Exclude<typeof args, 'help'>).tls;
+    };
+    const files = { LARDER_TLS_CERT: 'env-cert.pem', LARDER_TLS_KEY: 'env-key.pem' };
+    assert.equal(withEnv(files, '--tls', 'self-signed'), 'self-signed');
+    assert.deepEqual(withEnv({ LARDER_TLS: 'self-signed' }, '--tls-cert', 'c.pem', '--tls-key', 'k.pem'), {
+      certFile: 'c.pem',
+      keyFile: 'k.pem',
+    });
+    assert.deepEqual(withEnv(files), { certFile: 'env-cert.pem', keyFile: 'env-key.pem' });
+    assert.throws(() => withEnv({ ...files, LARDER_TLS: 'self-signed' }), /not both/);
+    assert.throws(() => withEnv({}, '--tls', 'self-signed', '--tls-cert', 'c.pem'), /not both/);
   });
 });
 
