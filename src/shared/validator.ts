@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { DATE_TIME_HINT, isDateTime } from './date-time.js';
 import { meantAside } from './did-you-mean.js';
 import { type FieldProblem, LarderError } from './errors.js';
 
@@ -8,7 +9,9 @@ import { type FieldProblem, LarderError } from './errors.js';
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, allowUnionTypes: true });
-addFormats(ajv, ['uuid', 'date-time', 'date', 'int32', 'double']);
+addFormats(ajv, ['uuid', 'date', 'int32', 'double']);
+// Not ajv-formats' date-time: it takes spellings Date.parse rejects or misreads (see date-time.ts).
+ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
 
 /** Turns Ajv's `/items/0/name` into the field path users read: `items[0].name`. */
 export const toFieldPath = (instancePath: string, extra?: string): string => {
@@ -74,11 +77,7 @@ const describe = (error: ErrorObject, root: TSchema): FieldProblem => {
 };
 
 const formatHint = (format: string): string =>
-  format === 'date'
-    ? ' (YYYY-MM-DD)'
-    : format === 'date-time'
-      ? ' (ISO 8601 with a time zone, e.g. 2024-05-01T12:00:00Z)'
-      : '';
+  format === 'date' ? ' (YYYY-MM-DD)' : format === 'date-time' ? ` (${DATE_TIME_HINT})` : '';
 
 /** An error body names at most this many fields and says how many more: its size and cost stay bounded. */
 export const MAX_REPORTED_PROBLEMS = 20;

@@ -114,6 +114,42 @@ for (const backend of await backends()) {
       );
     });
 
+    test('a date-time must be RFC 3339 as served (T, Z or ±HH:MM) and a real instant: else a problem naming the field', async () => {
+      // Each once crashed the import with a driver error (NaN modifiedAt) or was stored as an odd spelling.
+      const refused = [
+        '2025-01-01T23:59:60Z',
+        '2025-01-01T12:00:00+05',
+        '2025-01-01T12:00:00+0500',
+        '2025-01-01 12:00:00Z',
+        '2025-01-01t12:00:00z',
+        '2025-02-30T12:00:00Z',
+      ];
+      const accepted = [
+        '2025-01-01T12:00:00.123456Z',
+        '2025-01-01T12:00:00+05:30',
+        '2024-02-29T00:00:00-00:00',
+      ];
+      const records = [...refused, ...accepted].map((modifiedDate, i) => ({ ...entries[i], modifiedDate }));
+      const result = await importFiles(instance.store, {
+        locationId: newLocationId(),
+        inventoryHistory: { path: 'ih.ndjson', input: ndjson(records) },
+      });
+      assert.equal(result.committed, false);
+      assert.deepEqual(
+        result.problems.map((problem) => [problem.line, problem.fieldName]),
+        refused.map((_, i) => [i + 1, 'modifiedDate']),
+      );
+      assert.match(
+        result.problems[0]!.message,
+        /must be a valid date-time \(RFC 3339 .*2024-05-01T12:00:00Z\)/,
+      );
+      const valid = await importFiles(instance.store, {
+        locationId: newLocationId(),
+        inventoryHistory: { path: 'ih.ndjson', input: ndjson(records.slice(refused.length)) },
+      });
+      assert.equal(valid.committed, true);
+    });
+
     test('an invalid record after batches were written stores nothing', async () => {
       const locationId = newLocationId();
       const broken = [...entries, { ...entries[0], adjustmentType: 'MISPLACED' }];

@@ -108,6 +108,22 @@ for (const backend of await backends()) {
       assert.equal(await db.store.locations.get('fixture-2'), undefined, 'all or nothing');
     });
 
+    test('a date-time Date.parse cannot read is a 400 naming the field, not a 500 from the database', async () => {
+      const bad = [
+        { ...orders[0], modifiedDate: '2025-01-01T23:59:60Z' },
+        { ...orders[1], modifiedDate: '2025-01-01T12:00:00+05' },
+        { ...orders[2], createdDate: '2025-01-01 12:00:00Z' },
+      ];
+      const response = await api.admin('POST', '/locations/fixture-6/purchaseOrders', JSON.stringify(bad));
+      assert.equal(response.status, 400);
+      const body = await api.json<{ errors: { fieldName: string }[] }>(response);
+      assert.deepEqual(
+        body.errors.map((e) => e.fieldName),
+        ['[0].modifiedDate', '[1].modifiedDate', '[2].createdDate'],
+      );
+      assert.equal(await db.store.locations.get('fixture-6'), undefined);
+    });
+
     test('a body that is not records is a 400 that speaks of the body, not of a file', async () => {
       const problemsOf = async (body: string) =>
         (
