@@ -5,6 +5,7 @@ import { readBodyText, readJsonObject } from '../http/request-body.js';
 import { type ImportProblem, importFiles } from '../import/import-files.js';
 import { RECORD_KINDS } from '../records/kinds.js';
 import { type RecordReader, UUID } from '../retail/record-reader.js';
+import { DATE_TIME_HINT, isDateTime } from '../shared/date-time.js';
 import { meantAside } from '../shared/did-you-mean.js';
 import { LarderError } from '../shared/errors.js';
 import { createValidator, MAX_REPORTED_PROBLEMS, requireValid } from '../shared/validator.js';
@@ -112,10 +113,15 @@ const clockSet = validated<ClockSetRequest>(ClockSetRequestSchema);
 const clockAdvance = validated<ClockAdvanceRequest>(ClockAdvanceRequestSchema);
 const newClient = validated<NewClientRequest>(NewClientRequestSchema);
 
-const queryParam = (c: Context, name: string, pattern: RegExp, hint: string): string | undefined => {
+const queryParam = (
+  c: Context,
+  name: string,
+  pattern: RegExp | ((value: string) => boolean),
+  hint: string,
+): string | undefined => {
   const value = c.req.query(name);
   if (value === undefined || value === '') return undefined;
-  if (!pattern.test(value))
+  if (!(typeof pattern === 'function' ? pattern(value) : pattern.test(value)))
     throw new LarderError('ERR_QUERY_PARAM', { fieldName: name, message: `${name} must be ${hint}.` });
   return value;
 };
@@ -145,7 +151,8 @@ const JOURNAL_PARAMS = ['clientId', 'location', 'operation', 'status', 'since', 
 /** The journal filter of `GET /_larder/requests`, validated. */
 export const journalFilter = (c: Context): JournalFilter => {
   onlyKnownParams(c, JOURNAL_PARAMS);
-  const since = queryParam(c, 'since', /^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$/, 'an ISO date-time');
+  // Read as record date-times are: a value Date.parse cannot read would be a NaN bound that filters nothing.
+  const since = queryParam(c, 'since', isDateTime, `a date-time (${DATE_TIME_HINT})`);
   const limit = queryParam(c, 'limit', /^\d{1,6}$/, 'a whole number');
   const status = queryParam(c, 'status', /^[1-5](\d\d|xx)$/i, 'an HTTP status (429) or class (4xx)');
   const filter: JournalFilter = {};

@@ -258,6 +258,12 @@ for (const backend of await backends()) {
         const bad = await admin('GET', '/requests?limit=lots');
         assert.equal(bad.status, 400);
         assert.equal((await json(bad))['fieldName'], 'limit');
+        // since reads date-times as records do: one an import would refuse is a 400, not a filter matching all.
+        for (const since of ['2025-01-01T99:99:99Z', '2025-01-01t12:00:00z', '2025-01-01T12:00:00+0500']) {
+          const refused = await admin('GET', `/requests?since=${encodeURIComponent(since)}`);
+          assert.equal(refused.status, 400, since);
+          assert.equal((await json(refused))['fieldName'], 'since');
+        }
         // A misspelt filter or operation id is told, not ignored (it would list everything, or nothing).
         for (const [query, field, meant] of [
           ['client=nobody', 'client', 'clientId'],
