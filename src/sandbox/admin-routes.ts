@@ -8,6 +8,7 @@ import { type RecordReader, UUID } from '../retail/record-reader.js';
 import { DATE_TIME_HINT, isDateTime } from '../shared/date-time.js';
 import { meantAside } from '../shared/did-you-mean.js';
 import { LarderError } from '../shared/errors.js';
+import { LOCATION_ID, LOCATION_ID_RULE } from '../shared/limits.js';
 import { createValidator, MAX_REPORTED_PROBLEMS, requireValid } from '../shared/validator.js';
 import type { ClockView, VirtualClock } from '../shared/virtual-clock.js';
 import type { Store } from '../storage/store.js';
@@ -53,8 +54,6 @@ export interface AdminDeps {
 
 /** Fixture uploads may be large (a whole location), but not unbounded. */
 export const MAX_FIXTURE_BYTES = 64 * 1024 * 1024;
-
-const LOCATION_ID = /^[\w.:@-]{1,200}$/;
 
 const validated = <T>(schema: Parameters<typeof createValidator>[0]) => {
   const validator = createValidator<T>(schema);
@@ -222,7 +221,7 @@ export const createAdminRoutes = ({
     if (!LOCATION_ID.test(id))
       throw new LarderError('ERR_VALIDATION', {
         fieldName: 'locationId',
-        message: 'locationId must be 1 to 200 letters, digits or . _ : @ -',
+        message: `locationId must be ${LOCATION_ID_RULE}.`,
       });
     return id;
   };

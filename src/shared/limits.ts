@@ -16,6 +16,14 @@ export const MAX_TOKEN_TTL_SECONDS = 31_536_000;
 /** interface.md §3: the header that names the location of every retail call. */
 export const LOCATION_HEADER = 'Platform-Restaurant-External-ID';
 
+/**
+ * A location id, wherever one is given (larder import and pull, the admin API's paths): it travels in
+ * LOCATION_HEADER, whose bytes clients encode differently beyond ASCII (curl sends UTF-8, fetch Latin-1), and
+ * the retail API trims it, so only visible ASCII is matched alike from every client. Both stores hold any text.
+ */
+export const LOCATION_ID = /^[\x21-\x7e]{1,200}$/;
+export const LOCATION_ID_RULE = `1 to 200 visible ASCII characters (no spaces): it travels in the ${LOCATION_HEADER} header`;
+
 /** The embedded store's file when neither --db nor --database-url is given. */
 export const DEFAULT_SQLITE_PATH = './larder.db';
 

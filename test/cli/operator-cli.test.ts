@@ -108,7 +108,11 @@ describe('errors a new user meets', () => {
       ],
       [
         ['import', '--location', 'café', '--purchase-orders', 'x.json'],
-        '--location must be 1-200 visible ASCII characters (no spaces): it travels in an HTTP header.',
+        '--location must be 1 to 200 visible ASCII characters (no spaces): it travels in the Platform-Restaurant-External-ID header.',
+      ],
+      [
+        ['import', '--location', `#/${'x'.repeat(199)}`, '--purchase-orders', 'x.json'],
+        '--location must be 1 to 200 visible ASCII characters',
       ],
       [['clock', 'advance', '-1d', ...admin], 'A negative value is not taken'],
       [

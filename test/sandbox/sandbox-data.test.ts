@@ -176,6 +176,25 @@ for (const backend of await backends()) {
       assert.equal((await api.json(badId))['fieldName'], 'locationId');
     });
 
+    test('a location id is 1 to 200 visible ASCII characters, as larder import and the retail header take it', async () => {
+      // Any id the CLI imports can be loaded, charted and deleted here too; percent-encoded in the path.
+      const longest = `Store#12/a%b?c:${'x'.repeat(185)}`;
+      assert.equal(longest.length, 200);
+      const path = `/locations/${encodeURIComponent(longest)}`;
+      const loaded = await api.admin('POST', `${path}/purchaseOrders`, JSON.stringify(orders));
+      assert.deepEqual(await api.json(loaded), { imported: 3 });
+      assert.notEqual(await db.store.locations.get(longest), undefined);
+      assert.equal((await api.admin('DELETE', path)).status, 200);
+      assert.equal(await db.store.locations.get(longest), undefined);
+      for (const id of [`${longest}y`, 'a b', 'café', 'tab\there']) {
+        const refused = await api.admin('POST', `/locations/${encodeURIComponent(id)}/purchaseOrders`, '[]');
+        assert.equal(refused.status, 400, id);
+        const body = await api.json(refused);
+        assert.equal(body['fieldName'], 'locationId');
+        assert.match(String(body['message']), /1 to 200 visible ASCII characters/);
+      }
+    });
+
     test('DELETE a location removes it and its records; then it is unknown', async () => {
       await api.admin('POST', '/locations/fixture-3/purchaseOrders', JSON.stringify(orders));
       const created = await api.json<{ clientId: string; clientSecret: string }>(

@@ -1,14 +1,9 @@
 import { formatProblem, importFiles } from '../../import/import-files.js';
+import { LOCATION_ID, LOCATION_ID_RULE } from '../../shared/limits.js';
 import { type Command, requiredOption, STORE_OPTIONS, UsageError } from '../command.js';
 import { kindFileOptions, kindFiles } from '../kind-files.js';
 import { createProgress } from '../progress.js';
 import { withStore } from '../store-options.js';
-
-/**
- * A location id travels in the Platform-Restaurant-External-ID header, whose bytes clients encode differently
- * beyond ASCII (curl sends UTF-8, fetch Latin-1): only visible ASCII is matched alike from every client.
- */
-export const LOCATION_ID = /^[\x21-\x7e]{1,200}$/;
 
 export const importCommand: Command = {
   name: 'import',
@@ -32,9 +27,7 @@ export const importCommand: Command = {
   run: async (args, io) => {
     const locationId = requiredOption(args, 'location');
     if (!LOCATION_ID.test(locationId)) {
-      throw new UsageError(
-        '--location must be 1-200 visible ASCII characters (no spaces): it travels in an HTTP header.',
-      );
+      throw new UsageError(`--location must be ${LOCATION_ID_RULE}.`);
     }
     const files = kindFiles(args);
     const given = Object.values(files);

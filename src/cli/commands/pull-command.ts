@@ -1,6 +1,7 @@
 import { LarderClientError } from '@larder/client';
 import { pullLocation } from '../../pull/pull-location.js';
 import { describeCounts } from '../../records/kinds.js';
+import { LOCATION_ID, LOCATION_ID_RULE } from '../../shared/limits.js';
 import {
   type Command,
   intOption,
@@ -12,7 +13,6 @@ import {
 } from '../command.js';
 import { createProgress } from '../progress.js';
 import { withStore } from '../store-options.js';
-import { LOCATION_ID } from './import-command.js';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -78,10 +78,7 @@ export const pullCommand: Command = {
     const clientSecret = requiredOption(args, 'client-secret');
     const location = requiredOption(args, 'location');
     const intoLocation = args.strings['into-location'] ?? location;
-    if (!LOCATION_ID.test(intoLocation))
-      throw new UsageError(
-        '--into-location must be 1-200 visible ASCII characters (no spaces): it travels in an HTTP header.',
-      );
+    if (!LOCATION_ID.test(intoLocation)) throw new UsageError(`--into-location must be ${LOCATION_ID_RULE}.`);
     const since = args.strings['since'];
     if (
       since !== undefined &&
