@@ -4,6 +4,7 @@ import type { Context } from 'hono';
 import { LarderError } from '../shared/errors.js';
 import { MAX_BODY_BYTES } from '../shared/limits.js';
 import { mayHoldNul, NUL_MESSAGE, nulFieldOf } from '../shared/nul-field.js';
+import { decodeUtf8 } from '../shared/utf8.js';
 import { requestHeader } from './request-header.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
@@ -13,6 +14,18 @@ const missingBody = () =>
   new LarderError('ERR_BODY_NOT_JSON', {
     message: 'A JSON object body is required; send {} to search without filters.',
   });
+
+/** JSON is UTF-8 (RFC 8259): other bytes are a 400, not U+FFFD searched for or stored as if sent. */
+const bodyText = (chunks: readonly Uint8Array[]): string => {
+  const decoded = decodeUtf8(Buffer.concat(chunks));
+  if ('text' in decoded) return decoded.text;
+  throw new LarderError('ERR_BODY_NOT_JSON', {
+    message:
+      decoded.byte === undefined
+        ? 'The request body ends in the middle of a UTF-8 character: send it as UTF-8.'
+        : `The request body is not UTF-8 (byte 0x${decoded.byte.toString(16).padStart(2, '0')} at offset ${decoded.badAt}): send it as UTF-8.`,
+  });
+};
 
 const readLimited = async (request: Request, maxBytes: number): Promise<string> => {
   if (request.body === null) return '';
@@ -29,7 +42,7 @@ const readLimited = async (request: Request, maxBytes: number): Promise<string> 
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return bodyText(chunks);
 };
 
 const cutOff = () => new LarderError('ERR_BODY_NOT_JSON', { message: 'The request body was cut off.' });
@@ -50,8 +63,13 @@ const readIncoming = (incoming: IncomingMessage, maxBytes: number): Promise<stri
     let size = 0;
     const settle = (error: LarderError | undefined) => {
       incoming.off('data', onData).off('end', onEnd).off('close', onClose).off('error', onClose);
-      if (error === undefined) resolve(Buffer.concat(chunks).toString('utf8'));
-      else reject(error);
+      if (error !== undefined) reject(error);
+      else
+        try {
+          resolve(bodyText(chunks));
+        } catch (notText) {
+          reject(notText);
+        }
     };
     const onData = (chunk: Buffer) => {
       size += chunk.byteLength;

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { strictUtf8, utf8FaultAt } from '../shared/utf8.js';
 
 /** One record's text and the line it starts on. */
 export interface RawRecord {
@@ -36,8 +37,31 @@ export async function* readRecords(input: Readable, noun = 'file'): AsyncGenerat
   /** Between an array's elements: what may come next. */
   let expect: 'first' | 'element' | 'comma' = 'first';
 
-  for await (const chunk of input.setEncoding('utf8') as AsyncIterable<string>) {
-    const text = pending + chunk;
+  const decoder = strictUtf8();
+  const notUtf8 = (at: number, byte: number | undefined) =>
+    new RecordSyntaxError(
+      at,
+      byte === undefined
+        ? `the ${noun} ends in the middle of a UTF-8 character`
+        : `the ${noun} is not UTF-8: byte 0x${byte.toString(16).padStart(2, '0')} here; save it as UTF-8`,
+    );
+  /** A chunk of bytes as text; `line` is the line the chunk starts on. Strings (a stream of text) pass as they are. */
+  const decode = (chunk: Buffer | string): string => {
+    if (typeof chunk === 'string') return chunk;
+    try {
+      return decoder.decode(chunk, { stream: true });
+    } catch {
+      // Up to 3 leading continuation bytes end a character begun in the previous chunk: a fresh decoder skips them.
+      let from = 0;
+      while (from < 3 && ((chunk[from] ?? 0) & 0xc0) === 0x80) from++;
+      const fault = from + utf8FaultAt(chunk.subarray(from));
+      const at = fault === chunk.length ? 0 : fault;
+      throw notUtf8(line + chunk.subarray(0, at).filter((byte) => byte === 10).length, chunk[at]);
+    }
+  };
+
+  for await (const chunk of input as AsyncIterable<Buffer | string>) {
+    const text = pending + decode(chunk);
     // Inside strings (most of the text) the scan jumps to the next character that matters with native indexOf;
     // the next backslash and newline are remembered, so each is searched for once per occurrence.
     const next = (code: number, from: number) => {
@@ -123,6 +147,11 @@ export async function* readRecords(input: Readable, noun = 'file'): AsyncGenerat
       pending = text.slice(start);
       start = 0;
     }
+  }
+  try {
+    decoder.decode();
+  } catch {
+    throw notUtf8(line, undefined);
   }
   if (start !== -1 || inString)
     throw new RecordSyntaxError(startLine || line, `the ${noun} ends inside a record`);

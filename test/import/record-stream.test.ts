@@ -96,6 +96,53 @@ test('the import reports a bad comma as FILE:LINE', async () => {
   ]);
 });
 
+test('bytes that are not UTF-8 are a syntax error on their line, not U+FFFD; a character split across chunks is fine', async () => {
+  const bytesError = async (...chunks: Buffer[]): Promise<RecordSyntaxError> => {
+    const error = await read(...chunks).then(
+      () => assert.fail('accepted'),
+      (thrown: unknown) => thrown,
+    );
+    assert.ok(error instanceof RecordSyntaxError, String(error));
+    return error;
+  };
+  const utf8 = Buffer.from('{"a": 1}\n{"b": "é€"}\n', 'utf8');
+  for (let cut = 0; cut <= utf8.length; cut++)
+    assert.deepEqual(
+      (await read(utf8.subarray(0, cut), utf8.subarray(cut))).map((record) => record.text),
+      ['{"a": 1}', '{"b": "é€"}'],
+    );
+  const latin1 = Buffer.from('{"a": 1}\n{"b": 2}\n{"c": "caf\xe9"}\n', 'latin1');
+  const bad = await bytesError(latin1.subarray(0, 12), latin1.subarray(12));
+  assert.equal(bad.line, 3);
+  assert.equal(bad.message, 'the file is not UTF-8: byte 0xe9 here; save it as UTF-8');
+  // A lead byte at the end of one chunk, a byte that cannot continue it at the start of the next.
+  const split = await bytesError(
+    Buffer.from('{"a": 1}\n{"b": "\xc3', 'latin1'),
+    Buffer.from('("}', 'latin1'),
+  );
+  assert.equal(split.line, 2);
+  const cutOff = await bytesError(Buffer.from('{"a": 1}\n{"b": 2}\n\xe2\x82', 'latin1'));
+  assert.equal(cutOff.line, 3);
+  assert.equal(cutOff.message, 'the file ends in the middle of a UTF-8 character');
+});
+
+test('the import reports bytes that are not UTF-8 as FILE:LINE', async () => {
+  const store = {
+    capabilities: { writesOnMainThread: false, embedded: false },
+    records: { beginImport: async () => ({ rollback: async () => {} }) },
+  } as unknown as Store;
+  const result = await importFiles(store, {
+    locationId: 'L1',
+    purchaseOrders: {
+      path: 'po.json',
+      input: Readable.from([Buffer.from('[\n{"id": "\xff"}\n]', 'latin1')]),
+    },
+  });
+  assert.deepEqual(result.problems.map(formatProblem), [
+    'po.json:2 (file): the file is not UTF-8: byte 0xff here; save it as UTF-8',
+  ]);
+});
+
 const pretty = `{
   "id": "x",
   "items": [
