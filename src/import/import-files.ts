@@ -104,7 +104,7 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
             report({
               line,
               record: first + i,
-              fieldName: 'id',
+              fieldName: kind.idField,
               message: `repeats the id of the record at line ${earlier} (${record.id}); each id may appear once per file`,
             });
         } else if (seen.size < MAX_TRACKED_IDS) seen.set(id, line);

@@ -150,6 +150,21 @@ for (const backend of await backends()) {
       assert.equal(valid.committed, true);
     });
 
+    test('a repeated id is a problem naming the kind’s id field', async () => {
+      const result = await importFiles(instance.store, {
+        locationId: newLocationId(),
+        purchaseOrders: { path: 'po.ndjson', input: ndjson([orders[0], orders[1], orders[0]]) },
+        inventoryHistory: { path: 'ih.ndjson', input: ndjson([entries[0], entries[0]]) },
+      });
+      assert.deepEqual(
+        result.problems.map((problem) => [problem.file, problem.line, problem.fieldName]),
+        [
+          ['po.ndjson', 3, 'id'],
+          ['ih.ndjson', 2, 'inventoryHistoryLogId'],
+        ],
+      );
+    });
+
     test('an invalid record after batches were written stores nothing', async () => {
       const locationId = newLocationId();
       const broken = [...entries, { ...entries[0], adjustmentType: 'MISPLACED' }];
