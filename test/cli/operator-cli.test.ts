@@ -101,6 +101,18 @@ describe('errors a new user meets', () => {
 
   test('usage mistakes are named as the user typed them', async () => {
     const admin = ['--url', 'http://127.0.0.1:9', '--admin-token', 'x'.repeat(20)];
+    const pull = [
+      'pull',
+      '--from',
+      'http://127.0.0.1:9',
+      '--client-id',
+      'c',
+      '--client-secret',
+      's',
+      '--location',
+      'l',
+      '--since',
+    ];
     for (const [argv, message] of [
       [
         ['seed', '--end-date', '2025-02-30'],
@@ -114,6 +126,8 @@ describe('errors a new user meets', () => {
         ['import', '--location', `#/${'x'.repeat(199)}`, '--purchase-orders', 'x.json'],
         '--location must be 1 to 200 visible ASCII characters',
       ],
+      [[...pull, '2025-02-30'], '--since must be a day (YYYY-MM-DD) or a date-time (RFC 3339'],
+      [[...pull, '2025-06-01 09:00:00Z'], 'not 2025-06-01 09:00:00Z.'],
       [['clock', 'advance', '-1d', ...admin], 'A negative value is not taken'],
       [
         ['faults', 'add', 'not json', ...admin],

@@ -1,6 +1,7 @@
 import { LarderClientError } from '@larder/client';
 import { pullLocation } from '../../pull/pull-location.js';
 import { describeCounts } from '../../records/kinds.js';
+import { DATE_TIME_HINT, isCalendarDate, isDateTime } from '../../shared/date-time.js';
 import { LOCATION_ID, LOCATION_ID_RULE } from '../../shared/limits.js';
 import {
   type Command,
@@ -13,8 +14,6 @@ import {
 } from '../command.js';
 import { createProgress } from '../progress.js';
 import { withStore } from '../store-options.js';
-
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 const sourceUrl = (args: ParsedArgs): string => {
   const text = requiredOption(args, 'from');
@@ -80,11 +79,11 @@ export const pullCommand: Command = {
     const intoLocation = args.strings['into-location'] ?? location;
     if (!LOCATION_ID.test(intoLocation)) throw new UsageError(`--into-location must be ${LOCATION_ID_RULE}.`);
     const since = args.strings['since'];
-    if (
-      since !== undefined &&
-      (Number.isNaN(Date.parse(since)) || (!DAY.test(since) && !since.includes('T')))
-    )
-      throw new UsageError(`--since must be a day (YYYY-MM-DD) or an ISO 8601 instant, not ${since}.`);
+    // A day that does not exist (2025-02-30) is refused, not rolled over into March as Date.parse does.
+    if (since !== undefined && !isCalendarDate(since) && !isDateTime(since))
+      throw new UsageError(
+        `--since must be a day (YYYY-MM-DD) or a date-time (${DATE_TIME_HINT}), not ${since}.`,
+      );
     const pageSize = intOption(args, 'page-size', 1, 500);
     const progress = createProgress(io, 'records');
     const started = performance.now();
