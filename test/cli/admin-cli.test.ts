@@ -74,6 +74,9 @@ test('clock set, advance, show and reset drive the server', async () => {
 test('clock mistakes are usage errors; a wrong token is the server refusing', async () => {
   assert.equal((await larder('clock', 'advance', 'soon')).code, 2);
   assert.equal((await larder('clock', 'set', 'yesterday')).code, 2);
+  // Refused by the CLI as the server would refuse them, before any request: not a day, not RFC 3339.
+  for (const value of ['2025-02-30', '2025-06-01 09:00:00Z', '2025-06-01T09:00:00+0500'])
+    assert.match((await larder('clock', 'set', value)).err, /clock set needs a date-time \(RFC 3339/, value);
   const io = capture();
   const code = await main(
     ['clock', 'show', '--url', handle.url, '--admin-token', 'wrong-token-0123456789'],

@@ -1,3 +1,4 @@
+import { DATE_TIME_HINT, isCalendarDate, isDateTime } from '../../shared/date-time.js';
 import type { ClockView } from '../../shared/virtual-clock.js';
 import { parseDuration } from '../../shared/virtual-clock.js';
 import { ADMIN_OPTIONS, adminClient } from '../admin-client.js';
@@ -35,11 +36,9 @@ export const clockCommand: Command = {
       request = admin.call('GET', '/clock');
     } else if (action === 'set') {
       // A date alone is that day's midnight UTC, as a sync window's dates are.
-      const now = value !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value;
-      if (now === undefined || Number.isNaN(Date.parse(now)))
-        throw new UsageError(
-          'clock set needs an ISO date-time or a date, e.g. 2025-06-01T09:00:00Z or 2025-06-01.',
-        );
+      const now = value !== undefined && isCalendarDate(value) ? `${value}T00:00:00Z` : value;
+      if (now === undefined || !isDateTime(now))
+        throw new UsageError(`clock set needs a date-time (${DATE_TIME_HINT}) or a day (2025-06-01).`);
       request = admin.call('PUT', '/clock', { now, frozen: args.flags['frozen'] === true });
     } else if (action === 'advance') {
       const seconds = value === undefined ? undefined : parseDuration(value);
