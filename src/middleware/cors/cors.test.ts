@@ -59,6 +59,8 @@ describe('with --cors', () => {
     assert.equal(response.headers.get('access-control-allow-origin'), ALLOWED);
     const exposed = (response.headers.get('access-control-expose-headers') ?? '').toLowerCase().split(',');
     for (const header of CORS_EXPOSED_HEADERS) assert.ok(exposed.includes(header.toLowerCase()), header);
+    // The client times a rate limit's reset (a Unix time) by the server's clock: a browser must see Date.
+    assert.ok(exposed.includes('date'));
     assert.equal(response.headers.get('access-control-allow-credentials'), null);
   });
 

@@ -2,8 +2,12 @@ import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { LOCATION_HEADER } from '../../shared/limits.js';
 
-/** Response headers a browser script may read: the request id, retry and auth hints, and the rate-limit state. */
+/**
+ * Response headers a browser script may read: the request id, retry and auth hints, the rate-limit state, and
+ * Date (a reset given as a Unix time is timed against the server's clock, which a sandbox may have moved).
+ */
 export const CORS_EXPOSED_HEADERS = [
+  'Date',
   'X-Request-Id',
   'Retry-After',
   'WWW-Authenticate',
