@@ -110,13 +110,41 @@ const trimSlash = (url: string) => url.replace(/\/+$/, '');
 const invalidToken = (answer: HttpAnswer) =>
   answer.status === 401 && /invalid_token/.test(answer.headers.get('www-authenticate') ?? '');
 
+/** The longest a timer can wait (2^31 - 1 ms, about 24.8 days): AbortSignal.timeout refuses more. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** Options are checked when the client is made: a mistake there is a TypeError, never a failed call later. */
+const checkOptions = (options: ClientOptions, retry: RetrySettings | false, timeoutMs: number): void => {
+  for (const [name, url] of [
+    ['baseUrl', options.baseUrl],
+    ['authBaseUrl', options.authBaseUrl],
+  ] as const)
+    if (url !== undefined && !(URL.canParse(url) && /^https?:$/.test(new URL(url).protocol)))
+      throw new TypeError(
+        `${name} must be an absolute http(s) URL such as http://127.0.0.1:8080, not ${url}`,
+      );
+  const whole = (name: string, value: number, min: number) => {
+    if (!Number.isInteger(value) || value < min || value > MAX_TIMER_MS)
+      throw new TypeError(`${name} must be a whole number from ${min} to ${MAX_TIMER_MS}, not ${value}`);
+  };
+  whole('timeoutMs', timeoutMs, 1);
+  if (retry === false) return;
+  whole('retry.maxAttempts', retry.maxAttempts, 1);
+  whole('retry.baseDelayMs', retry.baseDelayMs, 0);
+  whole('retry.maxDelayMs', retry.maxDelayMs, 0);
+  whole('retry.maxElapsedMs', retry.maxElapsedMs, 0);
+};
+
 export const createClient = (options: ClientOptions): LarderClient => {
+  const retry = options.retry === false ? false : retrySettings(options.retry ?? {});
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  checkOptions(options, retry, timeoutMs);
   const baseUrl = trimSlash(options.baseUrl);
   const now = options.now ?? Date.now;
   const transport = createTransport({
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
-    retry: options.retry === false ? false : retrySettings(options.retry ?? {}),
-    timeoutMs: options.timeoutMs ?? 30_000,
+    retry,
+    timeoutMs,
     sleep: options.sleep ?? realSleep,
     now,
     random: Math.random,
@@ -182,6 +210,10 @@ export const createClient = (options: ClientOptions): LarderClient => {
             options,
             filter ?? {},
           );
+          // A page without its records or its next token (a proxy's or another server's answer) ends the walk
+          // with an error, rather than a TypeError or a request for page "null".
+          if (!Array.isArray(page?.data) || typeof page.nextPageToken !== 'string')
+            throw new LarderClientError(`POST /v1/${name}/search answered something that is not a page.`);
           yield page;
           if (page.nextPageToken === '') return;
           // A server that hands back the token it was given would walk forever.

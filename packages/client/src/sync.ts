@@ -18,24 +18,37 @@ export interface Watermark {
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
+/** RFC 3339 as the server reads it: `T`, and a zone of `Z` or ±HH:MM. */
+const INSTANT = /^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
 
 const dayOf = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
 
-/** Reads `since`: a watermark, a day (YYYY-MM-DD), or an instant (ISO 8601; older changes are left out). */
+/** A day that exists: Date.parse rolls 2026-02-30 over into March, and reads "2026" or "1" as a year. */
+const isDay = (text: string): boolean =>
+  DAY.test(text) && dayOf(Date.parse(`${text}T00:00:00Z`) || 0) === text;
+
+/** An instant on a day that exists, in RFC 3339: epoch ms, or NaN. */
+const instant = (text: string): number => {
+  const day = INSTANT.exec(text)?.[1];
+  return day !== undefined && isDay(day) ? Date.parse(text) : Number.NaN;
+};
+
+/** Reads `since`: a watermark, a day (YYYY-MM-DD), or an instant (RFC 3339; older changes are left out). */
 export const startingPoint = (
   since: Watermark | string | undefined,
 ): { day: string | null; seen: Map<string, number>; from: number | undefined } => {
   if (since === undefined) return { day: null, seen: new Map(), from: undefined };
   if (typeof since === 'string') {
-    if (DAY.test(since) && !Number.isNaN(Date.parse(since)))
-      return { day: since, seen: new Map(), from: undefined };
-    const from = Date.parse(since);
+    if (isDay(since)) return { day: since, seen: new Map(), from: undefined };
+    const from = instant(since);
     if (Number.isNaN(from))
-      throw new TypeError(`since must be a watermark, YYYY-MM-DD or an ISO date-time: ${since}`);
+      throw new TypeError(
+        `since must be a watermark, a day (YYYY-MM-DD) or an RFC 3339 date-time (2026-02-01T09:00:00Z): ${since}`,
+      );
     return { day: dayOf(from), seen: new Map(), from };
   }
-  if (since.day !== null && !DAY.test(since.day)) throw new TypeError(`Not a watermark day: ${since.day}`);
-  const from = since.from === undefined ? undefined : Date.parse(since.from);
+  if (since.day !== null && !isDay(since.day)) throw new TypeError(`Not a watermark day: ${since.day}`);
+  const from = since.from === undefined ? undefined : instant(since.from);
   if (from !== undefined && Number.isNaN(from)) throw new TypeError(`Not a watermark instant: ${since.from}`);
   return {
     day: since.day,

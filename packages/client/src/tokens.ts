@@ -96,7 +96,15 @@ export const createTokenSource = (options: {
       limit: 'login',
     });
     if (answer.status !== 200) throw apiError(answer);
-    const { token } = parseBody<AuthenticationResponse>(answer, 'The login');
+    const token = parseBody<Partial<AuthenticationResponse> | null>(answer, 'The login')?.token;
+    if (
+      typeof token?.accessToken !== 'string' ||
+      typeof token.expiresIn !== 'number' ||
+      !(token.expiresIn > 0)
+    )
+      throw new LarderClientError(
+        `The login answered 200 without a token (accessToken and expiresIn) (request ${answer.headers.get('x-request-id') ?? 'unknown'}).`,
+      );
     // Counted from when the login was sent, so the token is never thought to live longer than it does.
     const lifetimeMs = token.expiresIn * 1000;
     return { accessToken: token.accessToken, renewAt: sent + lifetimeMs - renewBefore(lifetimeMs) };

@@ -241,6 +241,9 @@ export const createTransport = (options: TransportOptions) => {
   };
 
   const send = async (request: HttpRequest): Promise<HttpAnswer> => {
+    // A header value fetch cannot send (a location with a line break) is the caller's mistake: a TypeError at
+    // once, as fetch throws it, not a network failure retried for a minute.
+    new Headers(request.headers);
     const started = now();
     // 429s that named their wait are the server pacing the client (calls at once past a limit take turns), not
     // failures: they spend no attempt of maxAttempts, only time, as octokit's throttling treats them. Their own

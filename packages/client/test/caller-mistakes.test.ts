@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createClient, LarderClientError } from '../src/index.js';
+import { createSyncState } from '../src/sync.js';
+
+/**
+ * A caller's mistake is a TypeError at once, never a call retried as a network failure; an answer that is not
+ * what the interface says is a LarderClientError, never a TypeError from inside the client. Scripted fetch: no
+ * server, and nothing waits (the sleep returns at once).
+ */
+
+const LOGIN = { token: { accessToken: 'token-1', expiresIn: 3600 } };
+
+/** A client whose fetch answers each request with the next of `answers` (JSON bodies, 200), counting calls. */
+const scripted = (...answers: unknown[]) => {
+  const sent: string[] = [];
+  const client = createClient({
+    baseUrl: 'http://larder.test',
+    clientId: 'id',
+    clientSecret: 'secret',
+    sleep: async () => {},
+    fetch: (async (input: string | URL | Request) => {
+      sent.push(String(input));
+      return Response.json(answers.shift() ?? {});
+    }) as typeof fetch,
+  });
+  return { client, sent };
+};
+
+test('options that cannot work are refused when the client is made', () => {
+  const base = { clientId: 'id', clientSecret: 'secret' };
+  for (const [options, named] of [
+    [{ baseUrl: '127.0.0.1:8080' }, /baseUrl must be an absolute http\(s\) URL/],
+    [{ baseUrl: 'ftp://larder.test' }, /baseUrl/],
+    [{ baseUrl: 'http://larder.test', authBaseUrl: 'larder.test' }, /authBaseUrl/],
+    [
+      { baseUrl: 'http://larder.test', timeoutMs: Number.POSITIVE_INFINITY },
+      /timeoutMs must be a whole number/,
+    ],
+    [{ baseUrl: 'http://larder.test', timeoutMs: 0 }, /timeoutMs/],
+    [{ baseUrl: 'http://larder.test', timeoutMs: 2 ** 40 }, /timeoutMs/],
+    [{ baseUrl: 'http://larder.test', retry: { maxAttempts: 0 } }, /retry\.maxAttempts/],
+    [{ baseUrl: 'http://larder.test', retry: { baseDelayMs: -1 } }, /retry\.baseDelayMs/],
+  ] as const)
+    assert.throws(
+      () => createClient({ ...base, ...options }),
+      (error: unknown) => {
+        assert.ok(error instanceof TypeError);
+        assert.match(error.message, named);
+        return true;
+      },
+    );
+  assert.doesNotThrow(() =>
+    createClient({ ...base, baseUrl: 'https://larder.test/', retry: false, timeoutMs: 1 }),
+  );
+});
+
+test('a location no header can carry is a TypeError before anything is sent', async () => {
+  const { client, sent } = scripted(LOGIN);
+  await assert.rejects(client.purchaseOrders.get('x', { location: 'a\nb' }), TypeError);
+  assert.deepEqual(sent, []);
+});
+
+test('a login answered 200 without a token is a LarderClientError', async () => {
+  for (const body of [
+    { ok: true },
+    null,
+    { token: { accessToken: 'a' } },
+    { token: { accessToken: 'a', expiresIn: 0 } },
+  ]) {
+    const { client } = scripted(body);
+    await assert.rejects(client.purchaseOrders.get('x', { location: 'loc' }), (error: unknown) => {
+      assert.ok(error instanceof LarderClientError, String(error));
+      assert.match(error.message, /The login answered 200 without a token/);
+      return true;
+    });
+  }
+});
+
+test('a search answered with something that is not a page ends the walk with a LarderClientError', async () => {
+  for (const page of [{ data: [], currentPageToken: '', nextPageToken: null }, { nextPageToken: '' }, null]) {
+    const { client, sent } = scripted(LOGIN, page);
+    await assert.rejects(
+      (async () => {
+        for await (const _ of client.purchaseOrders.search({}, { location: 'loc' })) void _;
+      })(),
+      (error: unknown) => {
+        assert.ok(error instanceof LarderClientError, String(error));
+        assert.match(error.message, /answered something that is not a page/);
+        return true;
+      },
+    );
+    assert.equal(sent.length, 2, 'the login and one page: no request for page "null"');
+  }
+});
+
+test('sync since takes a real day or an RFC 3339 instant, nothing Date.parse merely guesses at', () => {
+  for (const since of [
+    '2026-02-30',
+    '2025-13-01',
+    '1',
+    '2026',
+    '2026-02-01 09:00:00Z',
+    '2026-02-01T09:00:00+0100',
+  ])
+    assert.throws(() => createSyncState(since), TypeError, since);
+  assert.equal(createSyncState('2024-02-29').day, '2024-02-29');
+  assert.equal(createSyncState('2026-02-01T23:30:00-02:00').day, '2026-02-02');
+  assert.throws(() => createSyncState({ day: '2026-02-30', seen: {} }), TypeError);
+});
