@@ -151,6 +151,7 @@ export const createApp = async ({
         persistence: {
           load: () => store.settings.clock.get(),
           save: (setting) => store.settings.clock.set(setting),
+          update: (change) => store.settings.clock.update(change),
         },
       })
     : undefined;

@@ -22,6 +22,8 @@ export interface ClockView {
 export interface ClockPersistence {
   load(): Promise<ClockSetting | undefined>;
   save(setting: ClockSetting): Promise<void>;
+  /** Changes the stored setting atomically: an advance adds to what is stored, which another worker may have moved. */
+  update(change: (current: ClockSetting | undefined) => ClockSetting): Promise<ClockSetting>;
 }
 
 export interface VirtualClock extends Clock {
@@ -75,12 +77,14 @@ export const createVirtualClock = async ({
       apply(
         frozen ? { offsetMs: 0, frozenAtMs: epochMs } : { offsetMs: epochMs - real.now(), frozenAtMs: null },
       ),
-    advance: (ms) =>
-      apply(
-        setting.frozenAtMs === null
-          ? { offsetMs: setting.offsetMs + ms, frozenAtMs: null }
-          : { offsetMs: 0, frozenAtMs: setting.frozenAtMs + ms },
-      ),
+    advance: async (ms) => {
+      setting = await persistence.update((current = REAL_TIME) =>
+        current.frozenAtMs === null
+          ? { offsetMs: current.offsetMs + ms, frozenAtMs: null }
+          : { offsetMs: 0, frozenAtMs: current.frozenAtMs + ms },
+      );
+      return view();
+    },
     reset: () => apply(REAL_TIME),
     sync,
     startSync: (intervalMs) => {

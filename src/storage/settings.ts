@@ -1,5 +1,13 @@
+import { StoreError } from '../shared/errors.js';
 import type { ClockSetting } from '../shared/virtual-clock.js';
-import type { DatabaseKind, LiveDemoState, PullState, Setting, SettingsStore } from './store.js';
+import type {
+  DatabaseKind,
+  LiveDemoState,
+  PullState,
+  Setting,
+  SettingsStore,
+  UpdatableSetting,
+} from './store.js';
 
 /** A backend's raw settings table: text values by name. */
 export interface NamedValues {
@@ -8,7 +16,12 @@ export interface NamedValues {
   set(values: readonly (readonly [name: string, value: string])[]): Promise<void>;
   /** Sets the value unless one exists; returns the value that is stored. */
   ensure(name: string, value: string): Promise<string>;
+  /** Sets the value only if the stored one is `expected` (undefined: none stored); true when it did. */
+  swap(name: string, expected: string | undefined, value: string): Promise<boolean>;
 }
+
+/** Tries of an update that other instances keep changing under it: a few at most, in a sandbox driven by tests. */
+const MAX_SWAPS = 20;
 
 /** The stored names: existing databases hold these, so they never change. */
 const NAMES = {
@@ -50,6 +63,19 @@ const jsonSetting = <T>(values: NamedValues, name: string): Setting<T> => ({
   ensure: async (candidate) => JSON.parse(await values.ensure(name, JSON.stringify(candidate))) as T,
 });
 
+/** Read, change, and store only if nobody stored another value meanwhile (else read again): no lost update. */
+const updatableJsonSetting = <T>(values: NamedValues, name: string): UpdatableSetting<T> => ({
+  ...jsonSetting<T>(values, name),
+  update: async (change) => {
+    for (let attempt = 0; attempt < MAX_SWAPS; attempt++) {
+      const text = await values.get(name);
+      const next = change(text === undefined ? undefined : (JSON.parse(text) as T));
+      if (await values.swap(name, text, JSON.stringify(next))) return next;
+    }
+    throw new StoreError('STORE_LOCKED', `Setting ${name} kept changing while being updated.`);
+  },
+});
+
 export const createSettingsStore = (values: NamedValues): SettingsStore => ({
   pageTokenSecret: textSetting(values, NAMES.pageTokenSecret),
   clientSecretHashKey: textSetting(values, NAMES.clientSecretHashKey),
@@ -74,7 +100,7 @@ export const createSettingsStore = (values: NamedValues): SettingsStore => ({
     },
   },
   benchDataset: textSetting(values, NAMES.benchDataset),
-  clock: jsonSetting<ClockSetting>(values, NAMES.clock),
+  clock: updatableJsonSetting<ClockSetting>(values, NAMES.clock),
   demoAdminToken: textSetting(values, NAMES.demoAdminToken),
   liveDemo: jsonSetting<LiveDemoState>(values, NAMES.liveDemo),
   databaseKind: textSetting(values, NAMES.databaseKind) as Setting<DatabaseKind>,

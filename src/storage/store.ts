@@ -218,6 +218,11 @@ export interface Setting<T> {
   ensure(candidate: T): Promise<T>;
 }
 
+/** A stored value changed from what it is to what `change` makes of it, atomically across instances. */
+export interface UpdatableSetting<T> extends Setting<T> {
+  update(change: (current: T | undefined) => T): Promise<T>;
+}
+
 /** The small named values Larder keeps, one typed accessor each (stored names: src/storage/settings.ts). */
 export interface SettingsStore {
   /** HMAC key of page tokens. */
@@ -230,8 +235,8 @@ export interface SettingsStore {
   demoClient: Setting<{ clientId: string; clientSecret: string }>;
   /** The bench's dataset key (bench/stores.ts). */
   benchDataset: Setting<string>;
-  /** The sandbox's virtual clock, shared by every instance. */
-  clock: Setting<ClockSetting>;
+  /** The sandbox's virtual clock, shared by every instance (an advance adds to what is stored, not what was seen). */
+  clock: UpdatableSetting<ClockSetting>;
   /** The admin token a demo database was first started with (kept, like the demo secret, to print again). */
   demoAdminToken: Setting<string>;
   /** How far the live demo locations have been generated. */

@@ -10,6 +10,10 @@ const memory = () => {
     save: async (setting: ClockSetting) => {
       stored = setting;
     },
+    update: async (change: (current: ClockSetting | undefined) => ClockSetting) => {
+      stored = change(stored);
+      return stored;
+    },
   };
 };
 
@@ -63,10 +67,27 @@ test('a failed write leaves the clock where it was', async () => {
       save: async () => {
         throw new Error('database is down');
       },
+      update: async () => {
+        throw new Error('database is down');
+      },
     },
   });
   await assert.rejects(clock.advance(1000), /database is down/);
+  await assert.rejects(clock.set(T0 + 1000, true), /database is down/);
   assert.equal(clock.now(), T0);
+});
+
+test('an advance adds to the stored time, which another instance may have moved since this one last read it', async () => {
+  const real = createTestClock(T0);
+  const persistence = memory();
+  const a = await createVirtualClock({ real, persistence });
+  const b = await createVirtualClock({ real, persistence });
+  await a.advance(864_000_000);
+  // b has not synced: it still thinks real time, yet its advance goes on from a's.
+  await b.advance(3_600_000);
+  assert.equal(b.now(), T0 + 864_000_000 + 3_600_000);
+  await a.sync();
+  assert.equal(a.now(), T0 + 864_000_000 + 3_600_000);
 });
 
 test('durations: 1d, 2h, 15m, 90s and sums; anything else is undefined', () => {

@@ -564,6 +564,23 @@ for (const backend of await backends()) {
         );
       });
 
+      test('concurrent updates across instances each apply to the value stored, none lost', async () => {
+        const step = { offsetMs: 1000, frozenAtMs: null };
+        const results = await Promise.all(
+          Array.from({ length: 8 }, (_, i) =>
+            (i % 2 === 0 ? store : peer).settings.clock.update((current) => ({
+              offsetMs: (current?.offsetMs ?? 0) + step.offsetMs,
+              frozenAtMs: null,
+            })),
+          ),
+        );
+        assert.deepEqual(await peer.settings.clock.get(), { offsetMs: 8000, frozenAtMs: null });
+        assert.deepEqual(
+          results.map((result) => result.offsetMs).sort((a, b) => a - b),
+          [1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000],
+        );
+      });
+
       test('typed values round-trip: a number, and the demo client as one pair', async () => {
         assert.equal(await store.settings.maxTokenTtlSeconds.get(), undefined);
         await store.settings.maxTokenTtlSeconds.set(86_400);

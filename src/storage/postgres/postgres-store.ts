@@ -411,6 +411,20 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
         }
         return stored;
       },
+      swap: async (name, expected, value) => {
+        const changed = await write(
+          expected === undefined
+            ? {
+                text: 'INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
+                values: [name, value],
+              }
+            : {
+                text: 'UPDATE settings SET value = $2 WHERE name = $1 AND value = $3',
+                values: [name, value, expected],
+              },
+        );
+        return changed.rowCount === 1;
+      },
     }),
 
     capabilities: { writesOnMainThread: false, embedded: false },

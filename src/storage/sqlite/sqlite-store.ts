@@ -253,6 +253,9 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
   const addSetting = db.prepare<[string, string]>(
     'INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING',
   );
+  const swapSetting = db.prepare<[string, string, string]>(
+    'UPDATE settings SET value = ? WHERE name = ? AND value = ?',
+  );
   const putSettings = db.transaction((values: readonly (readonly [string, string])[]) => {
     for (const [name, value] of values) putSetting.run(name, value);
   });
@@ -568,6 +571,12 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
           addSetting.run(name, value);
           return getSetting.get(name)!;
         }),
+      swap: (name, expected, value) =>
+        writing(
+          () =>
+            (expected === undefined ? addSetting.run(name, value) : swapSetting.run(value, name, expected))
+              .changes === 1,
+        ),
     }),
     capabilities: { writesOnMainThread: true, embedded: true },
     describe: () => 'sqlite',
