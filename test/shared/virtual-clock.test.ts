@@ -19,6 +19,15 @@ const memory = () => {
 
 const T0 = Date.UTC(2025, 5, 1, 12);
 
+/** Two instances (workers) of one sandbox: one store, one real clock. */
+const twoInstances = async () => {
+  const real = createTestClock(T0);
+  const persistence = memory();
+  const a = await createVirtualClock({ real, persistence });
+  const b = await createVirtualClock({ real, persistence });
+  return { real, persistence, a, b };
+};
+
 test('set, advance and reset move the virtual time; a running clock keeps running', async () => {
   const real = createTestClock(T0);
   const clock = await createVirtualClock({ real, persistence: memory() });
@@ -46,10 +55,7 @@ test('a frozen clock stands still until advanced', async () => {
 });
 
 test('another instance takes up a change from the store on sync', async () => {
-  const real = createTestClock(T0);
-  const persistence = memory();
-  const a = await createVirtualClock({ real, persistence });
-  const b = await createVirtualClock({ real, persistence });
+  const { real, persistence, a, b } = await twoInstances();
   await a.advance(7_200_000);
   assert.equal(b.now(), T0);
   await b.sync();
@@ -78,10 +84,7 @@ test('a failed write leaves the clock where it was', async () => {
 });
 
 test('an advance adds to the stored time, which another instance may have moved since this one last read it', async () => {
-  const real = createTestClock(T0);
-  const persistence = memory();
-  const a = await createVirtualClock({ real, persistence });
-  const b = await createVirtualClock({ real, persistence });
+  const { a, b } = await twoInstances();
   await a.advance(864_000_000);
   // b has not synced: it still thinks real time, yet its advance goes on from a's.
   await b.advance(3_600_000);
