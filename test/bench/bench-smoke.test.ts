@@ -1,34 +1,14 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { runningInCi } from '../helpers/ci.js';
 import { runNode } from '../helpers/cli.js';
+import { inScratch, missing, ROOT } from './smoke.js';
 
-/** CI does not run the full bench (minutes on 2 cores); this smoke keeps every part of it from rotting. */
-const ROOT = join(import.meta.dirname, '..', '..');
+/** The bench's scenarios, its workers mode and its cost-against-size run (the optional paths: bench-paths-smoke). */
 
-/** Runs `body` with a scratch directory of its own, removed afterwards whatever happens. */
-const inScratch = async (prefix: string, body: (dir: string) => Promise<void>): Promise<void> => {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  try {
-    await body(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-};
 let out: string | undefined;
-
-/**
- * The bench's load generator is its own dependency (bench/package.json): `npm run bench` installs it, .ci/run
- * too. Outside CI a checkout that never ran the bench skips this test and says so; in CI it must run.
- */
-const missing =
-  existsSync(join(ROOT, 'bench', 'node_modules', 'autocannon')) || runningInCi()
-    ? false
-    : 'bench/node_modules is not installed (npm run bench, or npm ci --prefix bench); skipped outside CI';
 
 after(async () => {
   if (out !== undefined) await rm(out, { recursive: true, force: true });
@@ -159,143 +139,5 @@ test('npm run bench -- --scale measures cost against size and draws the chart', 
       assert.ok(point.importRate > 0 && point.diskMb > 0 && point.rssMb > 0);
       assert.ok(point.get.requestsPerSecond > 0);
     }
-  });
-});
-
-test('npm run bench -- --cost --smoke prices every optional path in server CPU per request', {
-  timeout: 240_000,
-  skip: missing,
-}, async () => {
-  await inScratch('larder-bench-cost-', async (dir) => {
-    const run = await runNode(
-      ['--import', 'tsx', 'bench/run.ts', '--cost', '--smoke', '--dataset', 'demo', '--out', dir],
-      { cwd: ROOT },
-    );
-    assert.equal(run.code, 0, run.stderr);
-    const table = await readFile(join(dir, 'cost-sqlite.md'), 'utf8');
-    for (const path of [
-      'all optional paths off',
-      'admin API + journal',
-      'admin API, journal off',
-      'the same, 64-entry journal',
-      '--rate-limit platform',
-      'metrics',
-      'access log',
-    ])
-      for (const request of ['GET purchase order by id', 'First search page'])
-        assert.match(
-          table,
-          new RegExp(`\\| ${request}[^|]*\\| ${path.replace(/[+]/g, '\\$&')}[^|]*\\| [0-9.]+ \\|`),
-          `${request}: ${path}`,
-        );
-    const results = JSON.parse(await readFile(join(dir, 'cost-sqlite.json'), 'utf8')) as { user: number }[];
-    assert.equal(results.length, 14);
-    for (const result of results) assert.ok(result.user > 0);
-  });
-});
-
-test('bench/pairs.mjs runs an optional path off and on and writes every pair with its change', {
-  timeout: 240_000,
-  skip: missing,
-}, async () => {
-  await inScratch('larder-bench-pairs-', async (dir) => {
-    const run = await runNode(
-      [
-        'bench/pairs.mjs',
-        '--pairs',
-        '1',
-        '--only',
-        'get-po',
-        '--out',
-        dir,
-        '--',
-        '--smoke',
-        '--backend',
-        'sqlite',
-      ],
-      { cwd: ROOT },
-    );
-    assert.equal(run.code, 0, run.stderr);
-    const table = await readFile(join(dir, 'pairs.md'), 'utf8');
-    assert.match(table, /--on LARDER_BENCH_SANDBOX=1/);
-    assert.match(
-      table,
-      /^\| GET purchase order by id \(Larder sqlite\) \| 1 \| [\d,]+, \d\.\d{3} \| [\d,]+, \d\.\d{3} \| [+-]\d+\.\d%/m,
-    );
-    assert.match(
-      table,
-      /^- GET purchase order by id \(Larder sqlite\): median change [+-]\d+\.\d% over 1 pairs/m,
-    );
-    const { pairs } = JSON.parse(await readFile(join(dir, 'pairs.json'), 'utf8')) as {
-      pairs: { off: Record<string, { ratio: number }>; on: Record<string, { ratio: number }> }[];
-    };
-    assert.ok((pairs[0]?.on['GET purchase order by id (Larder sqlite)']?.ratio ?? 0) > 0);
-  });
-});
-
-test('bench/pairs.mjs --pool pools earlier sets and prints the median change with its interval', async () => {
-  await inScratch('larder-bench-pool-', async (dir) => {
-    const key = 'GET purchase order by id (Larder sqlite)';
-    // Two sets: changes of -10%, -2% and +4% (median -2%, mean -2.7%).
-    const set = (ratios: [number, number][]) => ({
-      pairs: ratios.map(([off, on]) => ({
-        off: { [key]: { ratio: off } },
-        on: { [key]: { ratio: on } },
-      })),
-    });
-    await writeFile(
-      join(dir, 'a.json'),
-      JSON.stringify(
-        set([
-          [0.5, 0.45],
-          [0.5, 0.49],
-        ]),
-      ),
-    );
-    await writeFile(join(dir, 'b.json'), JSON.stringify(set([[0.5, 0.52]])));
-    const run = await runNode(
-      ['bench/pairs.mjs', '--pool', join(dir, 'a.json'), '--pool', join(dir, 'b.json')],
-      { cwd: ROOT },
-    );
-    assert.equal(run.code, 0, run.stderr);
-    assert.match(
-      run.stdout,
-      /^- GET purchase order by id \(Larder sqlite\): 3 pairs from 2 sets; median change -2\.0% \(bootstrap 90% interval -10\.0% to \+4\.0%\), mean -2\.7%\.$/m,
-    );
-  });
-});
-
-test('bench/page-envelope.ts measures the framed page against the copied one', {
-  timeout: 240_000,
-}, async () => {
-  await inScratch('larder-bench-envelope-', async (dir) => {
-    const run = await runNode(
-      [
-        '--import',
-        'tsx',
-        'bench/page-envelope.ts',
-        '--pages',
-        '20',
-        '--rounds',
-        '1',
-        '--scale',
-        '0.01',
-        '--cache',
-        dir,
-        '--out',
-        dir,
-      ],
-      { cwd: ROOT },
-    );
-    assert.equal(run.code, 0, run.stderr);
-    const table = await readFile(join(dir, 'page-envelope.md'), 'utf8');
-    for (const mode of ['copied', 'framed'])
-      assert.match(
-        table,
-        new RegExp(
-          `^\\| First page, 100 purchase orders, includeArchived \\| ${mode} \\| [\\d,]+ \\| \\d+ \\|`,
-          'm',
-        ),
-      );
   });
 });

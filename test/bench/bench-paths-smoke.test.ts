@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { runNode } from '../helpers/cli.js';
+import { inScratch, missing, ROOT } from './smoke.js';
+
+/** The bench's tools for optional paths: their cost, off/on pairs, pooled pairs, and the page envelope. */
+
+test('npm run bench -- --cost --smoke prices every optional path in server CPU per request', {
+  timeout: 240_000,
+  skip: missing,
+}, async () => {
+  await inScratch('larder-bench-cost-', async (dir) => {
+    const run = await runNode(
+      ['--import', 'tsx', 'bench/run.ts', '--cost', '--smoke', '--dataset', 'demo', '--out', dir],
+      { cwd: ROOT },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const table = await readFile(join(dir, 'cost-sqlite.md'), 'utf8');
+    for (const path of [
+      'all optional paths off',
+      'admin API + journal',
+      'admin API, journal off',
+      'the same, 64-entry journal',
+      '--rate-limit platform',
+      'metrics',
+      'access log',
+    ])
+      for (const request of ['GET purchase order by id', 'First search page'])
+        assert.match(
+          table,
+          new RegExp(`\\| ${request}[^|]*\\| ${path.replace(/[+]/g, '\\$&')}[^|]*\\| [0-9.]+ \\|`),
+          `${request}: ${path}`,
+        );
+    const results = JSON.parse(await readFile(join(dir, 'cost-sqlite.json'), 'utf8')) as { user: number }[];
+    assert.equal(results.length, 14);
+    for (const result of results) assert.ok(result.user > 0);
+  });
+});
+
+test('bench/pairs.mjs runs an optional path off and on and writes every pair with its change', {
+  timeout: 240_000,
+  skip: missing,
+}, async () => {
+  await inScratch('larder-bench-pairs-', async (dir) => {
+    const run = await runNode(
+      [
+        'bench/pairs.mjs',
+        '--pairs',
+        '1',
+        '--only',
+        'get-po',
+        '--out',
+        dir,
+        '--',
+        '--smoke',
+        '--backend',
+        'sqlite',
+      ],
+      { cwd: ROOT },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const table = await readFile(join(dir, 'pairs.md'), 'utf8');
+    assert.match(table, /--on LARDER_BENCH_SANDBOX=1/);
+    assert.match(
+      table,
+      /^\| GET purchase order by id \(Larder sqlite\) \| 1 \| [\d,]+, \d\.\d{3} \| [\d,]+, \d\.\d{3} \| [+-]\d+\.\d%/m,
+    );
+    assert.match(
+      table,
+      /^- GET purchase order by id \(Larder sqlite\): median change [+-]\d+\.\d% over 1 pairs/m,
+    );
+    const { pairs } = JSON.parse(await readFile(join(dir, 'pairs.json'), 'utf8')) as {
+      pairs: { off: Record<string, { ratio: number }>; on: Record<string, { ratio: number }> }[];
+    };
+    assert.ok((pairs[0]?.on['GET purchase order by id (Larder sqlite)']?.ratio ?? 0) > 0);
+  });
+});
+
+test('bench/pairs.mjs --pool pools earlier sets and prints the median change with its interval', async () => {
+  await inScratch('larder-bench-pool-', async (dir) => {
+    const key = 'GET purchase order by id (Larder sqlite)';
+    // Two sets: changes of -10%, -2% and +4% (median -2%, mean -2.7%).
+    const set = (ratios: [number, number][]) => ({
+      pairs: ratios.map(([off, on]) => ({
+        off: { [key]: { ratio: off } },
+        on: { [key]: { ratio: on } },
+      })),
+    });
+    await writeFile(
+      join(dir, 'a.json'),
+      JSON.stringify(
+        set([
+          [0.5, 0.45],
+          [0.5, 0.49],
+        ]),
+      ),
+    );
+    await writeFile(join(dir, 'b.json'), JSON.stringify(set([[0.5, 0.52]])));
+    const run = await runNode(
+      ['bench/pairs.mjs', '--pool', join(dir, 'a.json'), '--pool', join(dir, 'b.json')],
+      { cwd: ROOT },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(
+      run.stdout,
+      /^- GET purchase order by id \(Larder sqlite\): 3 pairs from 2 sets; median change -2\.0% \(bootstrap 90% interval -10\.0% to \+4\.0%\), mean -2\.7%\.$/m,
+    );
+  });
+});
+
+test('bench/page-envelope.ts measures the framed page against the copied one', {
+  timeout: 240_000,
+}, async () => {
+  await inScratch('larder-bench-envelope-', async (dir) => {
+    const run = await runNode(
+      [
+        '--import',
+        'tsx',
+        'bench/page-envelope.ts',
+        '--pages',
+        '20',
+        '--rounds',
+        '1',
+        '--scale',
+        '0.01',
+        '--cache',
+        dir,
+        '--out',
+        dir,
+      ],
+      { cwd: ROOT },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const table = await readFile(join(dir, 'page-envelope.md'), 'utf8');
+    for (const mode of ['copied', 'framed'])
+      assert.match(
+        table,
+        new RegExp(
+          `^\\| First page, 100 purchase orders, includeArchived \\| ${mode} \\| [\\d,]+ \\| \\d+ \\|`,
+          'm',
+        ),
+      );
+  });
+});

@@ -1,0 +1,30 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runningInCi } from '../helpers/ci.js';
+
+/**
+ * CI does not run the full bench (minutes on 2 cores); the smoke tests keep every part of it from rotting. They
+ * are two files, each well inside the runner's per-file bound on a loaded machine.
+ */
+export const ROOT = join(import.meta.dirname, '..', '..');
+
+/** Runs `body` with a scratch directory of its own, removed afterwards whatever happens. */
+export const inScratch = async (prefix: string, body: (dir: string) => Promise<void>): Promise<void> => {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  try {
+    await body(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+};
+
+/**
+ * The bench's load generator is its own dependency (bench/package.json): `npm run bench` installs it, .ci/run
+ * too. Outside CI a checkout that never ran the bench skips these tests and says so; in CI they must run.
+ */
+export const missing =
+  existsSync(join(ROOT, 'bench', 'node_modules', 'autocannon')) || runningInCi()
+    ? false
+    : 'bench/node_modules is not installed (npm run bench, or npm ci --prefix bench); skipped outside CI';
