@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { runNode } from '../helpers/cli.js';
-import { inScratch, missing, ROOT } from './smoke.js';
+import { inScratch, missing, runBench } from './smoke.js';
 
 /** The bench's tools for optional paths: their cost, off/on pairs, pooled pairs, and the page envelope. */
 
@@ -12,11 +11,17 @@ test('npm run bench -- --cost --smoke prices every optional path in server CPU p
   skip: missing,
 }, async () => {
   await inScratch('larder-bench-cost-', async (dir) => {
-    const run = await runNode(
-      ['--import', 'tsx', 'bench/run.ts', '--cost', '--smoke', '--dataset', 'demo', '--out', dir],
-      { cwd: ROOT },
-    );
-    assert.equal(run.code, 0, run.stderr);
+    await runBench([
+      '--import',
+      'tsx',
+      'bench/run.ts',
+      '--cost',
+      '--smoke',
+      '--dataset',
+      'demo',
+      '--out',
+      dir,
+    ]);
     const table = await readFile(join(dir, 'cost-sqlite.md'), 'utf8');
     for (const path of [
       'all optional paths off',
@@ -44,23 +49,19 @@ test('bench/pairs.mjs runs an optional path off and on and writes every pair wit
   skip: missing,
 }, async () => {
   await inScratch('larder-bench-pairs-', async (dir) => {
-    const run = await runNode(
-      [
-        'bench/pairs.mjs',
-        '--pairs',
-        '1',
-        '--only',
-        'get-po',
-        '--out',
-        dir,
-        '--',
-        '--smoke',
-        '--backend',
-        'sqlite',
-      ],
-      { cwd: ROOT },
-    );
-    assert.equal(run.code, 0, run.stderr);
+    await runBench([
+      'bench/pairs.mjs',
+      '--pairs',
+      '1',
+      '--only',
+      'get-po',
+      '--out',
+      dir,
+      '--',
+      '--smoke',
+      '--backend',
+      'sqlite',
+    ]);
     const table = await readFile(join(dir, 'pairs.md'), 'utf8');
     assert.match(table, /--on LARDER_BENCH_SANDBOX=1/);
     assert.match(
@@ -98,11 +99,13 @@ test('bench/pairs.mjs --pool pools earlier sets and prints the median change wit
       ),
     );
     await writeFile(join(dir, 'b.json'), JSON.stringify(set([[0.5, 0.52]])));
-    const run = await runNode(
-      ['bench/pairs.mjs', '--pool', join(dir, 'a.json'), '--pool', join(dir, 'b.json')],
-      { cwd: ROOT },
-    );
-    assert.equal(run.code, 0, run.stderr);
+    const run = await runBench([
+      'bench/pairs.mjs',
+      '--pool',
+      join(dir, 'a.json'),
+      '--pool',
+      join(dir, 'b.json'),
+    ]);
     assert.match(
       run.stdout,
       /^- GET purchase order by id \(Larder sqlite\): 3 pairs from 2 sets; median change -2\.0% \(bootstrap 90% interval -10\.0% to \+4\.0%\), mean -2\.7%\.$/m,
@@ -114,25 +117,21 @@ test('bench/page-envelope.ts measures the framed page against the copied one', {
   timeout: 240_000,
 }, async () => {
   await inScratch('larder-bench-envelope-', async (dir) => {
-    const run = await runNode(
-      [
-        '--import',
-        'tsx',
-        'bench/page-envelope.ts',
-        '--pages',
-        '20',
-        '--rounds',
-        '1',
-        '--scale',
-        '0.01',
-        '--cache',
-        dir,
-        '--out',
-        dir,
-      ],
-      { cwd: ROOT },
-    );
-    assert.equal(run.code, 0, run.stderr);
+    await runBench([
+      '--import',
+      'tsx',
+      'bench/page-envelope.ts',
+      '--pages',
+      '20',
+      '--rounds',
+      '1',
+      '--scale',
+      '0.01',
+      '--cache',
+      dir,
+      '--out',
+      dir,
+    ]);
     const table = await readFile(join(dir, 'page-envelope.md'), 'utf8');
     for (const mode of ['copied', 'framed'])
       assert.match(

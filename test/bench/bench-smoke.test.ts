@@ -3,8 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { runNode } from '../helpers/cli.js';
-import { inScratch, missing, ROOT } from './smoke.js';
+import { inScratch, missing, runBench } from './smoke.js';
 
 /** The bench's scenarios, its workers mode and its cost-against-size run (the optional paths: bench-paths-smoke). */
 
@@ -19,8 +18,7 @@ test('npm run bench --smoke measures every scenario on both datasets and writes 
   skip: missing,
 }, async () => {
   out = await mkdtemp(join(tmpdir(), 'larder-bench-smoke-'));
-  const run = await runNode(['--import', 'tsx', 'bench/run.ts', '--smoke', '--out', out], { cwd: ROOT });
-  assert.equal(run.code, 0, run.stderr);
+  const run = await runBench(['--import', 'tsx', 'bench/run.ts', '--smoke', '--out', out]);
   // The report says the SQLite store's pages are in the OS page cache: the bench reads the file first.
   assert.match(run.stderr, /\[bench\] reading the SQLite store into the OS page cache \([\d.]+ GB\)/);
 
@@ -101,11 +99,15 @@ test('the bench runs larder serve with workers and serve flags side by side', {
 }, async () => {
   await inScratch('larder-bench-workers-', async (dir) => {
     const args = ['--smoke', '--only', 'get-po', '--dataset', 'unicode', '--workers', '1,2'];
-    const run = await runNode(
-      ['--import', 'tsx', 'bench/run.ts', ...args, '--serve-args=--login-throttle off', '--out', dir],
-      { cwd: ROOT },
-    );
-    assert.equal(run.code, 0, run.stderr);
+    await runBench([
+      '--import',
+      'tsx',
+      'bench/run.ts',
+      ...args,
+      '--serve-args=--login-throttle off',
+      '--out',
+      dir,
+    ]);
     const table = await readFile(join(dir, 'smoke.md'), 'utf8');
     for (const server of ['Larder sqlite ×1', 'Larder sqlite ×2'])
       assert.match(
@@ -122,10 +124,7 @@ test('npm run bench -- --scale measures cost against size and draws the chart', 
   skip: missing,
 }, async () => {
   await inScratch('larder-bench-scale-', async (dir) => {
-    const run = await runNode(['--import', 'tsx', 'bench/run.ts', '--smoke', '--scale', '--out', dir], {
-      cwd: ROOT,
-    });
-    assert.equal(run.code, 0, run.stderr);
+    await runBench(['--import', 'tsx', 'bench/run.ts', '--smoke', '--scale', '--out', dir]);
     const text = await readFile(join(dir, 'scale-smoke.md'), 'utf8');
     assert.match(text, /\| sqlite \| one location \| [\d,]+ \|/);
     assert.match(text, /\| sqlite \| 4 locations \| [\d,]+ \|/);

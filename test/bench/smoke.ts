@@ -1,8 +1,10 @@
+import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runningInCi } from '../helpers/ci.js';
+import { runNode } from '../helpers/cli.js';
 
 /**
  * CI does not run the full bench (minutes on 2 cores); the smoke tests keep every part of it from rotting. They
@@ -28,3 +30,10 @@ export const missing =
   existsSync(join(ROOT, 'bench', 'node_modules', 'autocannon')) || runningInCi()
     ? false
     : 'bench/node_modules is not installed (npm run bench, or npm ci --prefix bench); skipped outside CI';
+
+/** Runs a bench command from the repository root; it must exit 0 (its stderr is the failure message). */
+export const runBench = async (args: string[]) => {
+  const run = await runNode(args, { cwd: ROOT });
+  assert.equal(run.code, 0, run.stderr);
+  return run;
+};
