@@ -19,6 +19,7 @@ import {
   type ClockSetRequest,
   ClockSetRequestSchema,
   type IntegrationReport,
+  type JournalList,
   MAX_CLOCK_STEP_SECONDS,
   type NewClientRequest,
   NewClientRequestSchema,
@@ -27,9 +28,8 @@ import { DEFAULT_CHART_DAYS, locationCharts, locationsOverview, MAX_CHART_DAYS }
 import { type LiveDemo, resetDemo } from './demo.js';
 import type { FaultControl } from './fault-control.js';
 import { validFaultRule, validFaultRules } from './faults.js';
-import type { JournalFilter } from './journal.js';
 import { OPERATION_IDS } from './journal-entry.js';
-import type { JournalView } from './journal-view.js';
+import type { JournalCursor, JournalView, ViewFilter } from './journal-view.js';
 import { judgeClient, RULES } from './report.js';
 
 export const ADMIN_PREFIX = '/_larder';
@@ -145,16 +145,24 @@ const onlyKnownParams = (c: Context, known: readonly string[]): void => {
   }
 };
 
-const JOURNAL_PARAMS = ['clientId', 'location', 'operation', 'status', 'since', 'limit'] as const;
+const JOURNAL_PARAMS = ['clientId', 'location', 'operation', 'status', 'since', 'limit', 'after'] as const;
+
+/** A listing's `next` as the query parameter spells it: `journal:seq`, comma-separated (one per worker). */
+const cursorText = (cursor: JournalCursor): string =>
+  Object.entries(cursor)
+    .map(([journal, seq]) => `${journal}:${seq}`)
+    .join(',');
+const CURSOR = /^\d{1,6}:\d{1,15}(,\d{1,6}:\d{1,15})*$/;
 
 /** The journal filter of `GET /_larder/requests`, validated. */
-export const journalFilter = (c: Context): JournalFilter => {
+export const journalFilter = (c: Context): ViewFilter => {
   onlyKnownParams(c, JOURNAL_PARAMS);
+  const after = queryParam(c, 'after', CURSOR, "a listing's next (0:1234)");
   // Read as record date-times are: a value Date.parse cannot read would be a NaN bound that filters nothing.
   const since = queryParam(c, 'since', isDateTime, `a date-time (${DATE_TIME_HINT})`);
   const limit = queryParam(c, 'limit', /^\d{1,6}$/, 'a whole number');
   const status = queryParam(c, 'status', /^[1-5](\d\d|xx)$/i, 'an HTTP status (429) or class (4xx)');
-  const filter: JournalFilter = {};
+  const filter: ViewFilter = {};
   const clientId = c.req.query('clientId');
   const location = c.req.query('location');
   const operation = c.req.query('operation');
@@ -171,6 +179,13 @@ export const journalFilter = (c: Context): JournalFilter => {
   if (status !== undefined) filter.status = status;
   if (since !== undefined) filter.sinceMs = Date.parse(since);
   if (limit !== undefined) filter.limit = Number(limit);
+  if (after !== undefined)
+    filter.after = Object.fromEntries(
+      after.split(',').map((pair) => {
+        const [journal, seq] = pair.split(':');
+        return [journal, Number(seq)];
+      }),
+    );
   return filter;
 };
 
@@ -313,8 +328,13 @@ export const createAdminRoutes = ({
   });
 
   routes.get('/requests', async (c) => {
-    const { entries, dropped } = await journal.list(journalFilter(c));
-    return c.json({ requests: entries, dropped });
+    const { entries, dropped, next, missed } = await journal.list(journalFilter(c));
+    return c.json({
+      requests: entries,
+      dropped,
+      next: cursorText(next),
+      ...(missed === undefined ? {} : { missed }),
+    } satisfies JournalList);
   });
   routes.delete('/requests', async (c) => {
     await journal.clear();

@@ -122,7 +122,23 @@ const DroppedSchema = Type.Integer({
 });
 
 export const JournalListSchema = Type.Object(
-  { requests: Type.Array(JournalEntrySchema, { description: 'Oldest first.' }), dropped: DroppedSchema },
+  {
+    requests: Type.Array(JournalEntrySchema, { description: 'Oldest first.' }),
+    dropped: DroppedSchema,
+    next: Type.String({
+      description:
+        'Where the journal stood, whatever the filter: pass it as `after` to list only the requests recorded since ' +
+        '(one `journal:seq` pair per worker).',
+    }),
+    missed: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          'With `after`: requests recorded since that listing that the full journal dropped before this one, so ' +
+          'never listed (of any client). Poll more often, or raise --journal-size.',
+      }),
+    ),
+  },
   { title: 'JournalList', ...Closed },
 );
 export type JournalList = Static<typeof JournalListSchema>;

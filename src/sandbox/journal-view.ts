@@ -7,11 +7,21 @@ import type { JournalEntry } from './journal-entry.js';
  * A sandbox user runs one server, so the journal they query must cover all of it, whichever worker answers.
  */
 export interface JournalView {
-  list(filter?: JournalFilter): Promise<JournalRead>;
+  list(filter?: ViewFilter): Promise<JournalRead>;
   clear(): Promise<void>;
   /** False with `--journal-size 0`: a clear then says nothing is recorded, not that the journal is empty. */
   readonly recording: boolean;
 }
+
+/**
+ * Where a follower stands in each journal the view covers: a journal's id (a worker's id, `0` for a process's
+ * own) and the `seq` its next entry gets. One number would not do under `--workers`: each worker numbers its
+ * own entries, so a quiet worker's new entries come after a busy one's old ones.
+ */
+export type JournalCursor = Record<string, number>;
+
+/** A listing's filter: `after` lists only entries recorded after the listing that answered that cursor. */
+export type ViewFilter = Omit<JournalFilter, 'fromSeq'> & { after?: JournalCursor };
 
 /**
  * Matching entries, oldest first, and how many entries (of any client) the journal dropped since it was last
@@ -20,15 +30,43 @@ export interface JournalView {
 export interface JournalRead {
   entries: JournalEntry[];
   dropped: number;
+  /** Where each journal stood when listed. */
+  next: JournalCursor;
+  /** With `after`: entries recorded after it that the journals dropped before this listing (so never listed). */
+  missed?: number;
 }
 
-const readJournal = (journal: Journal, filter?: JournalFilter): JournalRead => ({
+/** One journal's answer: its `next` and `missed` as plain numbers, keyed by the journal's id once merged. */
+export interface JournalPart {
+  entries: JournalEntry[];
+  dropped: number;
+  next: number;
+  missed: number;
+}
+
+/** The id of a process's own journal in a cursor. */
+const OWN_JOURNAL = '0';
+
+const readJournal = (journal: Journal, filter: JournalFilter = {}): JournalPart => ({
   entries: journal.list(filter),
   dropped: journal.dropped(),
+  next: journal.next(),
+  missed: filter.fromSeq === undefined ? 0 : journal.droppedFrom(filter.fromSeq),
 });
 
+/**
+ * The filter one journal is asked: the cursor's `seq` for it, from its start when the cursor does not name it
+ * (a worker started since).
+ */
+const journalFilterFor = ({ after, ...filter }: ViewFilter, id: string): JournalFilter =>
+  after === undefined ? filter : { ...filter, fromSeq: after[id] ?? 0 };
+
 export const localJournalView = (journal: Journal): JournalView => ({
-  list: async (filter) => readJournal(journal, filter),
+  list: async (filter = {}) =>
+    mergeJournals(
+      [{ id: OWN_JOURNAL, part: readJournal(journal, journalFilterFor(filter, OWN_JOURNAL)) }],
+      filter,
+    ),
   clear: async () => journal.clear(),
   recording: true,
 });
@@ -46,20 +84,29 @@ export const journalOffView: JournalView = {
   recording: false,
 };
 
-/** Reads of several journals as one: entries oldest first (ties by worker order), at most `limit`; drops summed. */
-export const mergeJournals = (parts: readonly JournalRead[], limit: number | undefined): JournalRead => {
-  const merged = parts.flatMap((part) => part.entries).sort((a, b) => a.timeMs - b.timeMs);
-  return {
-    entries: limit === undefined ? merged : merged.slice(Math.max(merged.length - limit, 0)),
-    dropped: parts.reduce((sum, part) => sum + part.dropped, 0),
+/**
+ * Several journals' answers as one: entries oldest first (ties by worker order), at most `filter.limit`; drops
+ * summed, and `missed` when the filter had `after`.
+ */
+export const mergeJournals = (
+  parts: readonly { id: string; part: JournalPart }[],
+  filter: Pick<ViewFilter, 'limit' | 'after'>,
+): JournalRead => {
+  const merged = parts.flatMap(({ part }) => part.entries).sort((a, b) => a.timeMs - b.timeMs);
+  const read: JournalRead = {
+    entries: filter.limit === undefined ? merged : merged.slice(Math.max(merged.length - filter.limit, 0)),
+    dropped: parts.reduce((sum, { part }) => sum + part.dropped, 0),
+    next: Object.fromEntries(parts.map(({ id, part }) => [id, part.next])),
   };
+  if (filter.after !== undefined) read.missed = parts.reduce((sum, { part }) => sum + part.missed, 0);
+  return read;
 };
 
 /** Messages between a worker that was asked and the primary that asks every worker. */
 export type JournalMessage =
-  | { larder: 'journal:ask'; id: number; op: 'list' | 'clear'; filter?: JournalFilter }
+  | { larder: 'journal:ask'; id: number; op: 'list' | 'clear'; filter?: ViewFilter }
   | { larder: 'journal:collect'; id: number; op: 'list' | 'clear'; filter?: JournalFilter }
-  | { larder: 'journal:part'; id: number; read: JournalRead }
+  | { larder: 'journal:part'; id: number; read: JournalPart }
   | { larder: 'journal:answer'; id: number; read: JournalRead };
 
 const isJournalMessage = (message: unknown): message is JournalMessage =>
@@ -86,14 +133,17 @@ export const clusterJournalView = (journal: Journal, channel: ProcessLike): Jour
       // Each part whole: the limit applies to the merged list.
       const { limit: _limit, ...filter } = message.filter ?? {};
       if (message.op === 'clear') journal.clear();
-      const read = message.op === 'list' ? readJournal(journal, filter) : { entries: [], dropped: 0 };
+      const read =
+        message.op === 'list'
+          ? readJournal(journal, filter)
+          : { entries: [], dropped: 0, next: journal.next(), missed: 0 };
       channel.send?.({ larder: 'journal:part', id: message.id, read } satisfies JournalMessage);
     } else if (message.larder === 'journal:answer') {
       waiting.get(message.id)?.(message.read);
       waiting.delete(message.id);
     }
   });
-  const ask = (op: 'list' | 'clear', filter?: JournalFilter) =>
+  const ask = (op: 'list' | 'clear', filter?: ViewFilter) =>
     new Promise<JournalRead>((resolve) => {
       const id = next++;
       waiting.set(id, resolve);
@@ -105,7 +155,7 @@ export const clusterJournalView = (journal: Journal, channel: ProcessLike): Jour
       } satisfies JournalMessage);
     });
   return {
-    list: async (filter = {}) => mergeJournals([await ask('list', filter)], filter.limit),
+    list: (filter = {}) => ask('list', filter),
     clear: async () => {
       await ask('clear');
     },
@@ -130,24 +180,31 @@ export const serveClusterJournal = (
   onMessage: (listener: (worker: WorkerLike, message: unknown) => void) => void,
 ): void => {
   let next = 0;
-  const collecting = new Map<number, { parts: JournalRead[]; expected: number; finish: () => void }>();
+  const collecting = new Map<
+    number,
+    { parts: { id: string; part: JournalPart }[]; expected: number; finish: () => void }
+  >();
   onMessage((worker, message) => {
     if (!isJournalMessage(message)) return;
     if (message.larder === 'journal:ask') {
       const id = next++;
       const all = workers();
-      const parts: JournalRead[] = [];
+      const parts: { id: string; part: JournalPart }[] = [];
+      const filter = message.filter ?? {};
       let done = false;
       const finish = () => {
         if (done) return;
         done = true;
         clearTimeout(timer);
         collecting.delete(id);
-        worker.send({
-          larder: 'journal:answer',
-          id: message.id,
-          read: mergeJournals(parts, undefined),
-        } satisfies JournalMessage);
+        const read = mergeJournals(parts, filter);
+        // A live worker that did not answer in time keeps its place: from its start, the next listing would
+        // repeat everything it holds.
+        for (const each of all) {
+          const at = filter.after?.[String(each.id)];
+          if (at !== undefined && read.next[String(each.id)] === undefined) read.next[String(each.id)] = at;
+        }
+        worker.send({ larder: 'journal:answer', id: message.id, read } satisfies JournalMessage);
       };
       const timer = setTimeout(finish, COLLECT_TIMEOUT_MS);
       collecting.set(id, { parts, expected: all.length, finish });
@@ -156,12 +213,12 @@ export const serveClusterJournal = (
           larder: 'journal:collect',
           id,
           op: message.op,
-          ...(message.filter === undefined ? {} : { filter: message.filter }),
+          ...(message.filter === undefined ? {} : { filter: journalFilterFor(filter, String(each.id)) }),
         } satisfies JournalMessage);
     } else if (message.larder === 'journal:part') {
       const pending = collecting.get(message.id);
       if (pending === undefined) return;
-      pending.parts.push(message.read);
+      pending.parts.push({ id: String(worker.id), part: message.read });
       if (pending.parts.length >= pending.expected) pending.finish();
     }
   });

@@ -10,6 +10,8 @@ export interface JournalFilter {
   sinceMs?: number;
   /** At most this many, the newest that match (still oldest first). */
   limit?: number;
+  /** Only entries recorded at or after this `seq`: a follower's high-water mark (`next()` when it last listed). */
+  fromSeq?: number;
 }
 
 /** An entry as recorded: its ISO `time` is made when read, its `seq` when recorded. */
@@ -43,6 +45,10 @@ export interface Journal {
   list(filter?: JournalFilter): JournalEntry[];
   /** Entries recorded since the last clear that the ring no longer holds (the oldest, overwritten). */
   dropped(): number;
+  /** The `seq` the next entry will get: a listing's high-water mark, whatever its filter. */
+  next(): number;
+  /** Of the entries recorded at or after `fromSeq`, how many the ring dropped (not cleared) unlisted. */
+  droppedFrom(fromSeq: number): number;
   clear(): void;
 }
 
@@ -483,7 +489,7 @@ export const createJournal = (capacity = DEFAULT_JOURNAL_SIZE): Journal => {
     recordRequest,
     list: (filter = {}) => {
       const found: JournalEntry[] = [];
-      for (let at = oldest; at < seq; at++) {
+      for (let at = Math.max(oldest, filter.fromSeq ?? 0); at < seq; at++) {
         const i = at % capacity;
         const row = i * ROW_BYTES;
         if (filter.clientId !== undefined && text(i, clients, CLIENT, 'clientId') !== filter.clientId)
@@ -502,6 +508,8 @@ export const createJournal = (capacity = DEFAULT_JOURNAL_SIZE): Journal => {
       return filter.limit === undefined ? found : found.slice(Math.max(found.length - filter.limit, 0));
     },
     dropped: () => oldest - clearedAt,
+    next: () => seq,
+    droppedFrom: (fromSeq) => Math.max(oldest - Math.max(fromSeq, clearedAt), 0),
     clear: () => {
       // Drop the references now, so what a cleared journal held can be collected.
       extras.fill(undefined);

@@ -760,6 +760,10 @@ export const openApiDocument = (publicUrl: string) => {
             query('status', 'A status (429) or class (4xx).'),
             query('since', 'Entries at or after this ISO date-time (virtual).'),
             query('limit', 'At most this many, the newest.'),
+            query(
+              'after',
+              'Only requests recorded since the listing that answered this `next` (to follow the journal); `missed` then counts those the full journal dropped unlisted.',
+            ),
           ],
         },
       ),

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +11,7 @@ import { main } from '../../src/cli/main.js';
 import { type ServeHandle, serve } from '../../src/cli/serve.js';
 import { parseServeConfig } from '../../src/cli/serve-config.js';
 import { silentLogger } from '../../src/shared/logger.js';
+import { BIN } from '../helpers/cli.js';
 
 /** The admin CLI commands against a server started in process. */
 
@@ -113,6 +116,103 @@ test('requests --limit keeps the newest, --since the later ones; a bad --since i
   assert.equal(bad.code, 1);
   assert.match(bad.err, /400: since/);
   assert.equal((await larder('requests', 'purge')).code, 2);
+});
+
+/**
+ * `larder requests --follow --json …` from bin/ against `url`: once it printed its first listing, `act` runs;
+ * then its output once `settled` says so (or after 5 s), and it is stopped.
+ */
+const follow = async (
+  url: string,
+  argv: string[],
+  act: () => Promise<void>,
+  settled: (out: string[], err: string) => boolean,
+): Promise<{ out: string[]; err: string }> => {
+  const child = spawn(process.execPath, [BIN, 'requests', '--follow', '--json', ...argv], {
+    env: { ...process.env, LARDER_URL: url, LARDER_ADMIN_TOKEN: ADMIN },
+  });
+  let out = '';
+  let err = '';
+  let check = () => {};
+  child.stdout.on('data', (chunk) => {
+    out += chunk;
+    check();
+  });
+  child.stderr.on('data', (chunk) => {
+    err += chunk;
+    check();
+  });
+  const lines = () => out.split('\n').filter((text) => text !== '');
+  const until = (done: () => boolean) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 5000);
+      check = () => {
+        if (!done()) return;
+        clearTimeout(timer);
+        resolve();
+      };
+      check();
+    });
+  try {
+    await until(() => lines().length > 0);
+    await act();
+    await until(() => settled(lines(), err));
+    return { out: lines(), err };
+  } finally {
+    child.kill();
+    await once(child, 'close');
+  }
+};
+
+const nothing = (url: string, n: number) =>
+  fetch(`${url}/v1/nothing-${n}`).then((response) => response.text());
+const paths = (lines: string[]) => lines.map((text) => (JSON.parse(text) as { path: string }).path);
+
+test('requests --follow --limit 1 prints the newest, then every request after it, however close together', async () => {
+  await larder('requests', 'clear');
+  await nothing(handle.url, 0);
+  await nothing(handle.url, 1);
+  const followed = await follow(
+    handle.url,
+    ['--limit', '1'],
+    async () => {
+      for (let n = 2; n <= 6; n++) await nothing(handle.url, n);
+    },
+    (out) => out.length >= 6,
+  );
+  assert.deepEqual(
+    paths(followed.out),
+    [1, 2, 3, 4, 5, 6].map((n) => `/v1/nothing-${n}`),
+  );
+  assert.equal(followed.err, '');
+});
+
+test('requests --follow says how many requests the full journal let go between two polls', async () => {
+  const { server, run } = await sandboxWithJournal('follow.db', '2');
+  try {
+    await nothing(server.url, 0);
+    let missed = 0;
+    const followed = await follow(
+      server.url,
+      [],
+      async () => {
+        // Within one poll interval, or two: either way one holds three or more, one more than the journal keeps.
+        for (let n = 1; n <= 5; n++) await nothing(server.url, n);
+      },
+      (out, err) => {
+        missed = [...err.matchAll(/^(\d+) requests? \(of any client\) arrived and left the full journal/gm)]
+          .map((match) => Number(match[1]))
+          .reduce((sum, count) => sum + count, 0);
+        return out.length - 1 + missed >= 5;
+      },
+    );
+    assert.ok(missed > 0, followed.err);
+    assert.equal(followed.out.length - 1 + missed, 5);
+    assert.equal(paths(followed.out).at(-1), '/v1/nothing-5');
+    assert.equal((await run('requests', 'clear')).code, 0);
+  } finally {
+    await server.stop();
+  }
 });
 
 test('requests says so when nothing matches, except in --json output', async () => {

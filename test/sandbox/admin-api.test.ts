@@ -220,6 +220,47 @@ for (const backend of await backends()) {
         assert.equal((await read('/requests'))['dropped'], 0);
       });
 
+      test('after lists only what was recorded since the listing that answered next, and counts what it missed', async () => {
+        const small = await build(db, clock, ADMIN, 3);
+        const smallAdmin = adminRequests(() => small.app, ADMIN);
+        const read = async (path: string) =>
+          smallAdmin.json<{ requests: { path: string }[]; next: string; missed?: number }>(
+            smallAdmin.admin('GET', path),
+          );
+        const hit = (n: number) => small.app.request(`/v1/nothing-${n}`);
+        await hit(1);
+        // next marks where the journal stood, whatever the filter or limit: not the last entry listed.
+        const first = await read('/requests?limit=0');
+        assert.deepEqual([first.requests, first.next, first.missed], [[], '0:1', undefined]);
+        await hit(2);
+        await hit(3);
+        const second = await read(`/requests?after=${first.next}`);
+        assert.deepEqual(
+          second.requests.map((entry) => entry.path),
+          ['/v1/nothing-2', '/v1/nothing-3'],
+        );
+        assert.deepEqual([second.next, second.missed], ['0:3', 0]);
+        // Four more into a ring of three: the first of them left before it could be listed.
+        for (let n = 4; n <= 7; n++) await hit(n);
+        const third = await read(`/requests?after=${second.next}`);
+        assert.deepEqual(
+          third.requests.map((entry) => entry.path),
+          ['/v1/nothing-5', '/v1/nothing-6', '/v1/nothing-7'],
+        );
+        assert.deepEqual([third.next, third.missed], ['0:7', 1]);
+        // What a clear removed was not missed.
+        await hit(8);
+        await smallAdmin.admin('DELETE', '/requests');
+        await hit(9);
+        const fourth = await read(`/requests?after=${third.next}`);
+        assert.deepEqual([fourth.requests.map((entry) => entry.path), fourth.missed], [['/v1/nothing-9'], 0]);
+        for (const after of ['7', '0:x', '0:1,']) {
+          const refused = await smallAdmin.admin('GET', `/requests?after=${after}`);
+          assert.equal(refused.status, 400, after);
+          assert.equal((await smallAdmin.json(refused))['fieldName'], 'after');
+        }
+      });
+
       test('records each request with its operation, client and status; never a secret or token', async () => {
         await admin('DELETE', '/requests');
         const client = await createClientCredentials(db.store, { name: 'j', locations: ['loc-1'] }, clock);

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { createJournal, type RecordedEntry } from '../../src/sandbox/journal.js';
+import { createJournal, type Journal, type RecordedEntry } from '../../src/sandbox/journal.js';
+import { clusterJournalView, serveClusterJournal } from '../../src/sandbox/journal-view.js';
 
 const entry = (n: number, extra: Partial<RecordedEntry> = {}): RecordedEntry => ({
   timeMs: 1_700_000_000_000 + n,
@@ -174,4 +175,48 @@ test('client ids, locations and fingerprints past the dictionaries’ bound come
     ...entry(10999),
   });
   assert.ok(journal.list().every((got) => got.clientId === undefined && got.code === undefined));
+});
+
+test('under --workers a cursor holds each worker’s place: a quiet worker’s new entries are not taken for old', async () => {
+  type Worker = { id: number; send(message: unknown): void };
+  let primary: (worker: Worker, message: unknown) => void = () => {};
+  const journals = [createJournal(4), createJournal(4)];
+  const workers = journals.map((journal, index) => {
+    let own: (message: unknown) => void = () => {};
+    // Delivered later, as IPC would.
+    const worker: Worker = { id: index + 1, send: (message) => setImmediate(() => own(message)) };
+    const view = clusterJournalView(journal, {
+      send: (message) => {
+        setImmediate(() => primary(worker, message));
+        return true;
+      },
+      on: (_event, listener) => {
+        own = listener;
+      },
+    });
+    return { worker, view };
+  });
+  serveClusterJournal(
+    () => workers.map(({ worker }) => worker),
+    (listener) => {
+      primary = listener;
+    },
+  );
+  const [busy, quiet] = journals as [Journal, Journal];
+  const view = workers[0]!.view;
+  for (let n = 0; n < 3; n++) busy.record(entry(n));
+  const first = await view.list({ limit: 1 });
+  assert.deepEqual(first.next, { 1: 3, 2: 0 });
+  quiet.record(entry(10));
+  busy.record(entry(11));
+  const second = await view.list({ after: first.next });
+  assert.deepEqual(
+    second.entries.map((each) => each.requestId),
+    ['req-10', 'req-11'],
+  );
+  assert.deepEqual([second.next, second.missed], [{ 1: 4, 2: 1 }, 0]);
+  // Five into the busy worker's ring of four: one left unlisted, and is counted.
+  for (let n = 20; n < 25; n++) busy.record(entry(n));
+  const third = await view.list({ after: second.next });
+  assert.deepEqual([third.entries.length, third.missed], [4, 1]);
 });

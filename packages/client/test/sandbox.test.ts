@@ -91,7 +91,8 @@ describe('the sandbox controls against a real Larder', () => {
       clientId: credentials.clientId,
       operation: 'searchPurchaseOrders',
     });
-    assert.deepEqual(read, { requests: mine, dropped: 0 });
+    assert.deepEqual(read, { requests: mine, dropped: 0, next: read.next });
+    assert.match(read.next, /^0:\d+$/);
     const report = await sandbox.report(credentials.clientId);
     assert.deepEqual([report.requestsJudged, report.findings], [2, []], 'the login and the search');
     // A client id with no traffic is judged on nothing: no findings, and requestsJudged says why.

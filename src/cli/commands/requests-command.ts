@@ -24,6 +24,11 @@ export const droppedEntries = (dropped: number): string =>
   `The journal dropped its ${dropped} oldest entr${dropped === 1 ? 'y' : 'ies'} since it was last cleared ` +
   '(it keeps the newest --journal-size per worker)';
 
+/** That requests arrived between two --follow polls and the full journal let them go before they were listed. */
+export const missedEntries = (missed: number): string =>
+  `${missed} request${missed === 1 ? '' : 's'} (of any client) arrived and left the full journal before ` +
+  'this poll could list them: raise --journal-size';
+
 /** How often --follow asks for new entries. */
 const FOLLOW_INTERVAL_MS = 1000;
 
@@ -50,7 +55,11 @@ export const requestsCommand: Command = {
       placeholder: 'TIME',
       description: 'Only requests at or after this ISO date-time (on the virtual clock).',
     },
-    limit: { type: 'string', placeholder: 'N', description: 'Only the newest N (still oldest first).' },
+    limit: {
+      type: 'string',
+      placeholder: 'N',
+      description: 'Only the newest N (still oldest first); with --follow, of those already recorded.',
+    },
     follow: { type: 'boolean', description: 'Keep printing new requests as they arrive (Ctrl-C stops).' },
     json: { type: 'boolean', description: 'One JSON object per line.' },
   },
@@ -79,35 +88,33 @@ export const requestsCommand: Command = {
       ['operation', 'operation'],
       ['status', 'status'],
       ['since', 'since'],
-      ['limit', 'limit'],
     ] as const) {
       const value = args.strings[option];
       if (value !== undefined) query.set(param, value);
     }
-    // Request ids already printed: under --workers each worker numbers its own journal, so `seq` is not unique.
-    let printed = new Set<string>();
-    const print = async () => {
-      const { requests, dropped } = await admin.call<JournalList>('GET', `/requests?${query}`);
-      const current = new Set<string>();
-      for (const entry of requests) {
-        const key = `${entry.requestId} ${entry.timeMs}`;
-        current.add(key);
-        if (printed.has(key)) continue;
+    const print = (requests: readonly JournalEntry[]) => {
+      for (const entry of requests)
         io.stdout(args.flags['json'] ? `${JSON.stringify(entry)}\n` : `${line(entry)}\n`);
-      }
-      // Only what the journal still holds can come again: memory stays bounded by the journal's size.
-      printed = current;
-      return { shown: requests.length, dropped };
     };
-    const { shown, dropped } = await print();
+    // --limit trims the first listing only: each poll then lists everything recorded since the one before.
+    const first = new URLSearchParams(query);
+    if (args.strings['limit'] !== undefined) first.set('limit', args.strings['limit']);
+    const { requests, dropped, next } = await admin.call<JournalList>('GET', `/requests?${first}`);
+    print(requests);
     if (dropped > 0) io.stderr(`${droppedEntries(dropped)}.\n`);
     // Said, not left blank, so an empty answer is not mistaken for a hung command; never in --json output.
-    if (shown === 0 && args.flags['json'] !== true)
+    if (requests.length === 0 && args.flags['json'] !== true)
       io.stdout(query.size === 0 ? 'No requests recorded yet.\n' : 'No recorded requests match.\n');
     if (args.flags['follow'] !== true) return 0;
+    let after = next;
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, FOLLOW_INTERVAL_MS));
-      await print();
+      query.set('after', after);
+      const poll = await admin.call<JournalList>('GET', `/requests?${query}`);
+      // The journal is bounded, so a poll is too; what it let go before this poll could list it is said, not skipped.
+      if (poll.missed !== undefined && poll.missed > 0) io.stderr(`${missedEntries(poll.missed)}.\n`);
+      print(poll.requests);
+      after = poll.next;
     }
   },
 };

@@ -409,6 +409,14 @@ export interface JournalList {
    * Entries (of any client) the journal dropped since it was last cleared: it keeps the newest --journal-size per worker. Not 0, the oldest traffic is missing here; clear the journal before a run, or raise --journal-size.
    */
   dropped: number;
+  /**
+   * Where the journal stood, whatever the filter: pass it as `after` to list only the requests recorded since (one `journal:seq` pair per worker).
+   */
+  next: string;
+  /**
+   * With `after`: requests recorded since that listing that the full journal dropped before this one, so never listed (of any client). Poll more often, or raise --journal-size.
+   */
+  missed?: number;
 }
 export interface Finding {
   /**
