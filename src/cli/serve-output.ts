@@ -1,7 +1,7 @@
-import { ADMIN_PREFIX } from '../sandbox/admin-routes.js';
 import { CONSOLE_PATH } from '../sandbox/console-assets.js';
 import { type DemoCredentials, demoCredentials, demoText } from '../sandbox/demo.js';
 import { type Clock, systemClock } from '../shared/clock.js';
+import { ADMIN_PREFIX } from '../shared/limits.js';
 import { createLogger, type Logger } from '../shared/logger.js';
 import type { Store } from '../storage/store.js';
 import type { CommandIo } from './command.js';

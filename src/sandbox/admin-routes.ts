@@ -32,8 +32,6 @@ import { OPERATION_IDS } from './journal-entry.js';
 import type { JournalCursor, JournalView, ViewFilter } from './journal-view.js';
 import { judgeClient, RULES } from './report.js';
 
-export const ADMIN_PREFIX = '/_larder';
-
 export interface AdminDeps {
   store: Store;
   clock: VirtualClock;

@@ -141,10 +141,17 @@ export const FaultMatchSchema = Type.Object(
       }),
     ),
     method: Type.Optional(
-      Type.String({ pattern: '^[A-Za-z]{1,10}$', description: 'GET, POST, … (any case).' }),
+      Type.String({
+        pattern: '^[A-Za-z]{1,10}$',
+        description: 'GET, HEAD or POST (any case): the methods the API answers.',
+      }),
     ),
     pathPrefix: Type.Optional(
-      Type.String({ pattern: '^/', maxLength: 500, description: 'Paths starting with this.' }),
+      Type.String({
+        pattern: '^/',
+        maxLength: 500,
+        description: 'Paths starting with this (not /_larder: the admin API is never faulted).',
+      }),
     ),
   },
   { title: 'FaultMatch', description: 'Every field given must match; none given: every request.', ...Closed },

@@ -2,10 +2,13 @@ import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Random } from '../seed/random.js';
 import { type FieldProblem, LarderError } from '../shared/errors.js';
+import { ADMIN_PREFIX } from '../shared/limits.js';
 import { createValidator, invalidFields, requireValid } from '../shared/validator.js';
 import {
+  FAULT_EFFECT_TYPES,
   type FaultEffect,
   FaultEffectSchema,
+  type FaultEffectType,
   type FaultRule,
   FaultRuleSchema,
   type FaultRules,
@@ -111,15 +114,77 @@ const fires = (state: RuleState): boolean => {
   return true;
 };
 
-/** What the schema cannot say of one rule: a uniform range the right way round, Retry-After where it applies. */
-const effectProblems = ({ effect }: FaultRule, prefix: string): FieldProblem[] => {
+/** The methods the API answers (HEAD as GET): a rule on any other would never fire. */
+export const FAULT_METHODS = ['GET', 'HEAD', 'POST'] as const;
+
+/** Paths never faulted: the admin API and the health checks. */
+export const neverFaulted = (path: string): boolean =>
+  path.startsWith(ADMIN_PREFIX) || path === '/healthz' || path === '/readyz';
+
+/** The effect fields each type takes (latency's by distribution): any other would be silently ignored. */
+const EFFECT_FIELDS: Readonly<Record<FaultEffectType, readonly string[]>> = {
+  status: ['status', 'retryAfterSeconds'],
+  latency: ['distribution', 'ms', 'minMs', 'maxMs', 'medianMs', 'sigma'],
+  reset: [],
+  cutBody: [],
+  slowBody: ['bytesPerSecond'],
+  invalidToken: [],
+  badPageToken: [],
+};
+const LATENCY_FIELDS = {
+  fixed: ['ms'],
+  uniform: ['minMs', 'maxMs'],
+  logNormal: ['medianMs', 'sigma'],
+} as const;
+
+/** An effect's fields that its type (or, for latency, its distribution) does not take, and whose they are. */
+const foreignFields = (effect: FaultEffect, prefix: string): FieldProblem[] => {
+  const distribution = effect.distribution ?? 'fixed';
   const problems: FieldProblem[] = [];
+  for (const field of Object.keys(effect)) {
+    if (field === 'type') continue;
+    const owner = FAULT_EFFECT_TYPES.find((type) => EFFECT_FIELDS[type].includes(field));
+    if (owner !== effect.type)
+      problems.push({ fieldName: `${prefix}effect.${field}`, message: `applies only to type ${owner}` });
+    else if (owner === 'latency' && field !== 'distribution') {
+      const wanted = (Object.keys(LATENCY_FIELDS) as (keyof typeof LATENCY_FIELDS)[]).find((each) =>
+        (LATENCY_FIELDS[each] as readonly string[]).includes(field),
+      );
+      if (wanted !== distribution)
+        problems.push({
+          fieldName: `${prefix}effect.${field}`,
+          message: `applies only to distribution ${wanted} (this one is ${distribution})`,
+        });
+    }
+  }
+  return problems;
+};
+
+/**
+ * What the schema cannot say of one rule: a uniform range the right way round, Retry-After where it applies, no
+ * field of another effect, and a match that some request can meet (a rule that never fires looks like a pass).
+ */
+const effectProblems = ({ effect, match }: FaultRule, prefix: string): FieldProblem[] => {
+  const problems = foreignFields(effect, prefix);
   if (effect.distribution === 'uniform' && (effect.minMs ?? 0) > (effect.maxMs ?? 0))
     problems.push({ fieldName: `${prefix}effect.maxMs`, message: 'must not be less than minMs' });
   if (effect.retryAfterSeconds !== undefined && effect.status !== 429 && effect.status !== 503)
     problems.push({
       fieldName: `${prefix}effect.retryAfterSeconds`,
       message: 'applies only to status 429 or 503',
+    });
+  if (
+    match?.method !== undefined &&
+    !(FAULT_METHODS as readonly string[]).includes(match.method.toUpperCase())
+  )
+    problems.push({
+      fieldName: `${prefix}match.method`,
+      message: `must be one of ${FAULT_METHODS.join(', ')} (any case): the API answers no other, so the rule would never fire`,
+    });
+  if (match?.pathPrefix?.startsWith(ADMIN_PREFIX) === true)
+    problems.push({
+      fieldName: `${prefix}match.pathPrefix`,
+      message: `is the admin API's (${ADMIN_PREFIX}/), which is never faulted: the rule would never fire`,
     });
   return problems;
 };
@@ -278,21 +343,27 @@ const headerError = (message: string) =>
  */
 export const parseFaultHeader = (value: string): AppliedFault => {
   const effect: Record<string, unknown> = {};
+  // The effect named first: a second would silently replace it.
+  let chosen: string | undefined;
+  const one = (name: string, fields: Record<string, unknown>) => {
+    if (chosen !== undefined)
+      throw headerError(`names two effects (${chosen}, ${name}): it takes one per request.`);
+    chosen = name;
+    Object.assign(effect, fields);
+  };
   for (const part of value.split(/[;,]/)) {
     const [rawName, rawValue] = part.split('=', 2).map((s) => s.trim());
     const name = (rawName ?? '').toLowerCase();
     if (name === '') continue;
     const named = NAMES[name];
-    if (named !== undefined) effect['type'] = named;
-    else if (name === 'status') Object.assign(effect, { type: 'status', status: Number(rawValue) });
+    if (named !== undefined) one(name, { type: named });
+    else if (name === 'status') one(name, { type: 'status', status: Number(rawValue) });
     else if (name === 'retry-after') effect['retryAfterSeconds'] = Number(rawValue);
-    else if (name === 'slow-body')
-      Object.assign(effect, { type: 'slowBody', bytesPerSecond: Number(rawValue) });
+    else if (name === 'slow-body') one(name, { type: 'slowBody', bytesPerSecond: Number(rawValue) });
     else if (name === 'latency') {
       const duration = DURATION.exec(rawValue ?? '');
       if (duration === null) throw headerError(`latency must be milliseconds (800ms) or seconds (2s).`);
-      const ms = Number(duration[1]) * (duration[2] === 's' ? 1000 : 1);
-      Object.assign(effect, { type: 'latency', ms });
+      one(name, { type: 'latency', ms: Number(duration[1]) * (duration[2] === 's' ? 1000 : 1) });
     } else
       throw headerError(
         `unknown effect ${name}: use status=, latency=, reset, cut-body, slow-body=, invalid-token or bad-page-token.`,

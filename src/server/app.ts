@@ -31,17 +31,18 @@ import { createLocationDirectory } from '../retail/location-directory.js';
 import { createPageTokens } from '../retail/page-token.js';
 import { createRecordReader } from '../retail/record-reader.js';
 import { createRetailRoutes, retailMethodError } from '../retail/retail-routes.js';
-import { ADMIN_PREFIX, createAdminRoutes } from '../sandbox/admin-routes.js';
+import { createAdminRoutes } from '../sandbox/admin-routes.js';
 import { CONSOLE_PATH, createConsoleRoutes, loadConsoleAssets } from '../sandbox/console-assets.js';
 import { createLiveDemo } from '../sandbox/demo.js';
 import { clusterFaultControl, localFaultControl } from '../sandbox/fault-control.js';
 import type { FaultRule } from '../sandbox/fault-schemas.js';
-import { createFaultEngine } from '../sandbox/faults.js';
+import { createFaultEngine, neverFaulted } from '../sandbox/faults.js';
 import { createJournal, type Journal } from '../sandbox/journal.js';
 import { OPERATIONS, TOKEN_OPERATIONS } from '../sandbox/journal-entry.js';
 import { clusterJournalView, journalOffView, localJournalView } from '../sandbox/journal-view.js';
 import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
+import { ADMIN_PREFIX } from '../shared/limits.js';
 import type { Logger } from '../shared/logger.js';
 import type { Metrics } from '../shared/metrics.js';
 import { DEFAULT_REQUEST_TIMEOUT_SECONDS } from '../shared/server-limits.js';
@@ -203,7 +204,7 @@ export const createApp = async ({
           control: faults,
           allowHeader: config.allowFaultHeader === true,
           operationOf,
-          skip: (path) => path.startsWith(ADMIN_PREFIX) || path === '/healthz' || path === '/readyz',
+          skip: neverFaulted,
           tokenPath: TOKEN_ENDPOINT_PATH,
         })
       : undefined;

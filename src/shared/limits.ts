@@ -16,6 +16,9 @@ export const MAX_TOKEN_TTL_SECONDS = 31_536_000;
 /** interface.md §3: the header that names the location of every retail call. */
 export const LOCATION_HEADER = 'Platform-Restaurant-External-ID';
 
+/** Where the sandbox's admin API lives. */
+export const ADMIN_PREFIX = '/_larder';
+
 /**
  * A location id, wherever one is given (larder import and pull, the admin API's paths): it travels in
  * LOCATION_HEADER, whose bytes clients encode differently beyond ASCII (curl sends UTF-8, fetch Latin-1), and

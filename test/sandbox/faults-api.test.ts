@@ -141,6 +141,43 @@ for (const backend of await backends()) {
       await admin('DELETE');
     });
 
+    test('a rule that could never fire, or contradicts itself, is a 400 naming the field', async () => {
+      const cases: [unknown, string, RegExp][] = [
+        [{ effect: { type: 'reset' }, match: { method: 'FETCH' } }, 'match.method', /GET, HEAD, POST/],
+        [{ effect: { type: 'reset' }, match: { pathPrefix: '/_larder/' } }, 'match.pathPrefix', /admin API/],
+        [{ effect: { type: 'status', status: 503, ms: 5 } }, 'effect.ms', /only to type latency/],
+        [
+          { effect: { type: 'reset', bytesPerSecond: 100 } },
+          'effect.bytesPerSecond',
+          /only to type slowBody/,
+        ],
+        [
+          { effect: { type: 'latency', ms: 5, distribution: 'uniform', minMs: 1, maxMs: 9 } },
+          'effect.ms',
+          /only to distribution fixed \(this one is uniform\)/,
+        ],
+        [{ effect: { type: 'latency', ms: 5, sigma: 1 } }, 'effect.sigma', /only to distribution logNormal/],
+      ];
+      for (const [rule, field, message] of cases) {
+        const added = await admin('POST', rule);
+        assert.equal(added.status, 400, field);
+        const error = (await added.json()) as { fieldName?: string; message: string };
+        assert.equal(error.fieldName, field, error.message);
+        assert.match(error.message, message);
+        const replaced = (await (await admin('PUT', { rules: [rule] })).json()) as { fieldName?: string };
+        assert.equal(replaced.fieldName, `rules[0].${field}`);
+      }
+      // What still fires: a method in any case, latency with its own distribution's fields.
+      for (const rule of [
+        { effect: { type: 'reset' }, match: { method: 'head', pathPrefix: '/v1/' } },
+        { effect: { type: 'latency', distribution: 'fixed', ms: 5 } },
+        { effect: { type: 'latency', distribution: 'logNormal', medianMs: 5, sigma: 1 } },
+        { effect: { type: 'status', status: 429, retryAfterSeconds: 2 } },
+      ])
+        assert.equal((await admin('PUT', { rules: [rule] })).status, 200, JSON.stringify(rule));
+      await admin('DELETE');
+    });
+
     test('a bad rule is a 400 naming the field, and the rules in force stay', async () => {
       await admin('PUT', EVERY_TENTH_SEARCH);
       const cases: [unknown, string][] = [

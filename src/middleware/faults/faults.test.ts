@@ -256,6 +256,9 @@ describe('the Larder-Fault header', () => {
       'explode',
       'slow-body=1',
       'status=500;retry-after=3',
+      // Two effects: the last would win unsaid.
+      'reset;status=502',
+      'latency=5ms,latency=9ms',
     ]) {
       const response = await send('/x', { headers: { 'larder-fault': value } });
       assert.equal(response.status, 400, value);

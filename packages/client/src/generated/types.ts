@@ -476,11 +476,11 @@ export interface FaultMatch {
    */
   location?: string;
   /**
-   * GET, POST, … (any case).
+   * GET, HEAD or POST (any case): the methods the API answers.
    */
   method?: string;
   /**
-   * Paths starting with this.
+   * Paths starting with this (not /_larder: the admin API is never faulted).
    */
   pathPrefix?: string;
 }
