@@ -61,6 +61,24 @@ export const startFacts = (c: Context): RequestFacts => {
 /** Whether anyone collects facts for this request (so callers skip computing them otherwise). */
 export const collectingFacts = (c: Context): boolean => c.get('facts') !== undefined;
 
+/**
+ * What tells one search from another in the journal (and the report): its body, page token and page size as
+ * sent. Noted by the search route, and by fault injection when a fault answers before the route runs.
+ */
+export const noteSearch = (
+  c: Context,
+  body: unknown,
+  pageToken: string,
+  pageSize: string | undefined,
+): void => {
+  if (!collectingFacts(c)) return;
+  noteFacts(c, {
+    body,
+    ...(pageToken === '' ? {} : { pageToken }),
+    ...(pageSize === undefined ? {} : { pageSize: Number(pageSize) }),
+  });
+};
+
 /** Tells tokens apart in the journal without keeping them: the first 16 hex digits of their SHA-256. */
 export const tokenFingerprint = (token: string): string =>
   createHash('sha256').update(token).digest('hex').slice(0, 16);

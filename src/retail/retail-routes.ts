@@ -1,6 +1,6 @@
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { readJsonObject } from '../http/request-body.js';
-import { collectingFacts, noteFacts } from '../http/request-facts.js';
+import { noteFacts, noteSearch } from '../http/request-facts.js';
 import { RECORD_KINDS, type RecordKind } from '../records/kinds.js';
 import { didYouMean } from '../shared/did-you-mean.js';
 import { LarderError } from '../shared/errors.js';
@@ -30,12 +30,7 @@ export const createRetailRoutes = ({ authorize, records, noteCaller }: RetailRou
       const body = await readJsonObject(c);
       const current = c.req.query('pageToken') ?? '';
       const rawPageSize = c.req.query('pageSize');
-      if (collectingFacts(c))
-        noteFacts(c, {
-          body,
-          ...(current === '' ? {} : { pageToken: current }),
-          ...(rawPageSize === undefined ? {} : { pageSize: Number(rawPageSize) }),
-        });
+      noteSearch(c, body, current, rawPageSize);
       const page = await records.search(kind, locationId, {
         body,
         pageToken: current,

@@ -68,8 +68,8 @@ for (const backend of await backends()) {
       });
       return ((await response.json()) as { token: { accessToken: string } }).token.accessToken;
     };
-    const search = (app: LarderApp = larder, headers: Record<string, string> = {}) =>
-      app.app.request('/v1/inventoryHistory/search', {
+    const search = (app: LarderApp = larder, headers: Record<string, string> = {}, query = '') =>
+      app.app.request(`/v1/inventoryHistory/search${query}`, {
         method: 'POST',
         headers: {
           authorization: `Bearer ${token}`,
@@ -239,6 +239,66 @@ for (const backend of await backends()) {
           ['tenth-search status=503', 50301, credentials.clientId],
         ],
       );
+      await admin('DELETE');
+    });
+
+    const findings = async () =>
+      (
+        (await (
+          await larder.app.request(`/_larder/report?clientId=${credentials.clientId}`, {
+            headers: { authorization: `Bearer ${ADMIN}` },
+          })
+        ).json()) as { findings: { rule: string; count: number }[] }
+      ).findings.map((f) => `${f.rule}:${f.count}`);
+
+    test('a search answered by a fault is journaled as sent, so the report knows a retry of it', async () => {
+      await admin('PUT', {
+        rules: [
+          {
+            match: { operation: 'searchInventoryHistory' },
+            when: { next: 1 },
+            effect: { type: 'status', status: 503 },
+          },
+        ],
+      });
+      larder.journal?.clear();
+      const body = { updatedDateRange: { startDate: '2025-03-01' } };
+      const paged = () =>
+        larder.app.request('/v1/inventoryHistory/search?pageSize=10', {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${token}`,
+            'platform-restaurant-external-id': 'loc-1',
+            'content-type': 'application/json',
+          },
+          body: JSON.stringify(body),
+        });
+      const seen: number[] = [];
+      for (let i = 0; i < 2; i++) {
+        seen.push((await paged()).status);
+        clock.advance(100);
+      }
+      assert.deepEqual(seen, [503, 200]);
+      const [faulted, answered] = larder.journal?.list() ?? [];
+      assert.ok(answered !== undefined && faulted !== undefined);
+      assert.deepEqual(
+        [faulted.body, faulted.pageSize, faulted.tokenFingerprint],
+        [body, 10, answered.tokenFingerprint],
+      );
+      assert.deepEqual(await findings(), ['server-error-retried-at-once:1']);
+      await admin('DELETE');
+    });
+
+    test('the same search refused three times by an injected 4xx is a repeated failing request', async () => {
+      await admin('PUT', {
+        rules: [{ match: { operation: 'searchInventoryHistory' }, effect: { type: 'badPageToken' } }],
+      });
+      larder.journal?.clear();
+      for (let i = 0; i < 3; i++) {
+        assert.equal((await search(larder, {}, '?pageToken=not-a-page')).status, 400);
+        clock.advance(2_000);
+      }
+      assert.deepEqual(await findings(), ['repeated-failing-request:1']);
       await admin('DELETE');
     });
 

@@ -3,7 +3,8 @@ import type { Context, MiddlewareHandler, Next } from 'hono';
 import { type OAuthErrorCode, oauthError } from '../../auth/oauth-token-route.js';
 import { invalidToken } from '../../auth/retail-guard.js';
 import { LarderResponse } from '../../http/larder-response.js';
-import { claimedClientId, collectingFacts, noteFacts } from '../../http/request-facts.js';
+import { readJsonObject } from '../../http/request-body.js';
+import { claimedClientId, collectingFacts, noteFacts, noteSearch } from '../../http/request-facts.js';
 import { requestHeader } from '../../http/request-header.js';
 import type { FaultControl } from '../../sandbox/fault-control.js';
 import type { FaultEffect, FaultStatus } from '../../sandbox/fault-schemas.js';
@@ -13,8 +14,10 @@ import {
   type FaultRequest,
   parseFaultHeader,
 } from '../../sandbox/faults.js';
+import { SEARCH_OPERATIONS, TOKEN_OPERATIONS } from '../../sandbox/journal-entry.js';
 import { type ErrorCode, LarderError } from '../../shared/errors.js';
 import { LOCATION_HEADER } from '../../shared/limits.js';
+import { noteToken } from '../retail-auth/retail-auth.js';
 
 export interface FaultsDeps {
   /** The rules (admin API, --faults FILE); undefined when only the header is allowed. */
@@ -169,6 +172,40 @@ const apply = async (
   }
 };
 
+/** Effects answered here, in place of the handler, which then never notes what the request was. */
+const ANSWERED_HERE: ReadonlySet<FaultEffect['type']> = new Set([
+  'status',
+  'invalidToken',
+  'badPageToken',
+  'reset',
+]);
+
+/**
+ * What identifies a request the handler will not see, noted as the retail routes would note it: so the report
+ * knows a faulted search sent again unchanged for the same search, not a new one each time. The token only as
+ * its fingerprint, and not for a token request (its fingerprint is of the token it issues) nor for an injected
+ * invalid_token: that token is still good, and a new login may hand it back, so the report would take its later
+ * uses for a refused token reused. A search's body is read within the body limit, and left unrecorded when it
+ * is not a JSON object; never before a reset, which cuts the connection as it stands.
+ */
+const noteIdentity = async (c: Context, request: FaultRequest, effect: FaultEffect): Promise<void> => {
+  const { operation } = request;
+  if (
+    request.bearer &&
+    effect.type !== 'invalidToken' &&
+    (operation === undefined || !TOKEN_OPERATIONS.includes(operation))
+  )
+    noteToken(c);
+  if (effect.type === 'reset' || operation === undefined || !SEARCH_OPERATIONS.includes(operation)) return;
+  let body: Record<string, unknown>;
+  try {
+    body = await readJsonObject(c);
+  } catch {
+    return;
+  }
+  noteSearch(c, body, c.req.query('pageToken') ?? '', c.req.query('pageSize'));
+};
+
 /**
  * Fault injection: the Larder-Fault header (only with --allow-fault-header) or the first rule that fires applies
  * one effect to the request, and the journal marks it. Installed only when rules or the header can exist, so a
@@ -189,6 +226,7 @@ export const injectFaults = (deps: FaultsDeps): MiddlewareHandler => {
     if (collectingFacts(c)) {
       const { clientId } = request;
       noteFacts(c, { fault: fault.label, ...(clientId === undefined ? {} : { clientId }) });
+      if (ANSWERED_HERE.has(fault.effect.type)) await noteIdentity(c, request, fault.effect);
     }
     const response = await apply(c, next, fault, deps);
     if (response !== undefined) c.res = response;
