@@ -8,6 +8,8 @@ import { type JournalEntry, SEARCH_OPERATIONS, TOKEN_OPERATIONS } from './journa
  *
  * Times are the virtual clock's: a request is placed at its arrival (`timeMs`) and an answer at arrival plus
  * `durationMs`, so a request that was already in flight when an answer came is never blamed on that answer.
+ * A Retry-After is counted from the 429's arrival instead: the server worked it out on its clock then, rounded
+ * up to whole seconds, and a frozen clock did not move while the 429 was served, however long that took.
  */
 
 /** The documented rules, in the order the report lists their findings. Ids are stable. */
@@ -253,14 +255,14 @@ const retryBeforeRetryAfter = (entries: readonly JournalEntry[]): Finding[] => {
       const hold = holds.find((h) => h.answeredMs <= entry.timeMs);
       if (hold !== undefined)
         early.push({ entry, waitedMs: entry.timeMs - hold.answeredMs, askedSeconds: hold.seconds });
-      if (entry.status === 429 && entry.retryAfterSeconds !== undefined) {
-        const answeredMs = answeredAtMs(entry);
+      if (entry.status === 429 && entry.retryAfterSeconds !== undefined)
         holds.push({
-          answeredMs,
-          untilMs: answeredMs + entry.retryAfterSeconds * 1000,
+          answeredMs: answeredAtMs(entry),
+          // Not from the answer: real time added to a frozen clock's instant flagged a client that advanced it
+          // by exactly Retry-After.
+          untilMs: entry.timeMs + entry.retryAfterSeconds * 1000,
           seconds: entry.retryAfterSeconds,
         });
-      }
     }
   }
   if (early.length === 0) return [];

@@ -322,6 +322,34 @@ for (const backend of await backends()) {
       await admin('DELETE');
     });
 
+    test('on a frozen clock, a retry after advancing it by exactly Retry-After is not early', async () => {
+      const headed = await build({ adminToken: ADMIN, allowFaultHeader: true });
+      const control = (method: string, path: string, body: unknown) =>
+        headed.app.request(`/_larder${path}`, {
+          method,
+          headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      assert.equal(
+        (await control('PUT', '/clock', { now: new Date(T0 + 600_000).toISOString(), frozen: true })).status,
+        200,
+      );
+      headed.journal?.clear();
+      assert.equal((await search(headed, { 'larder-fault': 'status=429;retry-after=2' })).status, 429);
+      assert.equal((await control('POST', '/clock/advance', { seconds: 2 })).status, 200);
+      assert.equal((await search(headed)).status, 200);
+      const report = (await (
+        await headed.app.request(`/_larder/report?clientId=${credentials.clientId}`, {
+          headers: { authorization: `Bearer ${ADMIN}` },
+        })
+      ).json()) as { requestsJudged: number; findings: unknown[] };
+      assert.deepEqual([report.requestsJudged, report.findings], [2, []]);
+      await headed.app.request('/_larder/clock', {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${ADMIN}` },
+      });
+    });
+
     test('a production-style start injects nothing: no admin API, the header ignored', async () => {
       const plain = await build();
       assert.equal((await plain.app.request('/_larder/faults')).status, 404);

@@ -280,6 +280,14 @@ describe('retry-before-retry-after', () => {
     assert.deepEqual(judgeClient(j.entries, CLIENT), []);
   });
 
+  test('a retry exactly Retry-After after the 429 arrived is not early, however long the 429 took', () => {
+    // A frozen clock advanced by Retry-After: the 429 took real time, the virtual clock none.
+    const j = journal();
+    j.get(0, { status: 429, retryAfterSeconds: 2, durationMs: 45.25 });
+    j.get(2 * S);
+    assert.deepEqual(judgeClient(j.entries, CLIENT), []);
+  });
+
   test("another client's 429 does not hold this client back", () => {
     const j = journal();
     j.search(0, { status: 429, retryAfterSeconds: 30, clientId: OTHER });
