@@ -445,7 +445,7 @@ const serverErrorRetriedAtOnce = (entries: readonly JournalEntry[]): Finding[] =
       'server-error-retried-at-once',
       `Back off before retrying a server error: ${plural(hasty.length, 'request was', 'requests were')} ` +
         `retried less than 1 s after a 5xx answer (e.g. ${first.entry.method} ${first.entry.path}` +
-        `${where(first.entry)} ${first.waitedMs} ms after a ${first.status}). Wait 1 s, then longer each time.`,
+        `${where(first.entry)} ${Math.round(first.waitedMs)} ms after a ${first.status}). Wait 1 s, then longer each time.`,
       hasty.length,
       hasty.map((h) => h.entry.requestId),
     ),

@@ -509,6 +509,14 @@ describe('server-error-retried-at-once', () => {
     assert.match(f.message, /GET \/v1\/purchaseOrders\/\S+ at loc-1 200 ms after a 503/);
   });
 
+  test('the wait is told in whole milliseconds, as measured durations are not', () => {
+    const j = journal();
+    j.get(0, { status: 503, durationMs: 45.2548828125 });
+    j.get(300);
+    const f = only(judgeClient(j.entries, CLIENT), 'server-error-retried-at-once');
+    assert.match(f.message, / 255 ms after a 503\)/);
+  });
+
   test('near miss: retried after exactly 1 s, another request at once, a request in flight, a 4xx', () => {
     const j = journal();
     j.get(0, { status: 503, durationMs: 100 });
