@@ -5,6 +5,7 @@ import { LOCATION_HEADER } from '../src/shared/limits.js';
 import { type Child, startChild } from './children.js';
 import { createBenchClient, logIn } from './larder-process.js';
 import { measure } from './load.js';
+import type { CostLoadKey, CostPathKey } from './options.js';
 import { machineLine, median } from './report.js';
 import { openSpec, type StoreSpec } from './stores.js';
 
@@ -17,7 +18,7 @@ import { openSpec, type StoreSpec } from './stores.js';
  */
 
 export interface CostPath {
-  key: string;
+  key: CostPathKey;
   label: string;
   env: Record<string, string>;
 }
@@ -47,7 +48,7 @@ export const COST_PATHS: readonly CostPath[] = [
 ];
 
 interface CostLoad {
-  key: string;
+  key: CostLoadKey;
   label: string;
   method: 'GET' | 'POST';
   paths: readonly string[];

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 
 export type DatasetKey = 'demo' | 'unicode';
 
@@ -45,17 +45,58 @@ export interface BenchOptions {
   explain: boolean;
 }
 
+/** The scenarios of a full run, by the key `--only` takes (their loads are in run.ts). */
+export const SCENARIO_KEYS = [
+  'get-po',
+  'get-ih',
+  'search-first',
+  'search-live',
+  'search-status',
+  'search-deep',
+  'search-ih',
+  'search-ih-deep',
+  'login',
+  'token',
+] as const;
+export type ScenarioKey = (typeof SCENARIO_KEYS)[number];
+/** The loads of the cost run, by the key its `--only` takes (cost.ts). */
+export const COST_LOAD_KEYS = ['get-po', 'search-first'] as const;
+export type CostLoadKey = (typeof COST_LOAD_KEYS)[number];
+/** The configurations of the cost run, by the key `--paths` takes (cost.ts); `off` always runs. */
+export const COST_PATH_KEYS = [
+  'off',
+  'sandbox',
+  'journal-off',
+  'journal-64',
+  'rate-limit',
+  'metrics',
+  'access-log',
+] as const;
+export type CostPathKey = (typeof COST_PATH_KEYS)[number];
+
 export const USAGE = `npm run bench -- [--connections N] [--duration S] [--warmup S] [--scale X]
   [--backend sqlite|postgres|both] [--smoke] [--no-prism] [--fresh] [--out DIR] [--only a,b] [--cpu-prof DIR]
   [--dataset demo,unicode] [--workers 1,2] [--serve-args="--flag value …"] [--pool-sizes 2,10,20]
 npm run bench -- --scale [--scale-max 10000000] [--backend …] [--duration S] [--out DIR]
 npm run bench -- --explain [--backend …] [--scale X]
-npm run bench -- --cost [--rounds 5] [--instances 3] [--separate-processes] [--only get-po,search-first] [--paths sandbox,journal-off,journal-64,rate-limit,metrics,access-log] [--backend …] [--connections N] [--out DIR]`;
+npm run bench -- --cost [--rounds 5] [--instances 3] [--separate-processes] [--only get-po,search-first] [--paths sandbox,journal-off,journal-64,rate-limit,metrics,access-log] [--backend …] [--connections N] [--out DIR]
+npm run bench -- --help`;
+
+/** A mistake in the bench's own flags: run.ts prints it with the usage and exits 2, without a stack. */
+export class BenchUsageError extends Error {
+  constructor(message: string) {
+    super(`${message}\n${USAGE}`);
+    this.name = 'BenchUsageError';
+  }
+}
+
+/** `--help` or `-h` anywhere: run.ts prints the usage and starts nothing. */
+export const wantsHelp = (argv: string[]): boolean => argv.includes('--help') || argv.includes('-h');
 
 const positive = (name: string, raw: string | undefined, fallback: number): number => {
   if (raw === undefined) return fallback;
   const value = Number(raw);
-  if (!(value > 0)) throw new Error(`--${name} must be a positive number, not ${raw}\n${USAGE}`);
+  if (!(value > 0)) throw new BenchUsageError(`--${name} must be a positive number, not ${raw}`);
   return value;
 };
 
@@ -63,7 +104,7 @@ const integers = (name: string, raw: string | undefined, fallback: number[]): nu
   if (raw === undefined) return fallback;
   const values = raw.split(',').map(Number);
   if (values.some((value) => !Number.isInteger(value) || value < 1))
-    throw new Error(`--${name} takes whole numbers separated by commas, not ${raw}\n${USAGE}`);
+    throw new BenchUsageError(`--${name} takes whole numbers separated by commas, not ${raw}`);
   return values;
 };
 
@@ -76,8 +117,29 @@ const scaleRunFlag = (argv: string[]): string[] =>
     arg === '--scale' && !(argv[i + 1] !== undefined && /^[0-9.]+$/.test(argv[i + 1]!)) ? '--scale-run' : arg,
   );
 
+/** parseArgs's own errors (an unknown flag, a missing value) become usage errors that name the flag. */
+const parseArgsOrUsage = <T extends ParseArgsConfig>(config: T) => {
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
+      throw new BenchUsageError(error.message);
+    throw error;
+  }
+};
+
+/** A comma list whose every item must be one of `known`: a typo would otherwise run nothing, silently. */
+const keys = (name: string, raw: string | undefined, known: readonly string[]): string[] => {
+  if (raw === undefined) return [];
+  const values = raw.split(',');
+  const unknown = values.filter((value) => !known.includes(value));
+  if (unknown.length > 0)
+    throw new BenchUsageError(`--${name} takes ${known.join(', ')}; not ${unknown.join(', ')}`);
+  return values;
+};
+
 export const parseOptions = (argv: string[], defaultOut: string): BenchOptions => {
-  const { values } = parseArgs({
+  const { values } = parseArgsOrUsage({
     args: scaleRunFlag(argv),
     options: {
       connections: { type: 'string' },
@@ -109,13 +171,13 @@ export const parseOptions = (argv: string[], defaultOut: string): BenchOptions =
   // The smoke stays on the embedded store unless asked: PostgreSQL roughly doubles its time.
   const backend = values.backend ?? (smoke ? 'sqlite' : 'both');
   if (backend !== 'sqlite' && backend !== 'postgres' && backend !== 'both')
-    throw new Error(`--backend must be sqlite, postgres or both, not ${backend}\n${USAGE}`);
+    throw new BenchUsageError(`--backend must be sqlite, postgres or both, not ${backend}`);
   const warmup = values.warmup === undefined ? (smoke ? 0 : 1) : Number(values.warmup);
-  if (!(warmup >= 0)) throw new Error(`--warmup must be zero or more seconds\n${USAGE}`);
+  if (!(warmup >= 0)) throw new BenchUsageError(`--warmup must be zero or more seconds`);
   const datasets = (values.dataset ?? 'demo,unicode').split(',');
   for (const dataset of datasets)
     if (dataset !== 'demo' && dataset !== 'unicode')
-      throw new Error(`--dataset takes demo and/or unicode, not ${dataset}\n${USAGE}`);
+      throw new BenchUsageError(`--dataset takes demo and/or unicode, not ${dataset}`);
   const serveArgs = (values['serve-args'] ?? '').split(/\s+/).filter((arg) => arg !== '');
   return {
     // The smoke only proves the bench still runs end to end: tiny store, sub-second runs, no peer.
@@ -128,7 +190,7 @@ export const parseOptions = (argv: string[], defaultOut: string): BenchOptions =
     prism: !smoke && !values['no-prism'],
     fresh: values.fresh,
     out: values.out ?? defaultOut,
-    only: values.only === undefined ? [] : values.only.split(','),
+    only: keys('only', values.only, values.cost ? COST_LOAD_KEYS : SCENARIO_KEYS),
     cpuProf: values['cpu-prof'],
     datasets: datasets as DatasetKey[],
     workers: integers('workers', values.workers, [1]),
@@ -137,7 +199,7 @@ export const parseOptions = (argv: string[], defaultOut: string): BenchOptions =
     scaleRun: values['scale-run'],
     explain: values.explain,
     cost: values.cost,
-    costPaths: values.paths === undefined ? [] : values.paths.split(','),
+    costPaths: keys('paths', values.paths, COST_PATH_KEYS),
     rounds: Math.round(positive('rounds', values.rounds, smoke ? 1 : 5)),
     instances: Math.round(positive('instances', values.instances, smoke ? 1 : 3)),
     separateProcesses: values['separate-processes'],

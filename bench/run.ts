@@ -18,7 +18,14 @@ import {
 } from './larder-process.js';
 import { type Load, type Measurement, measure } from './load.js';
 import { measureColdStart, measureImports, measureSeed } from './one-shots.js';
-import { type DatasetKey, parseOptions } from './options.js';
+import {
+  BenchUsageError,
+  type DatasetKey,
+  parseOptions,
+  type ScenarioKey,
+  USAGE,
+  wantsHelp,
+} from './options.js';
 import { machineLine, markdownTable, type Row } from './report.js';
 import { runScale } from './scale.js';
 import {
@@ -34,7 +41,20 @@ import {
 import { ensureUnicodeLocation, UNICODE_LOCATION } from './unicode.js';
 
 const ROOT = join(import.meta.dirname, '..');
-const options = parseOptions(process.argv.slice(2), join(ROOT, 'bench', 'results'));
+const readOptions = (argv: string[]) => {
+  if (wantsHelp(argv)) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  try {
+    return parseOptions(argv, join(ROOT, 'bench', 'results'));
+  } catch (error) {
+    if (!(error instanceof BenchUsageError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(2);
+  }
+};
+const options = readOptions(process.argv.slice(2));
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 const rows: Row[] = [];
 const notes: string[] = [];
@@ -78,7 +98,7 @@ interface Larder {
 }
 
 interface Scenario {
-  key: string;
+  key: ScenarioKey;
   label: string;
   load: (larder: Larder, dataset: Dataset) => Load;
   /** Also run against Prism, the peer. */
