@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ScalePoint, scaleChart, scaleGrowth } from './scale.js';
 
@@ -8,7 +8,20 @@ import { type ScalePoint, scaleChart, scaleGrowth } from './scale.js';
  *
  *   node --import tsx bench/scale-redraw.ts DIR [DIR …]
  */
-for (const dir of process.argv.slice(2)) {
+const USAGE = 'usage: node --import tsx bench/scale-redraw.ts DIR [DIR …]   (each DIR holds a --scale run)';
+const dirs = process.argv.slice(2);
+if (dirs.includes('--help') || dirs.includes('-h')) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+const unusable = dirs.length === 0 ? [''] : dirs.filter((dir) => !existsSync(join(dir, 'scale.json')));
+if (unusable.length > 0) {
+  process.stderr.write(
+    `${unusable.map((dir) => (dir === '' ? '' : `${dir}: no scale.json there\n`)).join('')}${USAGE}\n`,
+  );
+  process.exit(2);
+}
+for (const dir of dirs) {
   const { points } = JSON.parse(readFileSync(join(dir, 'scale.json'), 'utf8')) as { points: ScalePoint[] };
   writeFileSync(join(dir, 'scale.svg'), scaleChart(points));
   const lines = readFileSync(join(dir, 'scale.md'), 'utf8').split('\n');

@@ -36,3 +36,27 @@ test('npm run bench -- --help prints the usage and starts nothing; a bad flag ex
   assert.match(bad.stderr, /^--backend must be sqlite, postgres or both, not mysql\n/);
   assert.doesNotMatch(bad.stderr, /\n\s+at /);
 });
+
+test('the bench tools answer --help with their usage and a mistake with exit 2 and no stack', async () => {
+  const tools = [
+    ['bench/pairs.mjs'],
+    ['bench/profile-diff.mjs'],
+    ['--import', 'tsx', 'bench/scale-redraw.ts'],
+  ];
+  for (const tool of tools) {
+    const help = await runNode([...tool, '--help'], { cwd: ROOT });
+    assert.equal(help.code, 0, help.stderr);
+    assert.match(help.stdout, /^usage: node /);
+  }
+  for (const [tool, message] of [
+    [['bench/pairs.mjs', '--pairs', 'x'], /^--pairs takes a whole number of pairs, not x\nusage: /],
+    [['bench/pairs.mjs', '--on', 'sandbox'], /^--on takes NAME=VALUE, not sandbox\nusage: /],
+    [['bench/profile-diff.mjs', 'one.cpuprofile'], /^usage: /],
+    [['--import', 'tsx', 'bench/scale-redraw.ts', '/nowhere'], /^\/nowhere: no scale.json there\nusage: /],
+  ] as const) {
+    const run = await runNode([...tool], { cwd: ROOT });
+    assert.equal(run.code, 2, tool.join(' '));
+    assert.match(run.stderr, message);
+    assert.doesNotMatch(run.stderr, /\n\s+at /);
+  }
+});
