@@ -15,42 +15,25 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseToolArgs, usageError } from './tool-usage.mjs';
 
 const USAGE = `usage: node bench/pairs.mjs [--pairs 5] [--only get-po,search-first] [--on NAME=VALUE …] [--out DIR] [-- run.ts flags]
        node bench/pairs.mjs --pool A/pairs.json [--pool B/pairs.json …]`;
-const usageError = (message) => {
-  process.stderr.write(`${message}\n${USAGE}\n`);
-  process.exit(2);
-};
-
-const parsed = (() => {
-  try {
-    return parseArgs({
-      options: {
-        pairs: { type: 'string', default: '5' },
-        only: { type: 'string', default: 'get-po,search-first' },
-        on: { type: 'string', multiple: true, default: ['LARDER_BENCH_SANDBOX=1'] },
-        out: { type: 'string', default: join('bench', 'results', 'pairs') },
-        pool: { type: 'string', multiple: true, default: [] },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      allowPositionals: true,
-    });
-  } catch (error) {
-    return usageError(error.message);
-  }
-})();
-const { values, positionals } = parsed;
-if (values.help) {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
-}
+const { values, positionals } = parseToolArgs(USAGE, {
+  options: {
+    pairs: { type: 'string', default: '5' },
+    only: { type: 'string', default: 'get-po,search-first' },
+    on: { type: 'string', multiple: true, default: ['LARDER_BENCH_SANDBOX=1'] },
+    out: { type: 'string', default: join('bench', 'results', 'pairs') },
+    pool: { type: 'string', multiple: true, default: [] },
+  },
+  allowPositionals: true,
+});
 const pairs = Number(values.pairs);
 if (!Number.isInteger(pairs) || pairs < 1)
-  usageError(`--pairs takes a whole number of pairs, not ${values.pairs}`);
+  usageError(USAGE, `--pairs takes a whole number of pairs, not ${values.pairs}`);
 for (const kv of values.on)
-  if (!/^[A-Z_][A-Z0-9_]*=/.test(kv)) usageError(`--on takes NAME=VALUE, not ${kv}`);
+  if (!/^[A-Z_][A-Z0-9_]*=/.test(kv)) usageError(USAGE, `--on takes NAME=VALUE, not ${kv}`);
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);

@@ -5,32 +5,14 @@
 //
 //   node bench/profile-diff.mjs DIR/journal-off/0/CPU.….cpuprofile DIR/sandbox/0/CPU.….cpuprofile [--top 30]
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { parseToolArgs, usageError } from './tool-usage.mjs';
 
 const USAGE = 'usage: node bench/profile-diff.mjs BASE.cpuprofile OTHER.cpuprofile [--top N]';
-const usageError = (message) => {
-  process.stderr.write(`${message === '' ? '' : `${message}\n`}${USAGE}\n`);
-  process.exit(2);
-};
-const parsed = (() => {
-  try {
-    return parseArgs({
-      options: {
-        top: { type: 'string', default: '30' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      allowPositionals: true,
-    });
-  } catch (error) {
-    return usageError(error.message);
-  }
-})();
-const { values, positionals } = parsed;
-if (values.help) {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
-}
-if (positionals.length !== 2) usageError('');
+const { values, positionals } = parseToolArgs(USAGE, {
+  options: { top: { type: 'string', default: '30' } },
+  allowPositionals: true,
+});
+if (positionals.length !== 2) usageError(USAGE);
 
 /** Self time in ms per function (name, file, line), idle left out. */
 const selfTimes = (file) => {
