@@ -8,7 +8,7 @@ import { withStore } from '../store-options.js';
 
 export const exportCommand: Command = {
   name: 'export',
-  summary: "Write a location's records as NDJSON that `larder import` reads back byte for byte.",
+  summary: "Write a location's records as NDJSON that `larder import` reads back to the same records.",
   usage: 'larder export --location ID [--purchase-orders FILE] [--inventory-history FILE]',
   options: {
     ...STORE_OPTIONS,
