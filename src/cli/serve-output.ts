@@ -1,8 +1,8 @@
-import { CONSOLE_PATH } from '../sandbox/console-assets.js';
 import { type DemoCredentials, demoCredentials, demoText } from '../sandbox/demo.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { ADMIN_PREFIX } from '../shared/limits.js';
 import { createLogger, type Logger } from '../shared/logger.js';
+import { CONSOLE_PATH } from '../shared/own-paths.js';
 import type { Store } from '../storage/store.js';
 import type { CommandIo } from './command.js';
 import type { ServeConfig } from './serve-config.js';

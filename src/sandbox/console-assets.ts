@@ -2,9 +2,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import { extname, join, relative, sep } from 'node:path';
 import { Hono } from 'hono';
 import { LarderError } from '../shared/errors.js';
+import { CONSOLE_PATH } from '../shared/own-paths.js';
 
 /** Where the web console is served; the built files (console/dist, made by `npm run build:console`) live below. */
-export const CONSOLE_PATH = '/console';
 
 /** console/dist from src/sandbox (tests) and from dist/sandbox (the built server) alike. */
 const DEFAULT_DIR = join(import.meta.dirname, '..', '..', 'console', 'dist');

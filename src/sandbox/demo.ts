@@ -9,9 +9,9 @@ import { seedStore } from '../seed/seed-store.js';
 import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
+import { CONSOLE_PATH } from '../shared/own-paths.js';
 import { randomToken } from '../shared/random-token.js';
 import type { LiveDemoState, Store } from '../storage/store.js';
-import { CONSOLE_PATH } from './console-assets.js';
 
 /**
  * The demo sandbox: the first start of an empty embedded database (demo locations, data, a demo client and an

@@ -150,7 +150,8 @@ export const FaultMatchSchema = Type.Object(
       Type.String({
         pattern: '^/',
         maxLength: 500,
-        description: 'Paths starting with this (not /_larder: the admin API is never faulted).',
+        description:
+          "Paths starting with this. Not Larder's own (/_larder, /docs, /console, /openapi.json, /healthz, /readyz): they are never faulted.",
       }),
     ),
   },

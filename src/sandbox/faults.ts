@@ -3,6 +3,14 @@ import { readFileSync } from 'node:fs';
 import { Random } from '../seed/random.js';
 import { type FieldProblem, LarderError } from '../shared/errors.js';
 import { ADMIN_PREFIX } from '../shared/limits.js';
+import {
+  CONSOLE_PATH,
+  DOCS_PATH,
+  HEALTH_PATH,
+  isLarderOwnPath,
+  OPENAPI_PATH,
+  READY_PATH,
+} from '../shared/own-paths.js';
 import { createValidator, invalidFields, requireValid } from '../shared/validator.js';
 import {
   FAULT_EFFECT_TYPES,
@@ -117,10 +125,6 @@ const fires = (state: RuleState): boolean => {
 /** The methods the API answers (HEAD as GET): a rule on any other would never fire. */
 export const FAULT_METHODS = ['GET', 'HEAD', 'POST'] as const;
 
-/** Paths never faulted: the admin API and the health checks. */
-export const neverFaulted = (path: string): boolean =>
-  path.startsWith(ADMIN_PREFIX) || path === '/healthz' || path === '/readyz';
-
 /** The effect fields each type takes (latency's by distribution): any other would be silently ignored. */
 const EFFECT_FIELDS: Readonly<Record<FaultEffectType, readonly string[]>> = {
   status: ['status', 'retryAfterSeconds'],
@@ -181,10 +185,10 @@ const effectProblems = ({ effect, match }: FaultRule, prefix: string): FieldProb
       fieldName: `${prefix}match.method`,
       message: `must be one of ${FAULT_METHODS.join(', ')} (any case): the API answers no other, so the rule would never fire`,
     });
-  if (match?.pathPrefix?.startsWith(ADMIN_PREFIX) === true)
+  if (match?.pathPrefix !== undefined && isLarderOwnPath(match.pathPrefix))
     problems.push({
       fieldName: `${prefix}match.pathPrefix`,
-      message: `is the admin API's (${ADMIN_PREFIX}/), which is never faulted: the rule would never fire`,
+      message: `is Larder's own (the admin API ${ADMIN_PREFIX}/, ${DOCS_PATH}, ${CONSOLE_PATH}, ${OPENAPI_PATH}, ${HEALTH_PATH} or ${READY_PATH}), which is never faulted: the rule would never fire`,
     });
   return problems;
 };

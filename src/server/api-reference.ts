@@ -5,7 +5,8 @@ import { AuthenticationRequestSchema, AuthenticationResponseSchema } from '../au
 import { ErrorMessageSchema } from '../http/error-message.js';
 import { RECORD_KINDS, type RecordKind } from '../records/kinds.js';
 import { DEFAULT_PAGE_SIZE, LOCATION_HEADER, MAX_BODY_BYTES, MAX_PAGE_SIZE } from '../shared/limits.js';
-import { DOCS_PATH, ERROR_CODE_TABLE, OPENAPI_PATH, openApiDocument } from './openapi.js';
+import { DOCS_PATH, OPENAPI_PATH } from '../shared/own-paths.js';
+import { ERROR_CODE_TABLE, openApiDocument } from './openapi.js';
 import { demoExamples } from './openapi-examples.js';
 
 /**

@@ -32,11 +32,11 @@ import { createPageTokens } from '../retail/page-token.js';
 import { createRecordReader } from '../retail/record-reader.js';
 import { createRetailRoutes, retailMethodError } from '../retail/retail-routes.js';
 import { createAdminRoutes } from '../sandbox/admin-routes.js';
-import { CONSOLE_PATH, createConsoleRoutes, loadConsoleAssets } from '../sandbox/console-assets.js';
+import { createConsoleRoutes, loadConsoleAssets } from '../sandbox/console-assets.js';
 import { createLiveDemo } from '../sandbox/demo.js';
 import { clusterFaultControl, localFaultControl } from '../sandbox/fault-control.js';
 import type { FaultRule } from '../sandbox/fault-schemas.js';
-import { createFaultEngine, neverFaulted } from '../sandbox/faults.js';
+import { createFaultEngine } from '../sandbox/faults.js';
 import { createJournal, type Journal } from '../sandbox/journal.js';
 import { OPERATIONS, TOKEN_OPERATIONS } from '../sandbox/journal-entry.js';
 import { clusterJournalView, journalOffView, localJournalView } from '../sandbox/journal-view.js';
@@ -45,13 +45,13 @@ import { LarderError } from '../shared/errors.js';
 import { ADMIN_PREFIX } from '../shared/limits.js';
 import type { Logger } from '../shared/logger.js';
 import type { Metrics } from '../shared/metrics.js';
+import { CONSOLE_PATH, HEALTH_PATH, isLarderOwnPath, OPENAPI_PATH, READY_PATH } from '../shared/own-paths.js';
 import { DEFAULT_REQUEST_TIMEOUT_SECONDS } from '../shared/server-limits.js';
 import { createVirtualClock } from '../shared/virtual-clock.js';
 import { instrumentStore } from '../storage/instrumented-store.js';
 import type { Store } from '../storage/store.js';
-import { DOCS_PATH } from './docs-paths.js';
 import { createDocsRoutes } from './docs-routes.js';
-import { OPENAPI_PATH, openApiDocument } from './openapi.js';
+import { openApiDocument } from './openapi.js';
 
 export interface AppConfig {
   /** Issuer and public base URL (no trailing slash). */
@@ -204,7 +204,7 @@ export const createApp = async ({
           control: faults,
           allowHeader: config.allowFaultHeader === true,
           operationOf,
-          skip: neverFaulted,
+          skip: isLarderOwnPath,
           tokenPath: TOKEN_ENDPOINT_PATH,
         })
       : undefined;
@@ -220,15 +220,8 @@ export const createApp = async ({
         journal,
         clock,
         operationOf,
-        // Larder's own pages and probes are not the integration's traffic; an unknown path (a typo) is.
-        skip: (path) =>
-          path.startsWith(ADMIN_PREFIX) ||
-          path === DOCS_PATH ||
-          path.startsWith(`${DOCS_PATH}/`) ||
-          path === OPENAPI_PATH ||
-          path === '/healthz' ||
-          path === '/readyz' ||
-          path === '/favicon.ico',
+        // An unknown path (a typo) is the integration's traffic; Larder's own pages and probes are not.
+        skip: isLarderOwnPath,
         onError: errorEdge,
         inner: injector === undefined ? deadline : inlineMiddleware(injector, deadline),
       }),
@@ -265,11 +258,11 @@ export const createApp = async ({
   });
 
   let draining = false;
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get(HEALTH_PATH, (c) => c.json({ status: 'ok' }));
   // Reached only once the app is built, so the signing keys are loaded; before that the server answers 503.
   // Probes come every few seconds: the store going away and coming back are logged once each, not per probe.
   let storeAnswers = true;
-  app.get('/readyz', async (c) => {
+  app.get(READY_PATH, async (c) => {
     if (draining)
       throw new LarderError('ERR_UNAVAILABLE', {
         message: 'Stopping: not taking new requests.',

@@ -1,6 +1,5 @@
-/** Where the reference lives; the routes (docs-routes.ts) and the document (openapi.ts) both say so. */
-export const DOCS_PATH = '/docs';
-export const OPENAPI_PATH = '/openapi.json';
+import { DOCS_PATH } from '../shared/own-paths.js';
+
 export const DOCS_ASSETS_PATH = `${DOCS_PATH}/assets`;
 
 /** The only files served from swagger-ui-dist, with their types. */

@@ -7,7 +7,8 @@ import { JWKS_PATH, METADATA_PATH } from '../auth/metadata.js';
 import { TOKEN_ENDPOINT_PATH } from '../auth/oauth-token-route.js';
 import { KNOWN_SCOPES } from '../auth/scopes.js';
 import { LarderError } from '../shared/errors.js';
-import { DOCS_ASSETS, DOCS_ASSETS_PATH, DOCS_PATH, OPENAPI_PATH } from './docs-paths.js';
+import { DOCS_PATH, OPENAPI_PATH } from '../shared/own-paths.js';
+import { DOCS_ASSETS, DOCS_ASSETS_PATH } from './docs-paths.js';
 
 /**
  * `/docs`: the OpenAPI document rendered by Swagger UI (swagger-ui-dist: a well-kept renderer whose try-it

@@ -29,13 +29,13 @@ import {
   NewClientRequestSchema,
   ResetSchema,
 } from '../sandbox/admin-schemas.js';
-import { CONSOLE_PATH } from '../sandbox/console-assets.js';
 import { DEFAULT_CHART_DAYS, MAX_CHART_DAYS } from '../sandbox/console-data.js';
 import { FaultRuleSchema, FaultRulesSchema, FaultRulesStateSchema } from '../sandbox/fault-schemas.js';
 import { OPERATIONS } from '../sandbox/journal-entry.js';
 import { ERROR_CATALOG } from '../shared/errors.js';
 import { DEFAULT_PAGE_SIZE, LOCATION_HEADER, MAX_BODY_BYTES, MAX_PAGE_SIZE } from '../shared/limits.js';
-import { DOCS_ASSETS, DOCS_ASSETS_PATH, DOCS_PATH, OPENAPI_PATH } from './docs-paths.js';
+import { CONSOLE_PATH, DOCS_PATH, HEALTH_PATH, OPENAPI_PATH, READY_PATH } from '../shared/own-paths.js';
+import { DOCS_ASSETS, DOCS_ASSETS_PATH } from './docs-paths.js';
 import { ApiIndexSchema, HealthSchema, ReadinessSchema } from './meta-schemas.js';
 import { demoExamples } from './openapi-examples.js';
 
@@ -46,8 +46,6 @@ import { demoExamples } from './openapi-examples.js';
  * looped from RECORD_KINDS; the error table is ERROR_CATALOG. test/server/openapi-*.test.ts validate it, lint
  * it and hold every response of the HTTP tests to it.
  */
-
-export { DOCS_PATH, OPENAPI_PATH } from './docs-paths.js';
 
 const SCHEMA_PREFIX = '#/components/schemas/';
 const ERROR_MESSAGE = 'ErrorMessage';
@@ -653,13 +651,13 @@ export const openApiDocument = (publicUrl: string) => {
         responses: { '200': ok('The document.', { type: 'object' }) },
       }),
     },
-    '/healthz': {
+    [HEALTH_PATH]: {
       get: operation('server', 'getHealth', 'Liveness', 'Answers while the process serves.', {
         security: [],
         responses: { '200': ok('Alive.', use(HealthSchema)) },
       }),
     },
-    '/readyz': {
+    [READY_PATH]: {
       get: operation(
         'server',
         'getReadiness',

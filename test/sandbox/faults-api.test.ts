@@ -145,6 +145,13 @@ for (const backend of await backends()) {
       const cases: [unknown, string, RegExp][] = [
         [{ effect: { type: 'reset' }, match: { method: 'FETCH' } }, 'match.method', /GET, HEAD, POST/],
         [{ effect: { type: 'reset' }, match: { pathPrefix: '/_larder/' } }, 'match.pathPrefix', /admin API/],
+        ...['/healthz', '/readyz', '/docs', '/docs/assets', '/console', '/openapi.json'].map(
+          (pathPrefix): [unknown, string, RegExp] => [
+            { effect: { type: 'reset' }, match: { pathPrefix } },
+            'match.pathPrefix',
+            /is Larder's own .* never faulted/,
+          ],
+        ),
         [{ effect: { type: 'status', status: 503, ms: 5 } }, 'effect.ms', /only to type latency/],
         [
           { effect: { type: 'reset', bytesPerSecond: 100 } },
@@ -218,6 +225,16 @@ for (const backend of await backends()) {
         rules.map((rule) => rule.id),
         ['tenth-search'],
       );
+      await admin('DELETE');
+    });
+
+    test("a catch-all rule faults the API but never Larder's own pages: docs, OpenAPI document, console, probes", async () => {
+      await admin('PUT', { rules: [{ effect: { type: 'status', status: 500 } }] });
+      for (const path of ['/docs', '/openapi.json', '/console/', '/healthz', '/readyz'])
+        assert.equal((await larder.app.request(path)).status, 200, path);
+      assert.equal((await larder.app.request('/favicon.ico')).status, 404);
+      assert.equal((await search()).status, 500);
+      assert.equal((await larder.app.request('/.well-known/openid-configuration')).status, 500);
       await admin('DELETE');
     });
 

@@ -25,7 +25,7 @@ export interface FaultsDeps {
   /** --allow-fault-header: the Larder-Fault header applies an effect to its one request. */
   allowHeader: boolean;
   operationOf: (method: string, path: string) => string | undefined;
-  /** Paths never faulted (the admin API, health checks). */
+  /** Paths never faulted (Larder's own: the admin API, docs, console, health checks). */
   skip: (path: string) => boolean;
   /** The OAuth token endpoint answers errors in RFC 6749's shape. */
   tokenPath: string;
