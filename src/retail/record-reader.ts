@@ -1,10 +1,9 @@
 import type { RecordKind } from '../records/kinds.js';
 import { LarderError } from '../shared/errors.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../shared/limits.js';
+import { UUID } from '../shared/schema-helpers.js';
 import type { Store, StoredJson, StoredPage } from '../storage/store.js';
 import type { PageTokens } from './page-token.js';
-
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const parsePageSize = (raw: string | undefined): number => {
   if (raw === undefined) return DEFAULT_PAGE_SIZE;

@@ -3,6 +3,13 @@ import { type TSchema, Type } from '@sinclair/typebox';
 /** `T | null`, as the interface marks nullable fields. */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
+/**
+ * A UUID in its string form (RFC 9562 §4), any letter case: what a get by id takes in its path. The `uuid` format
+ * is checked with it, since ajv-formats' also takes a `urn:uuid:` prefix, and a record imported with such an id
+ * would be served with a non-UUID id that no get by id could ask for.
+ */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export const Uuid = (options: { description?: string } = {}) => Type.String({ format: 'uuid', ...options });
 export const DateTime = (options: { description?: string } = {}) =>
   Type.String({ format: 'date-time', ...options });

@@ -4,12 +4,15 @@ import addFormatsModule from 'ajv-formats';
 import { DATE_TIME_HINT, isDateTime } from './date-time.js';
 import { meantAside } from './did-you-mean.js';
 import { type FieldProblem, LarderError } from './errors.js';
+import { UUID } from './schema-helpers.js';
 
 // ajv-formats ships CommonJS; under NodeNext its default export is the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, allowUnionTypes: true });
-addFormats(ajv, ['uuid', 'date', 'int32', 'double']);
+addFormats(ajv, ['date', 'int32', 'double']);
+// Not ajv-formats' uuid: it takes a `urn:uuid:` prefix too (see UUID).
+ajv.addFormat('uuid', UUID);
 // Not ajv-formats' date-time: it takes spellings Date.parse rejects or misreads (see date-time.ts).
 ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
 

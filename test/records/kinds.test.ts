@@ -3,6 +3,8 @@ import { test } from 'node:test';
 import { INVENTORY_HISTORY, PURCHASE_ORDERS, RECORD_KINDS } from '../../src/records/kinds.js';
 import { ROW_KINDS } from '../../src/records/rows.js';
 import { LarderError } from '../../src/shared/errors.js';
+import { createValidator } from '../../src/shared/validator.js';
+import { inventoryFixture, purchaseOrderFixture } from '../helpers/fixtures.js';
 
 test('page tokens stay bound to the same text: [set, flag or null, from, before]', () => {
   const po = PURCHASE_ORDERS.parseFilter({
@@ -57,4 +59,30 @@ test('the storage halves (rows.ts) list the kinds in RECORD_KINDS order', () => 
     assert.equal(kind.table, ROW_KINDS[i]!.table);
     assert.equal(kind.toRow, ROW_KINDS[i]!.toRow);
   }
+});
+
+test('a uuid field takes the UUID string form only: a urn:uuid: id could never be asked for by id', () => {
+  const orders = createValidator(PURCHASE_ORDERS.schema);
+  const entries = createValidator(INVENTORY_HISTORY.schema);
+  const order = purchaseOrderFixture(1, { modifiedAt: Date.UTC(2025, 0, 1) });
+  const entry = inventoryFixture(1, { modifiedAt: Date.UTC(2025, 0, 1) });
+  assert.deepEqual(orders.problems(order), []);
+  assert.deepEqual(orders.problems({ ...order, id: order.id.toUpperCase() }), [], 'any letter case');
+  const urn = (id: string) => `urn:uuid:${id}`;
+  assert.deepEqual(
+    orders.problems({ ...order, id: urn(order.id) }).map((p) => p.fieldName),
+    ['id'],
+  );
+  assert.deepEqual(
+    orders
+      .problems({ ...order, supplier: { ...order.supplier, id: urn(order.supplier.id) } })
+      .map((p) => p.fieldName),
+    ['supplier.id'],
+  );
+  assert.deepEqual(
+    entries
+      .problems({ ...entry, inventoryHistoryLogId: urn(entry.inventoryHistoryLogId) })
+      .map((p) => p.fieldName),
+    ['inventoryHistoryLogId'],
+  );
 });

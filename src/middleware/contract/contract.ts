@@ -2,6 +2,7 @@ import type { HttpBindings } from '@hono/node-server';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { MiddlewareHandler } from 'hono';
+import { UUID } from '../../shared/schema-helpers.js';
 
 // ajv-formats ships CommonJS; under NodeNext its default export is the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -34,6 +35,8 @@ const decodePointer = (segment: string) => segment.replaceAll('~1', '/').replace
 export const createContractChecker = (document: Document) => {
   const ajv = new Ajv2020({ allErrors: true, strict: false, allowUnionTypes: true });
   addFormats(ajv);
+  // As the server checks records: ajv-formats' uuid also takes a `urn:uuid:` prefix, which no get by id matches.
+  ajv.addFormat('uuid', UUID);
   // Components travel as $defs of one schema, so every `#/components/schemas/X` reference resolves.
   const rewrite = (value: unknown): unknown =>
     JSON.parse(JSON.stringify(value).replaceAll('"#/components/schemas/', `"${DEFS_ID}#/$defs/`)) as unknown;
