@@ -32,7 +32,7 @@ import {
 import { DEFAULT_CHART_DAYS, MAX_CHART_DAYS } from '../sandbox/console-data.js';
 import { FaultRuleSchema, FaultRulesSchema, FaultRulesStateSchema } from '../sandbox/fault-schemas.js';
 import { OPERATIONS } from '../sandbox/journal-entry.js';
-import { ERROR_CATALOG } from '../shared/errors.js';
+import { ERROR_CATALOG, type ErrorCode } from '../shared/errors.js';
 import { DEFAULT_PAGE_SIZE, LOCATION_HEADER, MAX_BODY_BYTES, MAX_PAGE_SIZE } from '../shared/limits.js';
 import { CONSOLE_PATH, DOCS_PATH, HEALTH_PATH, OPENAPI_PATH, READY_PATH } from '../shared/own-paths.js';
 import { DOCS_ASSETS, DOCS_ASSETS_PATH } from './docs-paths.js';
@@ -147,6 +147,12 @@ const HEADERS = {
     description: 'The authentication challenge (RFC 6750 Bearer, or Basic on the token endpoint).',
     schema: { type: 'string' },
   },
+  /** WWW-Authenticate on a retail 401, which always says why (decisions: RFC 6750 `error="invalid_token"`). */
+  BearerChallenge: {
+    description: 'The RFC 6750 challenge: Bearer with error="invalid_token" and, when known, why.',
+    required: true,
+    schema: { type: 'string', pattern: '^Bearer .*error="invalid_token"' },
+  },
   Allow: { description: 'The methods this path takes.', required: true, schema: { type: 'string' } },
   RateLimit: {
     description:
@@ -181,11 +187,6 @@ const RATE_LIMIT_HEADERS: readonly HeaderName[] = [
   'X-RateLimit-Remaining',
   'X-RateLimit-Reset',
 ];
-
-const codesOf = (status: number) =>
-  Object.values(ERROR_CATALOG)
-    .filter((entry) => entry.status === status)
-    .map((entry) => entry.numericCode);
 
 /** Answers that any route may give: the HTTP server's own (408, 431) and the storage's (503), and 500. */
 const SHARED_RESPONSES = {
@@ -229,21 +230,43 @@ const exampleError = (status: number, code: number, message: string, fieldName?:
   canRetry: status === 429 || status >= 500 ? 'true' : 'false',
 });
 
-/** An ErrorMessage answer, with the codes it may carry. */
-const error = (status: number, description: string, headers: readonly HeaderName[] = []) => {
-  const codes = codesOf(status);
-  const entry = Object.values(ERROR_CATALOG).find((e) => e.status === status);
+/**
+ * An ErrorMessage answer, with the codes it may carry: `only` those the operation answers with (its schema then
+ * allows no other `code`, and the response contract holds every test's answers to it), else every code of the status.
+ */
+const error = (
+  status: number,
+  description: string,
+  headers: readonly HeaderName[] = [],
+  only?: readonly ErrorCode[],
+) => {
+  const entries =
+    only === undefined
+      ? Object.values(ERROR_CATALOG).filter((entry) => entry.status === status)
+      : only.map((code) => ERROR_CATALOG[code]);
+  if (entries.some((entry) => entry.status !== status))
+    throw new Error(`An error code listed under ${status} answers another status.`);
+  const codes = entries.map((entry) => entry.numericCode);
+  const [entry] = entries;
+  const reference = { $ref: `${SCHEMA_PREFIX}${ERROR_MESSAGE}` };
   return {
     description: `${description}${codes.length === 0 ? '' : ` ErrorMessage code ${codes.join(' or ')}.`}`,
     headers: headerRefs(['X-Request-Id', ...headers]),
     content: {
       'application/json': {
-        schema: { $ref: `${SCHEMA_PREFIX}${ERROR_MESSAGE}` },
+        schema:
+          only === undefined ? reference : { allOf: [reference], properties: { code: { enum: codes } } },
         ...(entry === undefined ? {} : { example: exampleError(status, entry.numericCode, entry.message) }),
       },
     },
   };
 };
+
+/** A retail 401: its WWW-Authenticate is the Bearer challenge, always sent. */
+const bearerChallenged = <R extends { headers: Record<string, unknown> }>(response: R): R => ({
+  ...response,
+  headers: { ...response.headers, 'WWW-Authenticate': { $ref: '#/components/headers/BearerChallenge' } },
+});
 
 const ok = (description: string, schema: Json, example?: unknown, headers: readonly HeaderName[] = []) => ({
   description,
@@ -300,16 +323,22 @@ export const openApiDocument = (publicUrl: string) => {
     },
   ];
   const retailSecurity = [{ oauth2: [RETAIL_INVENTORY_READ] }, { bearer: [] }];
+  // Each retail answer lists the codes that operation gives, no more: 40001 also stands for a malformed
+  // Larder-Fault header or request target, which any route may meet.
   const retailErrors = {
-    '400': error(400, 'A header, identifier, body or page token is not valid (fieldName names it).'),
-    '401': error(401, 'No valid access token.', ['WWW-Authenticate']),
-    '403': error(403, 'The token lacks the scope, or the location is not granted to the client.', [
-      'WWW-Authenticate',
-    ]),
-    '429': error(429, 'Over a rate limit (--rate-limit); see Retry-After.', [
-      'Retry-After',
-      ...RATE_LIMIT_HEADERS,
-    ]),
+    '401': bearerChallenged(error(401, 'No valid access token.', [], ['ERR_UNAUTHENTICATED'])),
+    '403': error(
+      403,
+      'The token lacks the scope, or the location is not granted to the client.',
+      ['WWW-Authenticate'],
+      ['ERR_INSUFFICIENT_SCOPE', 'ERR_LOCATION_FORBIDDEN'],
+    ),
+    '429': error(
+      429,
+      'Over a rate limit (--rate-limit, or a sandbox fault rule); see Retry-After.',
+      ['Retry-After', ...RATE_LIMIT_HEADERS],
+      ['ERR_RATE_LIMIT_EXCEEDED'],
+    ),
   };
 
   const search = (kind: RecordKind) => ({
@@ -342,11 +371,24 @@ export const openApiDocument = (publicUrl: string) => {
         },
         responses: {
           '200': ok('A page of results.', use(kind.pageSchema), undefined, RATE_LIMIT_HEADERS),
+          '400': error(
+            400,
+            'The location header, the body, the page token or pageSize is not valid (fieldName names it).',
+            [],
+            [
+              'ERR_VALIDATION',
+              'ERR_BODY_NOT_JSON',
+              'ERR_LOCATION_HEADER',
+              'ERR_PAGE_TOKEN',
+              'ERR_QUERY_PARAM',
+              'ERR_DATE_RANGE',
+            ],
+          ),
           ...retailErrors,
-          '404': error(404, 'The location is unknown.'),
-          '405': error(405, 'A method other than POST.', ['Allow']),
-          '413': error(413, `The body is over ${MAX_BODY_BYTES / 1024} KiB.`),
-          '415': error(415, 'The body was not sent as application/json.'),
+          '404': error(404, 'The location is unknown.', [], ['ERR_LOCATION_NOT_FOUND']),
+          '405': error(405, 'A method other than POST.', ['Allow'], ['ERR_METHOD_NOT_ALLOWED']),
+          '413': error(413, `The body is over ${MAX_BODY_BYTES / 1024} KiB.`, [], ['ERR_BODY_TOO_LARGE']),
+          '415': error(415, 'The body was not sent as application/json.', [], ['ERR_UNSUPPORTED_MEDIA_TYPE']),
         },
       },
     ),
@@ -374,9 +416,25 @@ export const openApiDocument = (publicUrl: string) => {
           ],
           responses: {
             '200': ok(`The ${kind.label}.`, use(kind.schema), record, RATE_LIMIT_HEADERS),
+            '400': error(
+              400,
+              `The location header is missing, or the ${kind.idParam} is not a UUID (fieldName names it).`,
+              [],
+              ['ERR_VALIDATION', 'ERR_LOCATION_HEADER', 'ERR_INVALID_ID'],
+            ),
             ...retailErrors,
-            '404': error(404, `No such ${kind.label} at this location, or the location is unknown.`),
-            '405': error(405, `The search path takes POST only (GET /v1/${kind.name}/search).`, ['Allow']),
+            '404': error(
+              404,
+              `No such ${kind.label} at this location, or the location is unknown.`,
+              [],
+              ['ERR_NOT_FOUND', 'ERR_LOCATION_NOT_FOUND'],
+            ),
+            '405': error(
+              405,
+              `The search path takes POST only (GET /v1/${kind.name}/search).`,
+              ['Allow'],
+              ['ERR_METHOD_NOT_ALLOWED'],
+            ),
           },
         },
       ),

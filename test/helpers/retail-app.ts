@@ -1,4 +1,4 @@
-import type { RetailGuard } from '../../src/auth/retail-guard.js';
+import { invalidToken, type RetailGuard } from '../../src/auth/retail-guard.js';
 import { INVENTORY_HISTORY, PURCHASE_ORDERS } from '../../src/records/kinds.js';
 import type { InventoryHistoryLogEntry, PurchaseOrder } from '../../src/records/schemas.js';
 import { createApp } from '../../src/server/app.js';
@@ -13,7 +13,8 @@ export const TEST_AUTHORIZATION = 'Bearer retail-test';
 export const stubGuard =
   (granted: readonly string[]): RetailGuard =>
   async (authorization, locationId) => {
-    if (authorization !== TEST_AUTHORIZATION) throw new LarderError('ERR_UNAUTHENTICATED');
+    // As the real guard answers it: with the Bearer challenge the interface's 401 carries.
+    if (authorization !== TEST_AUTHORIZATION) throw invalidToken('The access token is not valid');
     if (locationId !== undefined && !granted.includes(locationId))
       throw new LarderError('ERR_LOCATION_FORBIDDEN');
     return { clientId: 'retail-test', scopes: ['retail:read'] };

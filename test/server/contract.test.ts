@@ -55,6 +55,47 @@ test('drift is named: body, status, headers, content type, undocumented paths', 
   );
 });
 
+test('a retail error answer may carry only the codes its operation answers with', async () => {
+  const search = '/v1/purchaseOrders/search';
+  const get = '/v1/inventoryHistory/00000000-0000-4000-8000-000000000000';
+  const www = { 'www-authenticate': 'Bearer error="invalid_token"' };
+  const retry = { 'retry-after': '1' };
+  for (const [method, path, status, code, headers] of [
+    ['POST', search, 400, 40005, {}],
+    ['POST', search, 401, 40101, www],
+    ['POST', search, 404, 40403, {}],
+    ['POST', search, 429, 42902, retry],
+    ['GET', get, 400, 40004, {}],
+    ['GET', get, 404, 40401, {}],
+    ['GET', get, 404, 40403, {}],
+  ] as const)
+    assert.deepEqual(
+      await check(method, path, json(status, errorBody(status, code), headers)),
+      [],
+      `${code}`,
+    );
+  for (const [method, path, status, code, headers] of [
+    // The path id is a get's; a login's or the admin API's 401; a record (not a location) unknown; the login throttle.
+    ['POST', search, 400, 40004, {}],
+    ['POST', search, 401, 40102, www],
+    ['POST', search, 401, 40103, www],
+    ['POST', search, 404, 40401, {}],
+    ['POST', search, 429, 42901, retry],
+    ['GET', get, 400, 40005, {}],
+    ['GET', get, 404, 40402, {}],
+  ] as const) {
+    const problems = await check(method, path, json(status, errorBody(status, code), headers));
+    assert.match(problems.join(), /body does not match/, `${method} ${status} ${code}`);
+  }
+  // A retail 401 always says why in WWW-Authenticate (RFC 6750).
+  assert.match(
+    (await check('POST', search, json(401, errorBody(401, 40101)))).join(),
+    /lacks the header WWW-Authenticate/,
+  );
+  // A 404 to a method the path does not take (a POST to a mistyped search, …/seach) is no answer of its operations.
+  assert.deepEqual(await check('POST', '/v1/purchaseOrders/seach', json(404, errorBody(404, 40402))), []);
+});
+
 test('the test suite runs with the contract enforced', () => {
   assert.equal(process.env['LARDER_CONTRACT'], 'enforce');
 });

@@ -113,10 +113,11 @@ export const createContractChecker = (document: Document) => {
       | Operation
       | undefined;
     // A method the path does not take is held to the error the path documents for it (the token endpoint's 405
-    // is an OAuthError), under the methods it does take.
+    // is an OAuthError), under the methods it does take; but its 404 says there is no such endpoint (a POST to a
+    // mistyped …/seach matches {purchaseOrderId}), which is no answer of the path's operations.
     const operation =
       own ??
-      (status >= 400
+      (status >= 400 && status !== 404
         ? (Object.values(item) as (Operation | undefined)[]).find(
             (candidate) =>
               typeof candidate === 'object' && candidate?.responses?.[String(status)] !== undefined,
