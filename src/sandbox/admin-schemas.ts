@@ -68,7 +68,18 @@ export type NewClientRequest = Static<typeof NewClientRequestSchema>;
  */
 export const JournalEntrySchema = Type.Object(
   {
-    seq: Type.Integer({ description: 'Order of answering within this journal.' }),
+    id: Type.String({
+      pattern: '^\\d+:\\d+$',
+      description:
+        "The entry's identity, unique for as long as the server runs, under --workers too: `<journal>:<seq>`, its " +
+        "journal named as in `next` (a worker's id, or 0 without --workers). Tell entries apart by it: `seq` " +
+        'alone repeats across workers.',
+    }),
+    seq: Type.Integer({
+      description:
+        'Order of answering within its journal. Under --workers each worker counts its own, so two entries can ' +
+        'share a seq.',
+    }),
     time: Type.String({
       format: 'date-time',
       description: 'When the request arrived, on the virtual clock.',

@@ -5,6 +5,9 @@ import type { JournalEntrySchema } from './admin-schemas.js';
 /** One answered request, as `GET /_larder/requests` answers it (the schema documents each field). */
 export type JournalEntry = Static<typeof JournalEntrySchema>;
 
+/** An entry as one journal lists it: its `id` names the journal too, so the view that merges journals adds it. */
+export type JournalRow = Omit<JournalEntry, 'id'>;
+
 /** Operation ids, shared by the routes, the OpenAPI document, the journal and the report. */
 export const OPERATIONS = {
   login: 'authenticationLoginPost',

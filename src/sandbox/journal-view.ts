@@ -1,6 +1,6 @@
 import { LarderError } from '../shared/errors.js';
 import type { Journal, JournalFilter } from './journal.js';
-import type { JournalEntry } from './journal-entry.js';
+import type { JournalEntry, JournalRow } from './journal-entry.js';
 
 /**
  * What the admin API reads and clears: this process's journal, or, under `--workers N`, every worker's, merged.
@@ -16,7 +16,8 @@ export interface JournalView {
 /**
  * Where a follower stands in each journal the view covers: a journal's id (a worker's id, `0` for a process's
  * own) and the `seq` its next entry gets. One number would not do under `--workers`: each worker numbers its
- * own entries, so a quiet worker's new entries come after a busy one's old ones.
+ * own entries, so a quiet worker's new entries come after a busy one's old ones. For the same reason an entry's
+ * identity is its journal's id and its `seq` (`id`, `1:17`), not its `seq` alone.
  */
 export type JournalCursor = Record<string, number>;
 
@@ -38,7 +39,7 @@ export interface JournalRead {
 
 /** One journal's answer: its `next` and `missed` as plain numbers, keyed by the journal's id once merged. */
 export interface JournalPart {
-  entries: JournalEntry[];
+  entries: JournalRow[];
   dropped: number;
   next: number;
   missed: number;
@@ -85,14 +86,17 @@ export const journalOffView: JournalView = {
 };
 
 /**
- * Several journals' answers as one: entries oldest first (ties by worker order), at most `filter.limit`; drops
- * summed, and `missed` when the filter had `after`.
+ * Several journals' answers as one: entries oldest first (ties by worker order), each with its `id` (the journal's
+ * id and its `seq`, as in the cursor), at most `filter.limit`; drops summed, and `missed` when the filter had
+ * `after`.
  */
 export const mergeJournals = (
   parts: readonly { id: string; part: JournalPart }[],
   filter: Pick<ViewFilter, 'limit' | 'after'>,
 ): JournalRead => {
-  const merged = parts.flatMap(({ part }) => part.entries).sort((a, b) => a.timeMs - b.timeMs);
+  const merged = parts
+    .flatMap(({ id, part }) => part.entries.map((row): JournalEntry => ({ id: `${id}:${row.seq}`, ...row })))
+    .sort((a, b) => a.timeMs - b.timeMs);
   const read: JournalRead = {
     entries: filter.limit === undefined ? merged : merged.slice(Math.max(merged.length - filter.limit, 0)),
     dropped: parts.reduce((sum, { part }) => sum + part.dropped, 0),

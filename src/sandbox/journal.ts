@@ -1,4 +1,4 @@
-import type { JournalEntry } from './journal-entry.js';
+import type { JournalRow } from './journal-entry.js';
 
 export interface JournalFilter {
   clientId?: string;
@@ -15,7 +15,7 @@ export interface JournalFilter {
 }
 
 /** An entry as recorded: its ISO `time` is made when read, its `seq` when recorded. */
-export type RecordedEntry = Omit<JournalEntry, 'seq' | 'time'>;
+export type RecordedEntry = Omit<JournalRow, 'seq' | 'time'>;
 
 /** What the pipeline's middlewares and handler noted about a request: whose it was, and the extras. */
 export type EntryFacts = {
@@ -42,7 +42,7 @@ export interface Journal {
     facts: EntryFacts,
   ): void;
   /** Matching entries, oldest first. */
-  list(filter?: JournalFilter): JournalEntry[];
+  list(filter?: JournalFilter): JournalRow[];
   /** Entries recorded since the last clear that the ring no longer holds (the oldest, overwritten). */
   dropped(): number;
   /** The `seq` the next entry will get: a listing's high-water mark, whatever its filter. */
@@ -56,7 +56,7 @@ export const DEFAULT_JOURNAL_SIZE = 10_000;
 
 /** What most requests leave out (errors, searches, token issues, faults): kept as one object only when present. */
 type Extras = Pick<
-  JournalEntry,
+  JournalRow,
   | 'code'
   | 'body'
   | 'pageToken'
@@ -448,10 +448,10 @@ export const createJournal = (capacity = DEFAULT_JOURNAL_SIZE): Journal => {
     return textAt(i, at, length);
   };
 
-  const read = (at: number, i: number): JournalEntry => {
+  const read = (at: number, i: number): JournalRow => {
     const row = i * ROW_BYTES;
     const timeMs = f64[(row + TIME) >> 3]!;
-    const entry: JournalEntry = {
+    const entry: JournalRow = {
       seq: at,
       time: new Date(timeMs).toISOString(),
       timeMs,
@@ -488,7 +488,7 @@ export const createJournal = (capacity = DEFAULT_JOURNAL_SIZE): Journal => {
       ),
     recordRequest,
     list: (filter = {}) => {
-      const found: JournalEntry[] = [];
+      const found: JournalRow[] = [];
       for (let at = Math.max(oldest, filter.fromSeq ?? 0); at < seq; at++) {
         const i = at % capacity;
         const row = i * ROW_BYTES;

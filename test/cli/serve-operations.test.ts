@@ -63,14 +63,30 @@ describe('serve on SQLite', () => {
           headers: { connection: 'close', 'x-request-id': `journal-${i}` },
         });
       for (let i = 0; i < 4; i++) {
-        const { requests } = (await (
+        const { requests, next } = (await (
           await fetch(`${server.url}/_larder/requests`, { headers: { ...headers, connection: 'close' } })
-        ).json()) as { requests: { requestId: string }[] };
+        ).json()) as { requests: { id: string; seq: number; requestId: string }[]; next: string };
         assert.deepEqual(
           requests.map((r) => r.requestId),
           Array.from({ length: 20 }, (_, n) => `journal-${n}`),
         );
+        // Each worker counts its own seq, so seq repeats; the id names the worker as `next` does, and is unique.
+        assert.ok(new Set(requests.map((r) => r.seq)).size < 20, 'seq repeats across the workers');
+        assert.equal(new Set(requests.map((r) => r.id)).size, 20);
+        const journals = new Set(next.split(',').map((pair) => pair.split(':')[0]));
+        for (const { id, seq } of requests) {
+          const [journal, own] = id.split(':');
+          assert.ok(journals.has(journal), `${id} of a journal in ${next}`);
+          assert.equal(Number(own), seq);
+        }
       }
+      // `larder requests --json` prints them as listed: one line per request, each id once.
+      const listed = await larder(['requests', '--json', '--url', server.url, '--admin-token', admin]);
+      const ids = listed.stdout
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { id: string }).id);
+      assert.equal(new Set(ids).size, 20, listed.stdout);
     } finally {
       assert.equal(await stop(server.child), 0);
     }

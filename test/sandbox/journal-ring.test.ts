@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { createJournal, type Journal, type RecordedEntry } from '../../src/sandbox/journal.js';
-import { clusterJournalView, serveClusterJournal } from '../../src/sandbox/journal-view.js';
+import {
+  clusterJournalView,
+  type JournalView,
+  localJournalView,
+  serveClusterJournal,
+} from '../../src/sandbox/journal-view.js';
 
 const entry = (n: number, extra: Partial<RecordedEntry> = {}): RecordedEntry => ({
   timeMs: 1_700_000_000_000 + n,
@@ -177,10 +182,10 @@ test('client ids, locations and fingerprints past the dictionaries’ bound come
   assert.ok(journal.list().every((got) => got.clientId === undefined && got.code === undefined));
 });
 
-test('under --workers a cursor holds each worker’s place: a quiet worker’s new entries are not taken for old', async () => {
+/** Workers 1, 2, … each with its journal and view, and the primary that merges their parts. */
+const cluster = (journals: readonly Journal[]): JournalView[] => {
   type Worker = { id: number; send(message: unknown): void };
   let primary: (worker: Worker, message: unknown) => void = () => {};
-  const journals = [createJournal(4), createJournal(4)];
   const workers = journals.map((journal, index) => {
     let own: (message: unknown) => void = () => {};
     // Delivered later, as IPC would.
@@ -202,8 +207,13 @@ test('under --workers a cursor holds each worker’s place: a quiet worker’s n
       primary = listener;
     },
   );
+  return workers.map(({ view }) => view);
+};
+
+test('under --workers a cursor holds each worker’s place: a quiet worker’s new entries are not taken for old', async () => {
+  const journals = [createJournal(4), createJournal(4)];
   const [busy, quiet] = journals as [Journal, Journal];
-  const view = workers[0]!.view;
+  const view = cluster(journals)[0]!;
   for (let n = 0; n < 3; n++) busy.record(entry(n));
   const first = await view.list({ limit: 1 });
   assert.deepEqual(first.next, { 1: 3, 2: 0 });
@@ -219,4 +229,44 @@ test('under --workers a cursor holds each worker’s place: a quiet worker’s n
   for (let n = 20; n < 25; n++) busy.record(entry(n));
   const third = await view.list({ after: second.next });
   assert.deepEqual([third.entries.length, third.missed], [4, 1]);
+});
+
+test('under --workers every listed entry has an id of its own, `<journal>:<seq>`, though each worker counts seq from 0', async () => {
+  const journals = [createJournal(8), createJournal(8)];
+  const views = cluster(journals);
+  const [first, second] = journals as [Journal, Journal];
+  for (let n = 0; n < 3; n++) {
+    first.record(entry(2 * n));
+    second.record(entry(2 * n + 1));
+  }
+  const { entries, next } = await views[1]!.list();
+  assert.deepEqual(
+    entries.map(({ id, seq, requestId }) => [id, seq, requestId]),
+    [
+      ['1:0', 0, 'req-0'],
+      ['2:0', 0, 'req-1'],
+      ['1:1', 1, 'req-2'],
+      ['2:1', 1, 'req-3'],
+      ['1:2', 2, 'req-4'],
+      ['2:2', 2, 'req-5'],
+    ],
+  );
+  // The id names its journal as the cursor does: the entry `<journal>:<seq>` is listed by `after` up to that seq.
+  assert.deepEqual(next, { 1: 3, 2: 3 });
+  const after = await views[0]!.list({ after: { 1: 2, 2: 3 } });
+  assert.deepEqual(
+    after.entries.map(({ id }) => id),
+    ['1:2'],
+  );
+});
+
+test('a single process lists its entries with ids `0:<seq>`, journal 0 as in its cursor', async () => {
+  const journal = createJournal(4);
+  for (let n = 0; n < 2; n++) journal.record(entry(n));
+  const { entries, next } = await localJournalView(journal).list();
+  assert.deepEqual(
+    entries.map(({ id }) => id),
+    ['0:0', '0:1'],
+  );
+  assert.deepEqual(next, { 0: 2 });
 });

@@ -17,6 +17,7 @@ const journal = () => {
     const seq = entries.length;
     const timeMs = T0 + at;
     const entry: JournalEntry = {
+      id: `0:${seq}`,
       seq,
       time: new Date(timeMs).toISOString(),
       timeMs,
@@ -653,6 +654,7 @@ describe('properties', () => {
         const timeMs = T0 + r.second * S;
         const search = r.op.operation.startsWith('search');
         return {
+          id: `0:${seq}`,
           seq,
           time: new Date(timeMs).toISOString(),
           timeMs,

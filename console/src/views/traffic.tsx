@@ -25,7 +25,8 @@ const busiestClient = (entries: readonly JournalEntry[]): string | undefined => 
   return busiest;
 };
 
-const Report = ({ clientId, refresh }: { clientId: string; refresh: number }) => {
+/** Judged again when `refresh` changes: the id of the newest entry in view. */
+const Report = ({ clientId, refresh }: { clientId: string; refresh: string }) => {
   const { data, error } = useLoad(() => api.report(clientId), [clientId, refresh]);
   return (
     <Card title={`Integration report: ${clientId}`}>
@@ -86,7 +87,8 @@ export const TrafficView = () => {
   const [operation, setOperation] = useState('');
   const [status, setStatus] = useState('');
   const [live, setLive] = useState(true);
-  const [open, setOpen] = useState<number | undefined>(undefined);
+  // By id: under --workers each worker counts its own seq, so two entries can share one.
+  const [open, setOpen] = useState<string | undefined>(undefined);
   const [clients, setClients] = useState<string[]>([]);
   const [operations, setOperations] = useState<string[]>([]);
   const journal = useLoad(
@@ -157,17 +159,17 @@ export const TrafficView = () => {
               </thead>
               <tbody>
                 {entries.map((entry) => (
-                  <Fragment key={entry.seq}>
+                  <Fragment key={entry.id}>
                     <tr
-                      class={`entry${open === entry.seq ? ' open' : ''}`}
+                      class={`entry${open === entry.id ? ' open' : ''}`}
                       tabIndex={0}
-                      aria-expanded={open === entry.seq}
-                      onClick={() => setOpen(open === entry.seq ? undefined : entry.seq)}
+                      aria-expanded={open === entry.id}
+                      onClick={() => setOpen(open === entry.id ? undefined : entry.id)}
                       onKeyDown={(e) => {
                         // As a button: Enter or Space, and Space must not scroll the page.
                         if (e.key !== 'Enter' && e.key !== ' ') return;
                         e.preventDefault();
-                        setOpen(open === entry.seq ? undefined : entry.seq);
+                        setOpen(open === entry.id ? undefined : entry.id);
                       }}
                     >
                       <td>{formatTime(entry.time)}</td>
@@ -183,7 +185,7 @@ export const TrafficView = () => {
                       <td class="mono">{entry.clientId ?? '–'}</td>
                       <td>{entry.location ?? '–'}</td>
                     </tr>
-                    {open === entry.seq ? (
+                    {open === entry.id ? (
                       <tr class="entry-detail">
                         <td colSpan={6}>
                           <Json value={entry} />
@@ -202,7 +204,7 @@ export const TrafficView = () => {
           <p class="empty">The report judges one client: it appears once a client has made requests.</p>
         </Card>
       ) : (
-        <Report clientId={reported} refresh={journal.data?.requests.at(-1)?.seq ?? 0} />
+        <Report clientId={reported} refresh={journal.data?.requests.at(-1)?.id ?? ''} />
       )}
     </div>
   );

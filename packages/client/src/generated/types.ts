@@ -339,7 +339,11 @@ export interface ClientCredentials {
 }
 export interface JournalEntry {
   /**
-   * Order of answering within this journal.
+   * The entry's identity, unique for as long as the server runs, under --workers too: `<journal>:<seq>`, its journal named as in `next` (a worker's id, or 0 without --workers). Tell entries apart by it: `seq` alone repeats across workers.
+   */
+  id: string;
+  /**
+   * Order of answering within its journal. Under --workers each worker counts its own, so two entries can share a seq.
    */
   seq: number;
   /**
