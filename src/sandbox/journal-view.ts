@@ -94,15 +94,17 @@ export const mergeJournals = (
   parts: readonly { id: string; part: JournalPart }[],
   filter: Pick<ViewFilter, 'limit' | 'after'>,
 ): JournalRead => {
-  const merged = parts
+  // In worker order, not the order the parts arrived in: entries at one instant then list alike every time.
+  const ordered = [...parts].sort((a, b) => Number(a.id) - Number(b.id));
+  const merged = ordered
     .flatMap(({ id, part }) => part.entries.map((row): JournalEntry => ({ id: `${id}:${row.seq}`, ...row })))
     .sort((a, b) => a.timeMs - b.timeMs);
   const read: JournalRead = {
     entries: filter.limit === undefined ? merged : merged.slice(Math.max(merged.length - filter.limit, 0)),
-    dropped: parts.reduce((sum, { part }) => sum + part.dropped, 0),
-    next: Object.fromEntries(parts.map(({ id, part }) => [id, part.next])),
+    dropped: ordered.reduce((sum, { part }) => sum + part.dropped, 0),
+    next: Object.fromEntries(ordered.map(({ id, part }) => [id, part.next])),
   };
-  if (filter.after !== undefined) read.missed = parts.reduce((sum, { part }) => sum + part.missed, 0);
+  if (filter.after !== undefined) read.missed = ordered.reduce((sum, { part }) => sum + part.missed, 0);
   return read;
 };
 

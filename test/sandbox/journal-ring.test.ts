@@ -190,9 +190,12 @@ const cluster = (journals: readonly Journal[]): JournalView[] => {
     let own: (message: unknown) => void = () => {};
     // Delivered later, as IPC would.
     const worker: Worker = { id: index + 1, send: (message) => setImmediate(() => own(message)) };
+    // Later workers answer first, as when the first is busy: a merge must not lean on the order parts arrive in.
+    const later = (hops: number, deliver: () => void): unknown =>
+      setImmediate(hops === 0 ? deliver : () => later(hops - 1, deliver));
     const view = clusterJournalView(journal, {
       send: (message) => {
-        setImmediate(() => primary(worker, message));
+        later(journals.length - index, () => primary(worker, message));
         return true;
       },
       on: (_event, listener) => {
@@ -269,4 +272,22 @@ test('a single process lists its entries with ids `0:<seq>`, journal 0 as in its
     ['0:0', '0:1'],
   );
   assert.deepEqual(next, { 0: 2 });
+});
+
+test('under --workers entries of one instant list in worker order, whichever worker answered the primary first', async () => {
+  const journals = [createJournal(4), createJournal(4)];
+  const [view] = cluster(journals);
+  for (const [index, journal] of journals.entries())
+    for (let n = 0; n < 2; n++) journal.record(entry(0, { requestId: `worker-${index + 1}-${n}` }));
+  const { entries, next } = await view!.list();
+  assert.deepEqual(
+    entries.map(({ id, requestId }) => [id, requestId]),
+    [
+      ['1:0', 'worker-1-0'],
+      ['1:1', 'worker-1-1'],
+      ['2:0', 'worker-2-0'],
+      ['2:1', 'worker-2-1'],
+    ],
+  );
+  assert.deepEqual(Object.keys(next), ['1', '2']);
 });
