@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
 import { LarderResponse } from './larder-response.js';
@@ -18,6 +19,21 @@ export const requestHeader = (c: Context, name: string): string | undefined => {
       value = value === undefined ? raw[i + 1]! : `${value}, ${raw[i + 1]!}`;
   }
   return value;
+};
+
+/** Beyond ASCII, and within the one byte a character Node's header parser makes of each byte. */
+const NOT_ASCII = /[^\x00-\x7f]/;
+const NOT_BYTES = /[^\x00-\xff]/;
+
+/**
+ * A header value as its sender wrote it. Node reads header bytes as Latin-1, one character each, so a value sent
+ * as UTF-8 (curl, most HTTP libraries) reads as mojibake (`CafÃ©`): bytes that are valid UTF-8 are read as UTF-8.
+ * Any others stay Latin-1, as fetch sends them (`Café` as one byte é); Latin-1 text is hardly ever valid UTF-8.
+ */
+export const headerText = (value: string): string => {
+  if (!NOT_ASCII.test(value) || NOT_BYTES.test(value)) return value;
+  const bytes = Buffer.from(value, 'latin1');
+  return isUtf8(bytes) ? bytes.toString('utf8') : value;
 };
 
 /** Where a request's response headers go: deferred on Larder's Node response, else set at once. */

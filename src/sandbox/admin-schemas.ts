@@ -99,7 +99,11 @@ export const JournalEntrySchema = Type.Object(
     durationMs: Type.Number(),
     clientId: Type.Optional(Type.String({ description: 'The client the request was made by or for.' })),
     location: Type.Optional(
-      Type.String({ description: 'The Platform-Restaurant-External-ID header, as sent.' }),
+      Type.String({
+        description:
+          'The Platform-Restaurant-External-ID header, as sent: its bytes read as UTF-8 when they are UTF-8 ' +
+          '(curl), else as Latin-1 (fetch).',
+      }),
     ),
     requestId: Type.String(),
     fault: Type.Optional(

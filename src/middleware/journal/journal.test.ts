@@ -146,6 +146,27 @@ test('served by Larder’s response: entries are written with the head, inner er
   }
 });
 
+test('a location header is journaled as its sender wrote it: UTF-8 bytes as UTF-8, others as Latin-1', async () => {
+  const served = createJournal(8);
+  const server = await serve(appWithInnerLayer(served));
+  try {
+    const { port } = server.address() as AddressInfo;
+    // fetch sends each character as one byte: these are the UTF-8 bytes curl would send.
+    const utf8 = Buffer.from('Café 東京').toString('latin1');
+    for (const location of [utf8, 'Café', 'loc-1'])
+      await fetch(`http://127.0.0.1:${port}/fine`, {
+        headers: { 'platform-restaurant-external-id': location },
+      });
+    assert.deepEqual(
+      served.list().map((entry) => entry.location),
+      ['Café 東京', 'Café', 'loc-1'],
+    );
+    assert.equal(served.list({ location: 'Café 東京' }).length, 1);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
 test('a client gone before its answer (mid-body, during a slow request) is journaled as status 0 with no code', async () => {
   const gone = createJournal(4);
   const recorded = new Promise<void>((resolve) => {

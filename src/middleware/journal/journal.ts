@@ -2,7 +2,7 @@ import type { HttpBindings } from '@hono/node-server';
 import type { Context, ErrorHandler, MiddlewareHandler, Next } from 'hono';
 import { type AnswerWatcher, LarderResponse } from '../../http/larder-response.js';
 import type { RequestFacts } from '../../http/request-facts.js';
-import { requestHeader } from '../../http/request-header.js';
+import { headerText, requestHeader } from '../../http/request-header.js';
 import type { Journal } from '../../sandbox/journal.js';
 import type { Clock } from '../../shared/clock.js';
 import { LOCATION_HEADER } from '../../shared/limits.js';
@@ -65,8 +65,13 @@ class JournalCall implements AnswerWatcher, RequestFacts {
     const { c, facts, method, path } = this;
     // The client went away first: the error its half-read body made (40002) was never sent to anyone.
     if (status === 0 && facts.status === undefined) facts.code = undefined;
-    // Authorized retail requests have it parsed already; only refused ones need the header read again.
-    const location = c.get('locationId') ?? requestHeader(c, LOCATION_HEADER_KEY)?.trim();
+    // Authorized retail requests have it parsed already (an ASCII location id); only refused ones need the header
+    // read again, as sent: one in UTF-8 is shown, and matched by ?location=, as the client wrote it.
+    let location = c.get('locationId');
+    if (location === undefined) {
+      const sent = requestHeader(c, LOCATION_HEADER_KEY)?.trim();
+      if (sent !== undefined && sent !== '') location = headerText(sent);
+    }
     this.deps.journal.recordRequest(
       this.timeMs,
       method,
@@ -75,7 +80,7 @@ class JournalCall implements AnswerWatcher, RequestFacts {
       Math.round((performance.now() - this.started) * 1000) / 1000,
       c.get('requestId'),
       this.deps.operationOf(method, path),
-      location === '' ? undefined : location,
+      location,
       facts,
     );
   }

@@ -371,7 +371,7 @@ export interface JournalEntry {
    */
   clientId?: string;
   /**
-   * The Platform-Restaurant-External-ID header, as sent.
+   * The Platform-Restaurant-External-ID header, as sent: its bytes read as UTF-8 when they are UTF-8 (curl), else as Latin-1 (fetch).
    */
   location?: string;
   requestId: string;
