@@ -484,7 +484,7 @@ export interface FaultMatch {
    */
   method?: string;
   /**
-   * Paths starting with this (not /_larder: the admin API is never faulted).
+   * Paths starting with this. Not Larder's own (/_larder, /docs, /console, /openapi.json, /healthz, /readyz): they are never faulted.
    */
   pathPrefix?: string;
 }
