@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { larder, runMain } from '../helpers/cli.js';
 import { purchaseOrderFixture } from '../helpers/fixtures.js';
+import { postgresUnreachable, postgresUrl } from '../storage/backends.js';
 
 /** The operator's CLI as a new user meets it, run in process through `main` with captured output. */
 
@@ -17,6 +18,8 @@ before(async () => {
 after(() => rm(dir, { recursive: true, force: true }));
 
 const run = (...argv: string[]) => runMain(argv);
+/** In CI PostgreSQL must answer (backends.ts); elsewhere its one test here skips and says why. */
+const pgUnreachable = await postgresUnreachable();
 
 describe('errors a new user meets', () => {
   test('larder --version prints the package version', async () => {
@@ -62,6 +65,20 @@ describe('errors a new user meets', () => {
       new RegExp(`PostgreSQL at ops@127\\.0\\.0\\.1:${port}/larder: .*ECONNREFUSED`),
     );
     assert.ok(!result.stderr.includes('hunter2'));
+  });
+
+  test('a PostgreSQL that answers but refuses the login is not called unreachable', {
+    skip: pgUnreachable,
+  }, async () => {
+    const url = new URL(postgresUrl);
+    url.username = 'larder_no_such_role';
+    url.password = '';
+    const result = await run('locations', 'list', '--database-url', url.href);
+    assert.equal(result.code, 1);
+    assert.match(
+      result.stderr,
+      /PostgreSQL is unavailable \(unreachable, refusing this login or database, .*\): role "larder_no_such_role" does not exist/,
+    );
   });
 
   test('a stray positional argument is a usage error, not ignored', async () => {

@@ -57,9 +57,13 @@ const INVALID_VALUE_SQLSTATES = new Set(['22021', '22P05']);
 export const toStoreError = (error: unknown): unknown => {
   if (error instanceof StoreError) return error;
   if (isUnavailableError(error)) {
-    return new StoreError('STORE_UNAVAILABLE', 'PostgreSQL is unreachable or the connection was lost.', {
-      cause: error,
-    });
+    return new StoreError(
+      'STORE_UNAVAILABLE',
+      'PostgreSQL is unavailable (unreachable, refusing this login or database, or the connection was lost).',
+      {
+        cause: error,
+      },
+    );
   }
   const code = codeOf(error);
   if (code === UNIQUE_VIOLATION) {
