@@ -79,6 +79,18 @@ export const noteSearch = (
   });
 };
 
+/** The shape of the client ids Larder makes (randomUUID). */
+const CLIENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** What the journal and the access log show for a claimed client id of any other shape. */
+export const NOT_A_CLIENT_ID = '(not a client id)';
+
+/**
+ * A client id a caller claimed (a login's, Basic credentials', an unverified token's), as the journal and the access
+ * log may show it: anything but a client id's shape (a secret pasted into the wrong field) is never kept as sent.
+ */
+export const clientIdFact = (clientId: string): string =>
+  CLIENT_ID.test(clientId) ? clientId : NOT_A_CLIENT_ID;
+
 /** Tells tokens apart in the journal without keeping them: the first 16 hex digits of their SHA-256. */
 export const tokenFingerprint = (token: string): string =>
   createHash('sha256').update(token).digest('hex').slice(0, 16);

@@ -3,13 +3,14 @@ import { after, before, describe, test } from 'node:test';
 import { createClientCredentials } from '../../src/auth/clients.js';
 import { createApp, type LarderApp } from '../../src/server/app.js';
 import { createTestClock, type TestClock } from '../../src/shared/clock.js';
-import { silentLogger } from '../../src/shared/logger.js';
+import { createJsonLogger, silentLogger } from '../../src/shared/logger.js';
 import { adminRequests } from '../helpers/admin-requests.js';
 import { type BackendInstance, backends, describeBackend } from '../storage/backends.js';
 
 const ADMIN = 'admin-secret-token';
 const ISSUER = 'http://larder.test';
 const LOGIN = '/authentication/v1/authentication/login';
+const TOKEN = '/authentication/v1/authentication/customer/oauth/token';
 const T0 = Date.UTC(2025, 2, 10, 9);
 
 const build = (instance: BackendInstance, clock: TestClock, adminToken?: string, journalSize?: number) =>
@@ -343,6 +344,69 @@ for (const backend of await backends()) {
           ['(not a client id)', client.clientId],
         );
         assert.ok(!JSON.stringify(requests).includes(secret));
+      });
+
+      test('nor when a rate limit, a fault or a refused token names it before any credential check', async () => {
+        const secret = 'kQ3v9x-PasteD_SecreT_0123456789abcdefghijklm';
+        const lines: string[] = [];
+        const limited = await createApp({
+          store: db.store,
+          clock,
+          logger: createJsonLogger({ write: (line) => lines.push(line) }, clock),
+          config: {
+            publicUrl: ISSUER,
+            tokenTtlSeconds: 3600,
+            trustProxy: false,
+            adminToken: ADMIN,
+            rateLimit: [{ limit: 1, windowMs: 1000 }],
+          },
+        });
+        const { admin: limitedAdmin } = adminRequests(() => limited.app, ADMIN);
+        // Id and secret swapped in the Basic credentials: the id position holds the secret.
+        const swapped = () =>
+          limited.app.request(TOKEN, {
+            method: 'POST',
+            headers: {
+              authorization: `Basic ${Buffer.from(`${secret}:x`).toString('base64')}`,
+              'content-type': 'application/x-www-form-urlencoded',
+            },
+            body: 'grant_type=client_credentials',
+          });
+        assert.equal((await swapped()).status, 401);
+        assert.equal((await swapped()).status, 429);
+        clock.advance(1000);
+        await limitedAdmin('PUT', '/faults', {
+          rules: [{ match: { operation: 'oauthToken' }, effect: { type: 'status', status: 503 } }],
+        });
+        assert.equal((await swapped()).status, 503);
+        await limitedAdmin('DELETE', '/faults');
+        clock.advance(1000);
+        const claims = Buffer.from(JSON.stringify({ client_id: secret })).toString('base64url');
+        const forged = await limited.app.request('/v1/purchaseOrders/search', {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer eyJhbGciOiJFUzI1NiJ9.${claims}.c2ln`,
+            'platform-restaurant-external-id': 'loc-1',
+            'content-type': 'application/json',
+          },
+          body: '{}',
+        });
+        assert.equal(forged.status, 401);
+        const { requests } = await json<{ requests: Record<string, unknown>[] }>(
+          limitedAdmin('GET', '/requests'),
+        );
+        assert.deepEqual(
+          requests.map((r) => [r['status'], r['clientId']]),
+          [
+            [401, '(not a client id)'],
+            [429, '(not a client id)'],
+            [503, '(not a client id)'],
+            [401, '(not a client id)'],
+          ],
+        );
+        assert.ok(!JSON.stringify(requests).includes(secret));
+        assert.ok(lines.some((line) => line.includes('"status":429')));
+        assert.ok(!lines.join('').includes(secret));
       });
 
       test("Larder's own pages and probes are left out of the journal; an unknown path is kept", async () => {

@@ -4,7 +4,13 @@ import { type OAuthErrorCode, oauthError } from '../../auth/oauth-token-route.js
 import { invalidToken } from '../../auth/retail-guard.js';
 import { LarderResponse } from '../../http/larder-response.js';
 import { readJsonObject } from '../../http/request-body.js';
-import { claimedClientId, collectingFacts, noteFacts, noteSearch } from '../../http/request-facts.js';
+import {
+  claimedClientId,
+  clientIdFact,
+  collectingFacts,
+  noteFacts,
+  noteSearch,
+} from '../../http/request-facts.js';
 import { requestHeader } from '../../http/request-header.js';
 import type { FaultControl } from '../../sandbox/fault-control.js';
 import type { FaultEffect, FaultStatus } from '../../sandbox/fault-schemas.js';
@@ -225,7 +231,10 @@ export const injectFaults = (deps: FaultsDeps): MiddlewareHandler => {
     // The handler may never run: the journal (and the report judging a client) still learns whose it was.
     if (collectingFacts(c)) {
       const { clientId } = request;
-      noteFacts(c, { fault: fault.label, ...(clientId === undefined ? {} : { clientId }) });
+      noteFacts(c, {
+        fault: fault.label,
+        ...(clientId === undefined ? {} : { clientId: clientIdFact(clientId) }),
+      });
       if (ANSWERED_HERE.has(fault.effect.type)) await noteIdentity(c, request, fault.effect);
     }
     const response = await apply(c, next, fault, deps);

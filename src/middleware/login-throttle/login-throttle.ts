@@ -1,14 +1,9 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ClientAuthenticator } from '../../auth/client-authenticator.js';
 import { type FailureThrottle, throttleKeys } from '../../auth/failure-throttle.js';
-import { noteFacts } from '../../http/request-facts.js';
+import { clientIdFact, noteFacts } from '../../http/request-facts.js';
 
 type AuthenticatedClient = NonNullable<Awaited<ReturnType<ClientAuthenticator>>>;
-
-/** The shape of the client ids Larder makes (randomUUID). */
-const CLIENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** What the journal and the access log show for a claimed client id of any other shape. */
-export const NOT_A_CLIENT_ID = '(not a client id)';
 
 /** What a credential check found; each endpoint answers it in its own error format. */
 export type CredentialOutcome =
@@ -41,9 +36,7 @@ export const loginThrottle =
   ({ throttle, authenticate, sourceAddress }: LoginThrottleDeps): MiddlewareHandler =>
   async (c, next) => {
     c.set('checkCredentials', async (clientId, clientSecret) => {
-      // Client ids are UUIDs: anything else claimed (a secret pasted into the wrong field) never reaches the
-      // journal or the access log as it was sent.
-      noteFacts(c, { clientId: CLIENT_ID.test(clientId) ? clientId : NOT_A_CLIENT_ID });
+      noteFacts(c, { clientId: clientIdFact(clientId) });
       const keys = throttleKeys(clientId, sourceAddress(c));
       const retryAfterSeconds = throttle.retryAfterSeconds(keys);
       if (retryAfterSeconds !== undefined) return { ok: false, reason: 'throttled', retryAfterSeconds };

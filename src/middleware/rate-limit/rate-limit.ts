@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import { oauthErrorFrom } from '../../auth/oauth-token-route.js';
-import { claimedClientId, collectingFacts, noteFacts } from '../../http/request-facts.js';
+import { claimedClientId, clientIdFact, collectingFacts, noteFacts } from '../../http/request-facts.js';
 import { type ResponseHeaders, requestHeader, responseHeaders } from '../../http/request-header.js';
 import type { Clock } from '../../shared/clock.js';
 import { LarderError } from '../../shared/errors.js';
@@ -91,7 +91,7 @@ export const rateLimit = ({
     // Refused before any handler names the client: the journal (and the report) learn it from the credentials.
     if (collectingFacts(c) && c.req.path === tokenPath) {
       const clientId = claimedClientId(requestHeader(c, 'authorization'));
-      if (clientId !== undefined) noteFacts(c, { clientId });
+      if (clientId !== undefined) noteFacts(c, { clientId: clientIdFact(clientId) });
     }
     const headers: Record<string, string> = { 'Retry-After': String(verdict.retryAfterSeconds) };
     setHeaders(verdict, nowMs, {

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Principal, RetailGuard } from '../../auth/retail-guard.js';
-import { noteFacts, tokenFingerprint, unverifiedClientId } from '../../http/request-facts.js';
+import { clientIdFact, noteFacts, tokenFingerprint, unverifiedClientId } from '../../http/request-facts.js';
 import { requestHeader } from '../../http/request-header.js';
 import { LarderError } from '../../shared/errors.js';
 import { LOCATION_HEADER } from '../../shared/limits.js';
@@ -34,7 +34,10 @@ export const noteToken = (c: Context, authorization = requestHeader(c, 'authoriz
     const token = /^Bearer +(\S+)/i.exec(authorization)?.[1];
     if (token === undefined) return;
     const clientId = unverifiedClientId(token);
-    facts = { tokenFingerprint: tokenFingerprint(token), ...(clientId === undefined ? {} : { clientId }) };
+    facts = {
+      tokenFingerprint: tokenFingerprint(token),
+      ...(clientId === undefined ? {} : { clientId: clientIdFact(clientId) }),
+    };
     if (tokenFacts.size >= MAX_TOKEN_FACTS) tokenFacts.clear();
     tokenFacts.set(authorization, facts);
   }
