@@ -32,10 +32,11 @@ export interface ServeOptions {
 
 /**
  * The admin token to serve with: `--admin-token`, else on a demo database the one made at its first start (a
- * database that was never a demo has none, so its admin API stays off).
+ * database that was never a demo has none, so its admin API stays off). A `--no-demo` start takes none: it is the
+ * production-style start, which nobody can drive or fault without a token its operator gave.
  */
 export const withDemoAdminToken = async (store: Store, config: ServeConfig): Promise<ServeConfig> => {
-  if (config.adminToken !== undefined) return config;
+  if (config.adminToken !== undefined || !config.demo) return config;
   const demoToken = await store.settings.demoAdminToken.get();
   return demoToken === undefined ? config : { ...config, adminToken: demoToken };
 };

@@ -70,6 +70,33 @@ describe('first start', () => {
     assert.deepEqual(afterwards, before);
   });
 
+  test('--no-demo on a demo database serves no admin API: the demo admin token opens nothing', async () => {
+    const demo = await startServe(['--port', '0'], { cwd });
+    const banner = demo.output();
+    await stop(demo.child);
+    const adminToken = /"adminToken":"([^"]+)"/.exec(banner)?.[1];
+    assert.ok(adminToken, banner);
+    const server = await startServe(['--port', '0', '--no-demo'], { cwd });
+    try {
+      for (const [method, path] of [
+        ['GET', '/_larder/clock'],
+        ['PUT', '/_larder/faults'],
+        ['GET', '/console'],
+      ] as const) {
+        const response = await fetch(`${server.url}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+          ...(method === 'PUT' ? { body: '{"rules":[]}' } : {}),
+        });
+        assert.equal(response.status, 404, path);
+        assert.equal(((await response.json()) as { code: number }).code, 40402);
+      }
+    } finally {
+      assert.equal(await stop(server.child), 0);
+    }
+    assert.doesNotMatch(server.output(), /adminToken|adminOn/);
+  });
+
   test('--no-demo on a new database starts empty and says how to load data', async () => {
     const empty = await mkdtemp(join(tmpdir(), 'larder-nodemo-'));
     try {
