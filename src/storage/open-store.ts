@@ -24,6 +24,10 @@ export interface StoreLocation {
  */
 export const describeLocation = (location: StoreLocation): string => {
   if (location.databaseUrl === undefined) return `the SQLite database ${location.db}`;
+  // Neither a URL nor a socket path (a libpq `host=… password=…` string): the driver reads it as a path below a
+  // placeholder host, so its "database" is the whole string, password and all.
+  if (!/^([a-z][a-z0-9+.-]*:|\/)/i.test(location.databaseUrl))
+    return 'PostgreSQL (the --database-url is not a URL such as postgres://USER@HOST/DB)';
   try {
     const { user, host, port, database } = parseConnectionString(location.databaseUrl);
     return `PostgreSQL at ${user ? `${user}@` : ''}${host || 'localhost'}${port ? `:${port}` : ''}/${database ?? ''}`;

@@ -19,6 +19,13 @@ test('the password is never part of the name', () => {
   assert.doesNotMatch(named, /s3cret/);
 });
 
+test('nor is a libpq key=value string, which the driver reads as a path of a URL: it is not named at all', () => {
+  const named = postgres('host=db.internal user=ops password=s3cret-pass dbname=larder');
+  assert.equal(named, 'PostgreSQL (the --database-url is not a URL such as postgres://USER@HOST/DB)');
+  // A socket directory with the database after a space is the driver's own form, and names no secret.
+  assert.equal(postgres('/var/run/postgresql larder'), 'PostgreSQL at /var/run/postgresql/larder');
+});
+
 test('a Unix-socket URL, which node-postgres accepts but a WHATWG URL refuses, is named by its socket directory', () => {
   // Before, such a URL was reported as "not a valid URL" beside whatever the real problem was.
   assert.equal(
