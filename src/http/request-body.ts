@@ -10,10 +10,13 @@ import { requestHeader } from './request-header.js';
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 const tooLarge = () => new LarderError('ERR_BODY_TOO_LARGE');
-const missingBody = () =>
+const missingBody = (hint: string | undefined) =>
   new LarderError('ERR_BODY_NOT_JSON', {
-    message: 'A JSON object body is required; send {} to search without filters.',
+    message: `A JSON object body is required${hint === undefined ? '' : `; ${hint}`}.`,
   });
+
+/** What a search told its body is missing: every filter is optional, but the object is not. */
+export const SEARCH_BODY_HINT = 'send {} to search without filters';
 
 /** JSON is UTF-8 (RFC 8259): other bytes are a 400, not U+FFFD searched for or stored as if sent. */
 const bodyText = (chunks: readonly Uint8Array[]): string => {
@@ -103,18 +106,19 @@ export const readBodyText = (c: Context, maxBytes = MAX_BODY_BYTES): Promise<str
 };
 
 /**
- * Reads a required JSON object body: 413 over the limit, 415 for another content type, 400 when it is missing,
- * not JSON, or not an object. Checks the declared length before reading a byte.
+ * Reads a required JSON object body: 413 over the limit, 415 for another content type, 400 when it is missing
+ * (told `missingHint`), not JSON, or not an object. Checks the declared length before reading a byte.
  */
 export const readJsonObject = async (
   c: Context,
-  maxBytes = MAX_BODY_BYTES,
+  { missingHint }: { missingHint?: string } = {},
 ): Promise<Record<string, unknown>> => {
   const declared = requestHeader(c, 'content-length');
-  if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge();
+  if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
   const type = requestHeader(c, 'content-type');
   // A Node request always has a body stream; an empty one reads as '' and is refused below like a missing one.
-  if (declared === '0' || (nodeIncoming(c) === undefined && c.req.raw.body === null)) throw missingBody();
+  if (declared === '0' || (nodeIncoming(c) === undefined && c.req.raw.body === null))
+    throw missingBody(missingHint);
   if (type === undefined || !JSON_TYPE.test(type)) {
     throw new LarderError('ERR_UNSUPPORTED_MEDIA_TYPE', {
       message: `The request body must be a JSON object sent as Content-Type: application/json${
@@ -122,8 +126,8 @@ export const readJsonObject = async (
       }.`,
     });
   }
-  const text = await readBodyText(c, maxBytes);
-  if (text.trim() === '') throw missingBody();
+  const text = await readBodyText(c);
+  if (text.trim() === '') throw missingBody(missingHint);
   let value: unknown;
   try {
     value = JSON.parse(text);

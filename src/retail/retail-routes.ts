@@ -1,5 +1,5 @@
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
-import { readJsonObject } from '../http/request-body.js';
+import { readJsonObject, SEARCH_BODY_HINT } from '../http/request-body.js';
 import { noteFacts, noteSearch } from '../http/request-facts.js';
 import { RECORD_KINDS, type RecordKind } from '../records/kinds.js';
 import { didYouMean } from '../shared/did-you-mean.js';
@@ -27,7 +27,7 @@ export const createRetailRoutes = ({ authorize, records, noteCaller }: RetailRou
   const search = (kind: RecordKind) =>
     routes.post(`/v1/${kind.name}/search`, authorize, async (c) => {
       const locationId = c.get('locationId');
-      const body = await readJsonObject(c);
+      const body = await readJsonObject(c, { missingHint: SEARCH_BODY_HINT });
       const current = c.req.query('pageToken') ?? '';
       const rawPageSize = c.req.query('pageSize');
       noteSearch(c, body, current, rawPageSize);

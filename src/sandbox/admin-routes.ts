@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { type Context, Hono } from 'hono';
 import { createClientCredentials } from '../auth/clients.js';
-import { readBodyText, readJsonObject } from '../http/request-body.js';
+import { readBodyText, readJsonObject, SEARCH_BODY_HINT } from '../http/request-body.js';
 import { type ImportProblem, importFiles } from '../import/import-files.js';
 import { RECORD_KINDS } from '../records/kinds.js';
 import type { RecordReader } from '../retail/record-reader.js';
@@ -289,7 +289,7 @@ export const createAdminRoutes = ({
     routes.post(`/locations/:locationId/${kind.name}/search`, async (c) => {
       const locationId = await knownLocation(c);
       const page = await records.search(kind, locationId, {
-        body: await readJsonObject(c),
+        body: await readJsonObject(c, { missingHint: SEARCH_BODY_HINT }),
         pageToken: c.req.query('pageToken') ?? '',
         pageSize: c.req.query('pageSize'),
       });

@@ -146,6 +146,20 @@ describe('POST /authentication/v1/authentication/login', () => {
     assert.equal((await readJson<ErrorBody>(extra)).fieldName, 'x');
   });
 
+  it('answers 400 for a missing body without the search hint (there is nothing to search here)', async () => {
+    for (const body of [undefined, ' ']) {
+      const res = await h.app.request(LOGIN, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body }),
+      });
+      assert.equal(res.status, 400);
+      const error = await readJson<ErrorBody>(res);
+      assert.equal(error.code, 40002);
+      assert.equal(error.message, 'A JSON object body is required.');
+    }
+  });
+
   it('throttles failed logins per client id and address with 429 and Retry-After', async () => {
     const client = await h.createClient();
     for (let i = 0; i < 10; i++) {

@@ -89,8 +89,9 @@ describe('location header and guard', () => {
 });
 
 describe('search body', () => {
-  test('a missing body answers 400', async () => {
-    await expectError(await searchRaw(undefined), 400, 40002);
+  test('a missing body answers 400, telling how to search without filters', async () => {
+    const body = await expectError(await searchRaw(undefined), 400, 40002);
+    assert.equal(body['message'], 'A JSON object body is required; send {} to search without filters.');
   });
 
   test('malformed JSON answers 400 with the parser detail', async () => {

@@ -3,7 +3,7 @@ import type { Context, MiddlewareHandler, Next } from 'hono';
 import { type OAuthErrorCode, oauthError } from '../../auth/oauth-token-route.js';
 import { invalidToken } from '../../auth/retail-guard.js';
 import { LarderResponse } from '../../http/larder-response.js';
-import { readJsonObject } from '../../http/request-body.js';
+import { readJsonObject, SEARCH_BODY_HINT } from '../../http/request-body.js';
 import {
   claimedClientId,
   clientIdFact,
@@ -205,7 +205,7 @@ const noteIdentity = async (c: Context, request: FaultRequest, effect: FaultEffe
   if (effect.type === 'reset' || operation === undefined || !SEARCH_OPERATIONS.includes(operation)) return;
   let body: Record<string, unknown>;
   try {
-    body = await readJsonObject(c);
+    body = await readJsonObject(c, { missingHint: SEARCH_BODY_HINT });
   } catch {
     return;
   }
