@@ -3,10 +3,11 @@ import { test } from 'node:test';
 import { Hono } from 'hono';
 import type { RetailGuard } from '../../auth/retail-guard.js';
 import { createErrorEdge } from '../../http/error-edge.js';
+import { type RequestFacts, startFacts } from '../../http/request-facts.js';
 import { LarderError } from '../../shared/errors.js';
 import { silentLogger } from '../../shared/logger.js';
 import { requestId } from '../request-id/request-id.js';
-import { retailAuth } from './retail-auth.js';
+import { heldTokenFactChars, MAX_TOKEN_FACT_CHARS, retailAuth } from './retail-auth.js';
 
 const calls: (string | undefined)[][] = [];
 const guard: RetailGuard = async (authorization, locationId) => {
@@ -77,4 +78,28 @@ test('a granted location that does not exist is a 404 naming it; an ungranted on
     'platform-restaurant-external-id': 'loc-3',
   });
   assert.equal(existsButForbidden.status, 403);
+});
+
+test('refused Authorization headers are kept for their journal facts within a bound of characters', async () => {
+  const noting = new Hono();
+  noting.use(requestId());
+  noting.onError(createErrorEdge(silentLogger));
+  let noted: RequestFacts | undefined;
+  noting.use(async (c, next) => {
+    noted = startFacts(c);
+    await next();
+  });
+  noting.get(
+    '/r',
+    retailAuth(guard, () => true),
+    (c) => c.text('unreachable'),
+  );
+  // Headers a caller makes up, each near the 16 KiB header limit: 700 of them are over the bound.
+  const padding = 'x'.repeat(15_000);
+  for (let i = 0; i < 700; i++) {
+    const response = await noting.request('/r', { headers: { authorization: `Bearer ${i}.${padding}` } });
+    assert.equal(response.status, 401);
+    assert.ok(heldTokenFactChars() <= MAX_TOKEN_FACT_CHARS, `after ${i + 1}: ${heldTokenFactChars()}`);
+  }
+  assert.match(noted?.tokenFingerprint ?? '', /^[0-9a-f]{16}$/);
 });

@@ -18,10 +18,17 @@ const LOCATION_HEADER_KEY = LOCATION_HEADER.toLowerCase();
 
 /**
  * A token's journal facts, worked out once per Authorization header: a hash, a JSON parse (or even the regex that
- * finds the token) per request cost too much.
+ * finds the token) per request cost too much. Bounded in headers and in their characters: the headers are the
+ * callers' (refused ones too), and 10,000 of 16 KiB each held 160 MB.
  */
 const tokenFacts = new Map<string, { tokenFingerprint: string; clientId?: string }>();
 const MAX_TOKEN_FACTS = 10_000;
+/** Room for 10,000 of Larder's own headers (about 560 characters each). */
+export const MAX_TOKEN_FACT_CHARS = 8_000_000;
+let heldChars = 0;
+
+/** The characters of the Authorization headers held for their facts now. */
+export const heldTokenFactChars = (): number => heldChars;
 
 /**
  * For the journal: which token was used, and whose it claims to be (refused tokens included, and requests no
@@ -38,8 +45,12 @@ export const noteToken = (c: Context, authorization = requestHeader(c, 'authoriz
       tokenFingerprint: tokenFingerprint(token),
       ...(clientId === undefined ? {} : { clientId: clientIdFact(clientId) }),
     };
-    if (tokenFacts.size >= MAX_TOKEN_FACTS) tokenFacts.clear();
+    if (tokenFacts.size >= MAX_TOKEN_FACTS || heldChars + authorization.length > MAX_TOKEN_FACT_CHARS) {
+      tokenFacts.clear();
+      heldChars = 0;
+    }
     tokenFacts.set(authorization, facts);
+    heldChars += authorization.length;
   }
   noteFacts(c, facts);
 };
