@@ -136,6 +136,23 @@ describe('a bad value from the environment is named by its variable and its flag
     assert.match(pull.stderr, /^larder pull: LARDER_PULL_FROM \(--from\) must be an http\(s\) URL, not ftp:/);
   });
 
+  test('a --from URL holding credentials is refused without echoing them, before any store is opened', async () => {
+    for (const from of ['http://ops:hunter2@127.0.0.1:9', 'ftp://ops:hunter2@example.com']) {
+      const pull = await runMain([
+        'pull',
+        ...['--from', from, '--client-id', 'c', '--client-secret', 's', '--location', 'l'],
+        ...['--db', join(dir, 'credentials.db')],
+      ]);
+      assert.equal(pull.code, 2, from);
+      assert.match(
+        pull.stderr,
+        /^larder pull: --from must (not hold credentials|be an http\(s\) URL, not ftp:\/\/\*\*\*@)/,
+      );
+      assert.ok(!pull.stderr.includes('hunter2'), pull.stderr);
+    }
+    assert.equal(existsSync(join(dir, 'credentials.db')), false);
+  });
+
   test('a missing required option names the variable that can give it too', async () => {
     const pull = await runMain(['pull', '--client-id', 'c', '--client-secret', 's', '--location', 'l']);
     assert.equal(pull.code, 2);

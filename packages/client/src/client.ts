@@ -106,6 +106,9 @@ const retrySettings = (retry: RetryOptions): RetrySettings => ({
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
+/** A URL as a message may show it: any `user:password@` masked. */
+const withoutUserinfo = (url: string) => url.replace(/\/\/[^/?#]*@/, '//***@');
+
 /** The server refused the token itself (expired, revoked): worth one new login, unlike a missing scope or grant. */
 const invalidToken = (answer: HttpAnswer) =>
   answer.status === 401 && /invalid_token/.test(answer.headers.get('www-authenticate') ?? '');
@@ -119,10 +122,18 @@ const checkOptions = (options: ClientOptions, retry: RetrySettings | false, time
     ['baseUrl', options.baseUrl],
     ['authBaseUrl', options.authBaseUrl],
   ] as const)
-    if (url !== undefined && !(URL.canParse(url) && /^https?:$/.test(new URL(url).protocol)))
-      throw new TypeError(
-        `${name} must be an absolute http(s) URL such as http://127.0.0.1:8080, not ${url}`,
-      );
+    if (url !== undefined) {
+      const parsed = URL.canParse(url) ? new URL(url) : undefined;
+      if (!(parsed !== undefined && /^https?:$/.test(parsed.protocol)))
+        throw new TypeError(
+          `${name} must be an absolute http(s) URL such as http://127.0.0.1:8080, not ${withoutUserinfo(url)}`,
+        );
+      // fetch refuses such a URL at every call; said here, and the password is never echoed.
+      if (parsed.username !== '' || parsed.password !== '')
+        throw new TypeError(
+          `${name} must not hold credentials (user:password@): the client logs in with clientId and clientSecret`,
+        );
+    }
   const whole = (name: string, value: number, min: number) => {
     if (!Number.isInteger(value) || value < min || value > MAX_TIMER_MS)
       throw new TypeError(`${name} must be a whole number from ${min} to ${MAX_TIMER_MS}, not ${value}`);

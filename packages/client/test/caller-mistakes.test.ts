@@ -33,6 +33,8 @@ test('options that cannot work are refused when the client is made', () => {
     [{ baseUrl: '127.0.0.1:8080' }, /baseUrl must be an absolute http\(s\) URL/],
     [{ baseUrl: 'ftp://larder.test' }, /baseUrl/],
     [{ baseUrl: 'http://larder.test', authBaseUrl: 'larder.test' }, /authBaseUrl/],
+    [{ baseUrl: 'http://ops:hunter2@larder.test' }, /^baseUrl must not hold credentials/],
+    [{ baseUrl: 'ftp://ops:hunter2@larder.test' }, /^baseUrl must be .*, not ftp:\/\/\*\*\*@larder\.test$/],
     [
       { baseUrl: 'http://larder.test', timeoutMs: Number.POSITIVE_INFINITY },
       /timeoutMs must be a whole number/,

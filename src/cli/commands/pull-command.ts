@@ -24,7 +24,14 @@ const sourceUrl = (args: ParsedArgs): string => {
     url = undefined;
   }
   if (url?.protocol !== 'http:' && url?.protocol !== 'https:')
-    throw new UsageError(`${optionLabel(args, 'from')} must be an http(s) URL, not ${text}.`);
+    throw new UsageError(
+      `${optionLabel(args, 'from')} must be an http(s) URL, not ${text.replace(/\/\/[^/?#]*@/, '//***@')}.`,
+    );
+  // Never echoed, and never kept in the store's pull state: the source's credentials are the client's.
+  if (url.username !== '' || url.password !== '')
+    throw new UsageError(
+      `${optionLabel(args, 'from')} must not hold credentials (user:password@): give --client-id and --client-secret.`,
+    );
   return text.replace(/\/+$/, '');
 };
 
