@@ -17,6 +17,19 @@ export type { OAuthErrorCode } from './schemas.js';
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
 
 /** RFC 6749 §5.2 error, answered here rather than through LarderError: OAuth clients parse this shape. */
+/**
+ * RFC 6749 §3.3's scope-token: visible ASCII but `"` and `\`. An error_description may hold only these and space
+ * (§5.2), so a scope is echoed only once it passes, and then cut short: it is the caller's, up to the body limit.
+ */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+const SCOPE_SYNTAX =
+  'scope must be space-separated tokens of visible ASCII, without double quotes or backslashes (RFC 6749 section 3.3)';
+const MAX_ECHOED_CHARS = 200;
+const echoed = (text: string) =>
+  text.length <= MAX_ECHOED_CHARS
+    ? text
+    : `${text.slice(0, MAX_ECHOED_CHARS)}... (${text.length} characters)`;
+
 export const oauthError = (
   c: Context,
   status: ContentfulStatusCode,
@@ -167,9 +180,16 @@ export const createOAuthTokenHandler =
 
     const { client } = outcome;
     const requested = splitScope(form.get('scope') ?? '');
+    if (!requested.every((scope) => SCOPE_TOKEN.test(scope)))
+      return oauthError(c, 400, 'invalid_scope', SCOPE_SYNTAX);
     const notGranted = requested.filter((scope) => !client.scopes.includes(scope));
     if (notGranted.length > 0)
-      return oauthError(c, 400, 'invalid_scope', `Not granted to this client: ${notGranted.join(' ')}`);
+      return oauthError(
+        c,
+        400,
+        'invalid_scope',
+        `Not granted to this client: ${echoed(notGranted.join(' '))}`,
+      );
     const scopes = requested.length > 0 ? client.scopes.filter((s) => requested.includes(s)) : client.scopes;
 
     const issued = await deps.mint(client.clientId, scopes);

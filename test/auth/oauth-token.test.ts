@@ -96,6 +96,24 @@ describe('POST /authentication/v1/authentication/customer/oauth/token', () => {
     );
   });
 
+  it('echoes a refused scope only within RFC 6749 error_description characters, and cut short', async () => {
+    const client = await h.createClient();
+    const auth = { authorization: basic(client.clientId, client.clientSecret) };
+    const description = async (scope: string) => {
+      const res = await h.token({ grant_type: 'client_credentials', scope }, auth);
+      assert.equal(res.status, 400);
+      const body = (await res.json()) as { error: string; error_description: string };
+      assert.equal(body.error, 'invalid_scope');
+      assert.match(body.error_description, /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/);
+      return body.error_description;
+    };
+    const long = await description(`retail.inventory:read ${'x'.repeat(60_000)}`);
+    assert.ok(long.length < 300, `${long.length} characters`);
+    assert.match(long, /^Not granted to this client: x{200}\.\.\. \(60000 characters\)$/);
+    for (const scope of ['caf\u00e9', 'a"b', 'a\\b', 'a\u0001b'])
+      assert.match(await description(scope), /^scope must be space-separated tokens of visible ASCII/);
+  });
+
   it('answers invalid_client 401 with WWW-Authenticate: Basic when Basic authentication fails', async () => {
     const client = await h.createClient();
     const res = await h.token(
