@@ -115,8 +115,13 @@ export const createOAuthTokenHandler =
     try {
       body = await readBodyText(c);
     } catch (error) {
-      if (!isLarderError(error) || error.code !== 'ERR_BODY_TOO_LARGE') throw error;
-      return oauthError(c, 413, 'invalid_request', `The body is over ${MAX_BODY_BYTES / 1024} KiB`);
+      if (!isLarderError(error)) throw error;
+      if (error.code === 'ERR_BODY_TOO_LARGE')
+        return oauthError(c, 413, 'invalid_request', `The body is over ${MAX_BODY_BYTES / 1024} KiB`);
+      // RFC 6749 §5.2 answers a body it cannot take with 400, as for another content type above.
+      if (error.code === 'ERR_UNSUPPORTED_MEDIA_TYPE')
+        return oauthError(c, 400, 'invalid_request', error.message.replace(/\.$/, ''), error.headers);
+      throw error;
     }
     const form = new URLSearchParams(body);
     for (const name of SINGLE_VALUED)

@@ -30,6 +30,15 @@ const bodyText = (chunks: readonly Uint8Array[]): string => {
   });
 };
 
+/** RFC 9110 §8.4: the body as sent. Larder decodes no content coding; a compressed body would read as bad UTF-8. */
+const IDENTITY = /^\s*identity\s*$/i;
+/** RFC 9110 §15.5.16: 415, naming the codings that would do in Accept-Encoding. */
+const unsupportedEncoding = (encoding: string) =>
+  new LarderError('ERR_UNSUPPORTED_MEDIA_TYPE', {
+    message: `Content-Encoding ${encoding.slice(0, 40)} is not supported: send the body uncompressed.`,
+    headers: { 'Accept-Encoding': 'identity' },
+  });
+
 const readLimited = async (request: Request, maxBytes: number): Promise<string> => {
   if (request.body === null) return '';
   const reader = request.body.getReader();
@@ -99,6 +108,9 @@ const nodeIncoming = (c: Context): IncomingMessage | undefined => {
  * length before a byte is read, else as soon as the bytes read pass it. The one body reader of every endpoint.
  */
 export const readBodyText = (c: Context, maxBytes = MAX_BODY_BYTES): Promise<string> => {
+  const encoding = requestHeader(c, 'content-encoding');
+  if (encoding !== undefined && !IDENTITY.test(encoding))
+    return Promise.reject(unsupportedEncoding(encoding));
   const declared = requestHeader(c, 'content-length');
   if (declared !== undefined && Number(declared) > maxBytes) return Promise.reject(tooLarge());
   const incoming = nodeIncoming(c);

@@ -388,7 +388,12 @@ export const openApiDocument = (publicUrl: string) => {
           '404': error(404, 'The location is unknown.', [], ['ERR_LOCATION_NOT_FOUND']),
           '405': error(405, 'A method other than POST.', ['Allow'], ['ERR_METHOD_NOT_ALLOWED']),
           '413': error(413, `The body is over ${MAX_BODY_BYTES / 1024} KiB.`, [], ['ERR_BODY_TOO_LARGE']),
-          '415': error(415, 'The body was not sent as application/json.', [], ['ERR_UNSUPPORTED_MEDIA_TYPE']),
+          '415': error(
+            415,
+            'The body was not sent as application/json, or was sent compressed (Content-Encoding; Accept-Encoding names what is taken).',
+            [],
+            ['ERR_UNSUPPORTED_MEDIA_TYPE'],
+          ),
         },
       },
     ),
@@ -488,7 +493,10 @@ export const openApiDocument = (publicUrl: string) => {
             '400': error(400, 'The body is not valid (userAccessType must be PLATFORM_MACHINE_CLIENT).'),
             '401': error(401, 'The client credentials are not valid.'),
             '413': error(413, `The body is over ${MAX_BODY_BYTES / 1024} KiB.`),
-            '415': error(415, 'The body was not sent as application/json.'),
+            '415': error(
+              415,
+              'The body was not sent as application/json, or was sent compressed (Content-Encoding; Accept-Encoding names what is taken).',
+            ),
             '429': error(429, 'Too many failed logins, or over a rate limit; see Retry-After.', [
               'Retry-After',
               ...RATE_LIMIT_HEADERS,
@@ -1011,7 +1019,7 @@ export const openApiDocument = (publicUrl: string) => {
               },
               errors: {
                 '413': error(413, 'The upload is over 64 MiB.'),
-                '415': error(415, 'Not JSON or NDJSON.'),
+                '415': error(415, 'Not JSON or NDJSON, or sent compressed (Content-Encoding).'),
               },
             },
           ),

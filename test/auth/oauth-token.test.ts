@@ -96,6 +96,18 @@ describe('POST /authentication/v1/authentication/customer/oauth/token', () => {
     );
   });
 
+  it('answers a compressed form body with invalid_request 400 naming the coding', async () => {
+    const client = await h.createClient();
+    const res = await h.token(
+      { grant_type: 'client_credentials' },
+      { authorization: basic(client.clientId, client.clientSecret), 'content-encoding': 'gzip' },
+    );
+    assert.equal(res.headers.get('accept-encoding'), 'identity');
+    const description = (await res.clone().json()) as OAuthErrorBody;
+    await assertError(res, 400, 'invalid_request');
+    assert.match(description.error_description ?? '', /^Content-Encoding gzip is not supported/);
+  });
+
   it('echoes a refused scope only within RFC 6749 error_description characters, and cut short', async () => {
     const client = await h.createClient();
     const auth = { authorization: basic(client.clientId, client.clientSecret) };

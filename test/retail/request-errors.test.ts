@@ -113,6 +113,17 @@ describe('search body', () => {
     );
   });
 
+  test('a compressed body answers 415 naming the coding, with Accept-Encoding: identity; identity is the body as sent', async () => {
+    const response = await searchRaw('{}', { 'content-encoding': 'gzip' });
+    assert.equal(response.headers.get('accept-encoding'), 'identity');
+    const body = await expectError(response, 415, 41501);
+    assert.match(
+      String(body['message']),
+      /^Content-Encoding gzip is not supported: send the body uncompressed/,
+    );
+    assert.equal((await searchRaw('{}', { 'content-encoding': 'identity' })).status, 200);
+  });
+
   test('application/json with a charset is accepted', async () => {
     const response = await searchRaw('{}', { 'content-type': 'application/json; charset=utf-8' });
     assert.equal(response.status, 200);
