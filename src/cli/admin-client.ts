@@ -18,7 +18,7 @@ export const ADMIN_OPTIONS: OptionTable = {
     env: 'LARDER_ADMIN_TOKEN',
     placeholder: 'TOKEN',
     description:
-      'The admin token the server was started with (a demo start prints it). One starting with - goes as --admin-token=TOKEN.',
+      'The admin token the server was started with (a demo start prints it); the environment variable keeps it out of the process list. One starting with - goes as --admin-token=TOKEN.',
   },
 };
 

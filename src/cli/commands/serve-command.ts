@@ -275,7 +275,7 @@ export const serveCommand: Command = {
       env: 'LARDER_ADMIN_TOKEN',
       placeholder: 'TOKEN',
       description:
-        'Turn the admin API (/_larder/: clock, fixtures, journal, report) on, locked by this token (16+ characters). A demo database has its own, printed at start.',
+        'Turn the admin API (/_larder/: clock, fixtures, journal, report) on, locked by this token (16+ characters); the environment variable keeps it out of the process list. A demo database has its own, printed at start.',
     },
     'journal-size': {
       type: 'string',
