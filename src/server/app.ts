@@ -52,6 +52,7 @@ import { instrumentStore } from '../storage/instrumented-store.js';
 import type { Store } from '../storage/store.js';
 import { createDocsRoutes } from './docs-routes.js';
 import { openApiDocument } from './openapi.js';
+import { withoutSandbox } from './served-document.js';
 
 export interface AppConfig {
   /** Issuer and public base URL (no trailing slash). */
@@ -174,7 +175,10 @@ export const createApp = async ({
   const app = new Hono();
   const locations = createLocationDirectory(store, clock);
 
-  const apiDocument = openApiDocument(config.publicUrl);
+  // Only the endpoints this instance has: without the admin API, its paths and the console's are never named.
+  const apiDocument = sandbox
+    ? openApiDocument(config.publicUrl)
+    : withoutSandbox(openApiDocument(config.publicUrl));
   // The test suite's contract check (scripts/run-tests.mjs sets it): every answer is held to the document.
   if (process.env['LARDER_CONTRACT'] === 'enforce') app.use(responseContract(apiDocument));
   app.use(requestId());
@@ -231,14 +235,8 @@ export const createApp = async ({
     app.use(deadline);
   }
   app.onError(errorEdge);
-  // Only the endpoints this instance has: without the admin API, its paths and the console's are never named.
-  const servedPaths = Object.fromEntries(
-    Object.entries(apiDocument.paths).filter(
-      ([path]) => sandbox || !(path.startsWith(ADMIN_PREFIX) || path.startsWith(CONSOLE_PATH)),
-    ),
-  );
-  const routeHint = createRouteHint(servedPaths);
-  const methodCheck = createMethodCheck(servedPaths);
+  const routeHint = createRouteHint(apiDocument.paths);
+  const methodCheck = createMethodCheck(apiDocument.paths);
   app.notFound((c) => {
     noteToken(c);
     const wrongMethod = retailMethodError(c.req.method, c.req.path);

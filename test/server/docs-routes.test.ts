@@ -70,6 +70,46 @@ test('without a demo client the page script names no credentials', async () => {
   }
 });
 
+test('without the admin API, /openapi.json names no sandbox path, tag, scheme or shape; with it, all of them', async () => {
+  type Served = {
+    paths: Record<string, unknown>;
+    tags: { name: string }[];
+    components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+  };
+  const named = async (options: Parameters<typeof startTestServer>[0]) => {
+    const running = await startTestServer(options);
+    try {
+      const served = (await (await fetch(`${running.server.url}/openapi.json`)).json()) as Served;
+      return [
+        ...Object.keys(served.paths),
+        ...served.tags.map((tag) => `tag ${tag.name}`),
+        ...Object.keys(served.components.schemas),
+        ...Object.keys(served.components.securitySchemes).map((scheme) => `scheme ${scheme}`),
+      ];
+    } finally {
+      await running.stop();
+    }
+  };
+  const sandboxOnly =
+    /^\/_larder|^\/console|^tag sandbox$|^FaultRule|^JournalEntry$|^ClockView$|^scheme admin$/;
+  const production = await named({});
+  assert.deepEqual(
+    production.filter((name) => sandboxOnly.test(name)),
+    [],
+  );
+  assert.ok(production.includes('/v1/purchaseOrders/search') && production.includes('PurchaseOrder'));
+  const sandbox = await named({ demo: true });
+  for (const name of [
+    '/_larder/clock',
+    '/console',
+    'tag sandbox',
+    'FaultRule',
+    'JournalEntry',
+    'scheme admin',
+  ])
+    assert.ok(sandbox.includes(name), `${name} is missing`);
+});
+
 test('`larder openapi` prints the document, naming the given server', async () => {
   const run = await larder(['openapi', '--public-url', 'https://larder.example.com/']);
   assert.equal(run.code, 0, run.stderr);

@@ -6,7 +6,7 @@ const DEFAULT_URL = 'http://localhost:8080';
 
 export const openapiCommand: Command = {
   name: 'openapi',
-  summary: 'Print the OpenAPI 3.1 document (what GET /openapi.json serves).',
+  summary: 'Print the OpenAPI 3.1 document (what GET /openapi.json serves with the admin API on).',
   usage: 'larder openapi [--public-url URL] > openapi.json',
   options: {
     'public-url': {
