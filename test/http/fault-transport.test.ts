@@ -6,6 +6,8 @@ import { createMetrics } from '../../src/shared/metrics.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const ADMIN = 'admin-secret-token-0123';
+/** Faultable (not one of Larder's own pages, which are never faulted) and public: the authorization server metadata. */
+const METADATA = '/.well-known/oauth-authorization-server';
 
 interface Outcome {
   status?: number | undefined;
@@ -66,10 +68,10 @@ describe('transport-level faults on a real socket', () => {
   });
 
   test('cutBody: the full Content-Length is announced, half the body arrives, then the connection closes', async () => {
-    const whole = await send(server.url, '/openapi.json');
+    const whole = await send(server.url, METADATA);
     const length = bodyOf(whole).length;
-    assert.ok(length > 1000);
-    const cut = await send(server.url, '/openapi.json', { 'larder-fault': 'cut-body' });
+    assert.ok(length > 200);
+    const cut = await send(server.url, METADATA, { 'larder-fault': 'cut-body' });
     assert.equal(cut.status, 200);
     assert.equal(cut.headers?.['content-length'], String(length));
     assert.equal(bodyOf(cut).length, Math.floor(length / 2));
@@ -93,7 +95,7 @@ describe('transport-level faults on a real socket', () => {
   });
 
   test('latency: the answer comes no sooner than asked', async () => {
-    const delayed = await send(server.url, '/openapi.json', { 'larder-fault': 'latency=300ms' });
+    const delayed = await send(server.url, METADATA, { 'larder-fault': 'latency=300ms' });
     assert.equal(delayed.status, 200);
     assert.ok(delayed.elapsedMs >= 295, `${delayed.elapsedMs} ms`);
   });
@@ -112,8 +114,8 @@ describe('transport-level faults on a real socket', () => {
       req.end(JSON.stringify({ rules: [{ when: { next: 1 }, effect: { type: 'reset' } }] }));
     });
     assert.equal(put, 200);
-    assert.equal((await send(server.url, '/openapi.json')).error?.code, 'ECONNRESET');
-    assert.equal((await send(server.url, '/openapi.json')).status, 200);
+    assert.equal((await send(server.url, METADATA)).error?.code, 'ECONNRESET');
+    assert.equal((await send(server.url, METADATA)).status, 200);
   });
 });
 
@@ -136,8 +138,8 @@ test('injected faults are the sandbox working, not the server failing: logged at
   });
   try {
     const { url } = running.server;
-    assert.equal((await send(url, '/openapi.json', { 'larder-fault': 'status=503' })).status, 503);
-    assert.equal((await send(url, '/openapi.json', { 'larder-fault': 'reset' })).error?.code, 'ECONNRESET');
+    assert.equal((await send(url, METADATA, { 'larder-fault': 'status=503' })).status, 503);
+    assert.equal((await send(url, METADATA, { 'larder-fault': 'reset' })).error?.code, 'ECONNRESET');
     assert.deepEqual(
       lines.filter((line) => line.level === 'error' || line.level === 'warn'),
       [],
