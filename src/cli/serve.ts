@@ -120,6 +120,7 @@ export const serve = async (
         journalSize: config.journalSize,
         loginThrottle: config.loginThrottle,
         live: config.live,
+        demo: config.demo,
         clusterWorker: cluster.isWorker,
         ...(tls === undefined ? {} : { tls: tls.material }),
         ...(metrics === undefined ? {} : { metrics }),

@@ -68,6 +68,11 @@ export interface AppConfig {
   journalSize?: number;
   /** Demo locations keep trading as the clock passes midnight UTC (default true; a no-op without demo data). */
   live?: boolean;
+  /**
+   * A demo start (default true; a no-op without a demo client): /docs prefills the demo client. A `--no-demo`
+   * start of a demo database is production-style, and its docs page hands nobody the demo secret.
+   */
+  demo?: boolean;
   /** A worker of `--workers N`: the admin API's journal covers every worker, through the primary. */
   clusterWorker?: boolean;
   /** `--cors`: origins whose browser scripts may call the retail and auth routes (`*`: any). */
@@ -283,6 +288,7 @@ export const createApp = async ({
     createDocsRoutes({
       publicUrl: config.publicUrl,
       demoClient: async () => {
+        if (config.demo === false) return undefined;
         const demo = await store.settings.demoClient.get();
         const client = demo === undefined ? undefined : await store.auth.getClient(demo.clientId);
         return client === undefined || client.revokedAt !== null ? undefined : demo;

@@ -36,6 +36,8 @@ export interface ServerConfig {
   journalSize?: number;
   loginThrottle?: ThrottleLimit | 'off';
   live?: boolean;
+  /** See AppConfig.demo. */
+  demo?: boolean;
   clusterWorker?: boolean;
   /** Serve HTTPS with this PEM key and certificate (chain). */
   tls?: TlsMaterial;
@@ -215,6 +217,7 @@ export const startServer = async (deps: {
         ...(config.journalSize === undefined ? {} : { journalSize: config.journalSize }),
         ...(config.loginThrottle === undefined ? {} : { loginThrottle: config.loginThrottle }),
         ...(config.live === undefined ? {} : { live: config.live }),
+        ...(config.demo === undefined ? {} : { demo: config.demo }),
         ...(config.clusterWorker === undefined ? {} : { clusterWorker: config.clusterWorker }),
         ...(config.cors === undefined ? {} : { cors: config.cors }),
         ...(config.rateLimit === undefined ? {} : { rateLimit: config.rateLimit }),

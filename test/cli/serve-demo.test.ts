@@ -70,9 +70,12 @@ describe('first start', () => {
     assert.deepEqual(afterwards, before);
   });
 
-  test('--no-demo on a demo database serves no admin API: the demo admin token opens nothing', async () => {
+  test('--no-demo on a demo database serves no admin API, and its docs page hands out no demo secret', async () => {
     const demo = await startServe(['--port', '0'], { cwd });
     const banner = demo.output();
+    const clientSecret = /"clientSecret":"([^"]+)"/.exec(banner)?.[1];
+    assert.ok(clientSecret, banner);
+    assert.match(await (await fetch(`${demo.url}/docs/init.js`)).text(), new RegExp(clientSecret));
     await stop(demo.child);
     const adminToken = /"adminToken":"([^"]+)"/.exec(banner)?.[1];
     assert.ok(adminToken, banner);
@@ -91,6 +94,8 @@ describe('first start', () => {
         assert.equal(response.status, 404, path);
         assert.equal(((await response.json()) as { code: number }).code, 40402);
       }
+      const script = await (await fetch(`${server.url}/docs/init.js`)).text();
+      assert.ok(!script.includes(clientSecret), 'the demo secret is in /docs/init.js');
     } finally {
       assert.equal(await stop(server.child), 0);
     }
