@@ -1,4 +1,5 @@
 import { tokenFingerprint } from '../http/request-facts.js';
+import { headerText } from '../http/request-header.js';
 import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
 import { type TokenSettings, type VerifiedToken, verifyAccessToken } from './access-tokens.js';
@@ -70,21 +71,9 @@ const insufficientScope = (): LarderError =>
   });
 
 /**
- * Authorizes a retail call. Verified tokens are cached (LRU keyed by the Authorization header's tail, honouring
- * `exp`), so the hot path is a Map lookup plus checks against the in-memory client table: no ECDSA per request. The
- * client's current state (revocation, scopes, locations) is checked on every call, so changes apply to
- * tokens already issued.
- */
-/**
  * Names the location asked for (the caller sent it), and a granted one it differs from only in case: ids are
  * case-sensitive, and `Kitchen-1` for `kitchen-1` is the usual slip. Only the caller's own grants are named.
  */
-/** Header values arrive as Latin-1: a client that sent UTF-8 (curl does) is shown its own text again. */
-const asUtf8 = (latin1: string): string => {
-  const decoded = Buffer.from(latin1, 'latin1').toString('utf8');
-  return decoded.includes('\uFFFD') ? latin1 : decoded;
-};
-
 const notGrantedMessage = (client: ClientGrant, locationId: string): string => {
   const lower = locationId.toLowerCase();
   let meant: string | undefined;
@@ -93,11 +82,18 @@ const notGrantedMessage = (client: ClientGrant, locationId: string): string => {
       meant = granted;
       break;
     }
-  const text = /[^\x00-\x7f]/.test(locationId) ? asUtf8(locationId) : locationId;
+  // As its sender wrote it: a client that sent UTF-8 (curl does) is shown its own text again.
+  const text = headerText(locationId);
   const shown = text.length > 100 ? `${text.slice(0, 100)}…` : text;
   return `The client is not granted location ${shown}${meant === undefined ? '' : ` (location ids are case-sensitive: did you mean ${meant}?)`}.`;
 };
 
+/**
+ * Authorizes a retail call. Verified tokens are cached (LRU keyed by the Authorization header's tail, honouring
+ * `exp`), so the hot path is a Map lookup plus checks against the in-memory client table: no ECDSA per request. The
+ * client's current state (revocation, scopes, locations) is checked on every call, so changes apply to
+ * tokens already issued.
+ */
 export const createRetailGuard = ({
   state,
   settings,

@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
+import { LOCATION_HEADER } from '../shared/limits.js';
 import { LarderResponse } from './larder-response.js';
 
 /**
@@ -34,6 +35,17 @@ export const headerText = (value: string): string => {
   if (!NOT_ASCII.test(value) || NOT_BYTES.test(value)) return value;
   const bytes = Buffer.from(value, 'latin1');
   return isUtf8(bytes) ? bytes.toString('utf8') : value;
+};
+
+const LOCATION_KEY = LOCATION_HEADER.toLowerCase();
+
+/**
+ * The location header, trimmed, as its sender wrote it (headerText): what the journal, the access log and fault
+ * rules show and match. Undefined when missing or blank.
+ */
+export const sentLocation = (c: Context): string | undefined => {
+  const sent = requestHeader(c, LOCATION_KEY)?.trim();
+  return sent === undefined || sent === '' ? undefined : headerText(sent);
 };
 
 /** Where a request's response headers go: deferred on Larder's Node response, else set at once. */

@@ -137,7 +137,9 @@ export const FaultMatchSchema = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 200,
-        description: 'The Platform-Restaurant-External-ID header.',
+        description:
+          'The Platform-Restaurant-External-ID header, as the journal shows it: its bytes read as UTF-8 when ' +
+          'they are UTF-8 (curl), else as Latin-1 (fetch).',
       }),
     ),
     method: Type.Optional(

@@ -1,11 +1,9 @@
 import type { MiddlewareHandler } from 'hono';
 import { type RequestFacts, startFacts } from '../../http/request-facts.js';
-import { requestHeader } from '../../http/request-header.js';
+import { sentLocation } from '../../http/request-header.js';
 import { matchedRoute } from '../../http/route-pattern.js';
-import { LOCATION_HEADER } from '../../shared/limits.js';
 import type { Logger } from '../../shared/logger.js';
 
-const LOCATION_HEADER_KEY = LOCATION_HEADER.toLowerCase();
 /** Client-chosen strings (a claimed client id, a location header, an unknown path) are cut to this in the log. */
 const MAX_LOGGED_LENGTH = 128;
 /** Probes of a load balancer, every few seconds: logged at debug so they do not drown the traffic. */
@@ -28,7 +26,8 @@ export const accessLog =
       await next();
     } finally {
       const route = matchedRoute(c);
-      const location = bounded(requestHeader(c, LOCATION_HEADER_KEY)?.trim());
+      // As the journal shows it: parsed already (ASCII) when authorized, else read as its sender wrote it.
+      const location = bounded(c.get('locationId') ?? sentLocation(c));
       const fields = {
         requestId: c.get('requestId'),
         method: c.req.method,

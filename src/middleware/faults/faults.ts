@@ -11,7 +11,7 @@ import {
   noteFacts,
   noteSearch,
 } from '../../http/request-facts.js';
-import { requestHeader } from '../../http/request-header.js';
+import { requestHeader, sentLocation } from '../../http/request-header.js';
 import type { FaultControl } from '../../sandbox/fault-control.js';
 import type { FaultEffect, FaultStatus } from '../../sandbox/fault-schemas.js';
 import {
@@ -22,7 +22,6 @@ import {
 } from '../../sandbox/faults.js';
 import { SEARCH_OPERATIONS, TOKEN_OPERATIONS } from '../../sandbox/journal-entry.js';
 import { type ErrorCode, LarderError } from '../../shared/errors.js';
-import { LOCATION_HEADER } from '../../shared/limits.js';
 import { noteToken } from '../retail-auth/retail-auth.js';
 
 export interface FaultsDeps {
@@ -42,7 +41,6 @@ export interface FaultsDeps {
 const realDelay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const HEADER_KEY = FAULT_HEADER.toLowerCase();
-const LOCATION_KEY = LOCATION_HEADER.toLowerCase();
 /** The adapter writes nothing for a response carrying this header: the middleware wrote to the socket itself. */
 const ALREADY_SENT = { 'x-hono-already-sent': '1' };
 /** A slow body is written in ten slices a second. */
@@ -64,7 +62,8 @@ const faultRequest = (c: Context, path: string, operation: string | undefined): 
     method: c.req.method,
     path,
     operation,
-    location: requestHeader(c, LOCATION_KEY)?.trim(),
+    // As the journal shows it, so a rule matches the location written there (`Café` as curl or fetch sends it).
+    location: sentLocation(c),
     get clientId() {
       if (clientId === null) clientId = claimedClientId(authorization);
       return clientId;

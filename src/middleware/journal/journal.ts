@@ -2,12 +2,9 @@ import type { HttpBindings } from '@hono/node-server';
 import type { Context, ErrorHandler, MiddlewareHandler, Next } from 'hono';
 import { type AnswerWatcher, LarderResponse } from '../../http/larder-response.js';
 import type { RequestFacts } from '../../http/request-facts.js';
-import { headerText, requestHeader } from '../../http/request-header.js';
+import { sentLocation } from '../../http/request-header.js';
 import type { Journal } from '../../sandbox/journal.js';
 import type { Clock } from '../../shared/clock.js';
-import { LOCATION_HEADER } from '../../shared/limits.js';
-
-const LOCATION_HEADER_KEY = LOCATION_HEADER.toLowerCase();
 
 export interface JournalDeps {
   journal: Journal;
@@ -67,11 +64,7 @@ class JournalCall implements AnswerWatcher, RequestFacts {
     if (status === 0 && facts.status === undefined) facts.code = undefined;
     // Authorized retail requests have it parsed already (an ASCII location id); only refused ones need the header
     // read again, as sent: one in UTF-8 is shown, and matched by ?location=, as the client wrote it.
-    let location = c.get('locationId');
-    if (location === undefined) {
-      const sent = requestHeader(c, LOCATION_HEADER_KEY)?.trim();
-      if (sent !== undefined && sent !== '') location = headerText(sent);
-    }
+    const location = c.get('locationId') ?? sentLocation(c);
     this.deps.journal.recordRequest(
       this.timeMs,
       method,

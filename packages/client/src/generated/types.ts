@@ -476,7 +476,7 @@ export interface FaultMatch {
    */
   clientId?: string;
   /**
-   * The Platform-Restaurant-External-ID header.
+   * The Platform-Restaurant-External-ID header, as the journal shows it: its bytes read as UTF-8 when they are UTF-8 (curl), else as Latin-1 (fetch).
    */
   location?: string;
   /**
