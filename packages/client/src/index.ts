@@ -16,7 +16,9 @@ export { LOCATION_HEADER, MAX_PAGE_SIZE } from './generated/types.js';
 export {
   createSandbox,
   type Duration,
+  type FollowOptions,
   type JournalFilter,
+  type JournalFollow,
   type LarderSandbox,
   type SandboxOptions,
 } from './sandbox.js';

@@ -16,7 +16,7 @@ import type {
   SandboxReset,
 } from './generated/types.js';
 import { apiError, parseBody } from './tokens.js';
-import { createTransport, type HttpRequest, realSleep } from './transport.js';
+import { createTransport, type HttpRequest, realSleep, type Sleep } from './transport.js';
 
 export interface SandboxOptions {
   /** Larder's URL (such as http://127.0.0.1:8080). */
@@ -27,6 +27,8 @@ export interface SandboxOptions {
   fetch?: typeof fetch | undefined;
   /** Per request, reading the body included (default 30,000 ms: a large fixture load takes a while). */
   timeoutMs?: number | undefined;
+  /** How `requests.follow` waits between polls (default setTimeout): a test can poll when it chooses. */
+  sleep?: Sleep | undefined;
 }
 
 /** How far `clock.advance` moves: the parts add up. */
@@ -49,6 +51,33 @@ export interface JournalFilter {
   since?: string | Date | undefined;
   /** At most this many, the newest (still oldest first). */
   limit?: number | undefined;
+  /** Only entries recorded after the listing that answered this `next`. */
+  after?: JournalList['next'] | undefined;
+}
+
+export interface FollowOptions {
+  /** Stops following: the iteration rejects with the signal's reason (an AbortError), as every abort here. */
+  signal?: AbortSignal | undefined;
+  /** Between polls (default 1,000 ms, as `larder requests --follow`). */
+  intervalMs?: number | undefined;
+}
+
+/**
+ * `requests.follow`: every matching entry, oldest first, as the journal records it; nothing is sent until it is
+ * iterated, and each iteration starts anew from the filter's `after` (or the whole journal).
+ */
+export interface JournalFollow extends AsyncIterable<JournalEntry> {
+  /**
+   * The `next` of the last listing whose entries were all taken (undefined before one): `after` it lists only
+   * what came later. A loop left mid-listing (a break, a throw) leaves it before that listing, so going on from
+   * it may list again entries already taken (tell them by `id`), never skips one.
+   */
+  readonly next: JournalList['next'] | undefined;
+  /**
+   * Entries (of any client) recorded after the start (`after`, else the first listing) that the full journal
+   * dropped before a poll could list them: not 0, some were never yielded. Poll more often, or raise --journal-size.
+   */
+  readonly missed: number;
 }
 
 /**
@@ -89,6 +118,11 @@ export interface LarderSandbox {
     list(filter?: JournalFilter): Promise<JournalEntry[]>;
     /** The entries and how many the journal dropped since its last clear: a test can tell it missed some. */
     read(filter?: JournalFilter): Promise<JournalList>;
+    /**
+     * The matching entries already recorded (`limit` trims only this first listing; `after` starts later), then
+     * every new one as it is recorded: polls `after` each listing's `next`, until `signal` aborts.
+     */
+    follow(filter?: JournalFilter, options?: FollowOptions): JournalFollow;
     clear(): Promise<Cleared>;
   };
   /**
@@ -116,6 +150,9 @@ const seconds = (by: Duration | number): number =>
     : (by.days ?? 0) * 86_400 + (by.hours ?? 0) * 3600 + (by.minutes ?? 0) * 60 + (by.seconds ?? 0);
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** As setTimeout takes it. */
+const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * The time `clock.set` sends: a day alone is its midnight UTC, as for `larder clock set` and a sync's days (the
@@ -148,7 +185,13 @@ export const createSandbox = (options: SandboxOptions): LarderSandbox => {
     now: Date.now,
     random: Math.random,
   });
-  const call = async <R>(method: HttpRequest['method'], path: string, body?: unknown): Promise<R> => {
+  const sleep = options.sleep ?? realSleep;
+  const call = async <R>(
+    method: HttpRequest['method'],
+    path: string,
+    body?: unknown,
+    signal?: AbortSignal,
+  ): Promise<R> => {
     const answer = await transport.send({
       url: `${base}${path}`,
       method,
@@ -158,6 +201,7 @@ export const createSandbox = (options: SandboxOptions): LarderSandbox => {
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal,
       limit: 'admin',
     });
     if (answer.status < 200 || answer.status > 299) throw apiError(answer);
@@ -171,7 +215,7 @@ export const createSandbox = (options: SandboxOptions): LarderSandbox => {
     return text === '' ? '' : `?${text}`;
   };
   const location = (id: string) => `/locations/${encodeURIComponent(id)}`;
-  const readJournal = (filter: JournalFilter = {}) =>
+  const readJournal = (filter: JournalFilter = {}, signal?: AbortSignal) =>
     call<JournalList>(
       'GET',
       `/requests${query({
@@ -181,8 +225,43 @@ export const createSandbox = (options: SandboxOptions): LarderSandbox => {
         status: filter.status,
         since: filter.since instanceof Date ? filter.since.toISOString() : filter.since,
         limit: filter.limit,
+        after: filter.after,
       })}`,
+      undefined,
+      signal,
     );
+  const follow = (
+    filter: JournalFilter = {},
+    { signal, intervalMs = 1000 }: FollowOptions = {},
+  ): JournalFollow => {
+    if (!Number.isInteger(intervalMs) || intervalMs < 0 || intervalMs > MAX_TIMER_MS)
+      throw new TypeError(`intervalMs must be a whole number from 0 to ${MAX_TIMER_MS}, not ${intervalMs}`);
+    let next: string | undefined;
+    let missed = 0;
+    return {
+      get next() {
+        return next;
+      },
+      get missed() {
+        return missed;
+      },
+      [Symbol.asyncIterator]: async function* () {
+        next = filter.after;
+        missed = 0;
+        // The limit trims the first listing only: each poll lists everything recorded since the one before.
+        let listing = await readJournal(filter, signal);
+        for (;;) {
+          missed += listing.missed ?? 0;
+          yield* listing.requests;
+          // Resumed: the loop took every entry of this listing, so going on from its next misses none of them.
+          next = listing.next;
+          await sleep(intervalMs, signal);
+          signal?.throwIfAborted();
+          listing = await readJournal({ ...filter, limit: undefined, after: next }, signal);
+        }
+      },
+    };
+  };
 
   return {
     clock: {
@@ -205,7 +284,8 @@ export const createSandbox = (options: SandboxOptions): LarderSandbox => {
     clients: { create: (request) => call('POST', '/clients', request) },
     requests: {
       list: async (filter = {}) => (await readJournal(filter)).requests,
-      read: readJournal,
+      read: (filter) => readJournal(filter),
+      follow,
       clear: () => call('DELETE', '/requests'),
     },
     report: (clientId) => call('GET', `/report${query({ clientId })}`),

@@ -146,6 +146,90 @@ describe('the sandbox controls against a real Larder', () => {
     assert.deepEqual(await sandbox.faults.list(), { rules: [] });
   });
 
+  /** A request the journal keeps (an unknown path an integration calls), told apart by its request id. */
+  const hit = async (requestId: string) => {
+    await (await fetch(`${larder.url}/v1/followed`, { headers: { 'x-request-id': requestId } })).text();
+  };
+  const FOLLOWED = { status: 404 } as const;
+
+  test('requests.read({ after: next }) lists only what was recorded since that listing', async () => {
+    await sandbox.requests.clear();
+    await hit('before');
+    const first = await sandbox.requests.read(FOLLOWED);
+    await hit('since-1');
+    await hit('since-2');
+    const since = await sandbox.requests.read({ ...FOLLOWED, after: first.next });
+    assert.deepEqual(
+      since.requests.map((entry) => entry.requestId),
+      ['since-1', 'since-2'],
+    );
+    assert.equal(since.missed, 0);
+    assert.deepEqual(await sandbox.requests.list({ ...FOLLOWED, after: since.next }), []);
+  });
+
+  test('requests.follow yields what is recorded (limit trims the first listing), then each new entry, until aborted', async () => {
+    await sandbox.requests.clear();
+    await hit('old-1');
+    await hit('old-2');
+    const controller = new AbortController();
+    const waits: number[] = [];
+    // Each poll's wait makes the traffic the next poll finds; the third ends the follow: no real time passes.
+    const steps = [() => hit('new-1'), async () => {}, () => hit('new-2')];
+    const following = createSandbox({
+      baseUrl: larder.url,
+      adminToken: ADMIN_TOKEN,
+      sleep: async (ms, signal) => {
+        waits.push(ms);
+        const step = steps.shift();
+        if (step === undefined) controller.abort();
+        else await step();
+        signal?.throwIfAborted();
+      },
+    });
+    const followed = following.requests.follow(
+      { ...FOLLOWED, limit: 1 },
+      { signal: controller.signal, intervalMs: 250 },
+    );
+    assert.equal(followed.next, undefined);
+    const seen: string[] = [];
+    await assert.rejects(
+      (async () => {
+        for await (const entry of followed) seen.push(entry.requestId);
+      })(),
+      (error: unknown) => error instanceof Error && error.name === 'AbortError',
+    );
+    assert.deepEqual(seen, ['old-2', 'new-1', 'new-2']);
+    assert.deepEqual(waits, [250, 250, 250, 250]);
+    assert.equal(followed.missed, 0);
+    // Every entry listed was taken: going on from `next` lists only what comes later.
+    await hit('later');
+    assert.deepEqual(
+      (await sandbox.requests.list({ ...FOLLOWED, after: followed.next })).map((entry) => entry.requestId),
+      ['later'],
+    );
+  });
+
+  test('requests.follow starts after `after`; a loop left mid-listing leaves next where that listing began', async () => {
+    await sandbox.requests.clear();
+    await hit('a');
+    const cursor = (await sandbox.requests.read()).next;
+    await hit('b');
+    await hit('c');
+    const followed = sandbox.requests.follow({ ...FOLLOWED, after: cursor });
+    for await (const entry of followed) {
+      assert.equal(entry.requestId, 'b');
+      break;
+    }
+    assert.equal(followed.next, cursor);
+    // Going on from there lists b again (an entry already taken, told by its id), and never skips c.
+    assert.deepEqual(
+      (await sandbox.requests.list({ ...FOLLOWED, after: followed.next })).map((entry) => entry.requestId),
+      ['b', 'c'],
+    );
+    for (const intervalMs of [-1, 1.5, Number.NaN, 2 ** 31])
+      assert.throws(() => sandbox.requests.follow({}, { intervalMs }), TypeError);
+  });
+
   test('refusals are LarderApiErrors: a wrong admin token (401), a reset of a database that is not a demo (409)', async () => {
     const wrong = createSandbox({ baseUrl: larder.url, adminToken: 'not-the-admin-token' });
     await assert.rejects(
