@@ -5,13 +5,17 @@ import { UUID } from '../shared/schema-helpers.js';
 import type { Store, StoredJson, StoredPage } from '../storage/store.js';
 import type { PageTokens } from './page-token.js';
 
+/**
+ * `?pageSize=`: decimal digits whose value is 1 to MAX_PAGE_SIZE, leading zeros or not (`0100` is 100, as any
+ * integer parser reads it); no sign, point, exponent or space, which Number would let through.
+ */
 const parsePageSize = (raw: string | undefined): number => {
   if (raw === undefined) return DEFAULT_PAGE_SIZE;
-  const size = /^\d{1,3}$/.test(raw) ? Number(raw) : Number.NaN;
+  const size = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
   if (!(size >= 1 && size <= MAX_PAGE_SIZE)) {
     throw new LarderError('ERR_QUERY_PARAM', {
       fieldName: 'pageSize',
-      message: `pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE}.`,
+      message: `pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE} in decimal digits (leading zeros are ignored; no sign, point, exponent or space).`,
     });
   }
   return size;

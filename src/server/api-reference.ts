@@ -155,7 +155,7 @@ ends inclusive (\`endDate\` may be left out). Purchase-order searches leave arch
 values. Bodies are at most ${MAX_BODY_BYTES / 1024} KiB.
 
 **Paging.** Results come oldest change first (\`modifiedDate\`, then id). A page holds \`pageSize\` records (query
-parameter, default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE}). For the next page, send the same request with the
+parameter in decimal digits, leading zeros ignored; default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE}). For the next page, send the same request with the
 query parameter \`pageToken\` set to the answer's \`nextPageToken\`; the last page's \`nextPageToken\` is \`""\`. A page
 token is valid only for the search (location, filter, page size) that produced it. Records that change while you
 page move to the end of the order, so a walk never skips a record; it may meet a changed record again.

@@ -49,6 +49,12 @@ const dateRange = fc.option(
   { nil: undefined },
 );
 
+/** How many leading zeros each page's pageSize is spelled with (mostly none). */
+const ZEROS = fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 6 })), {
+  minLength: 1,
+  maxLength: 4,
+});
+
 const inRange = (modified: string, range: { startDate: string; endDate?: string } | undefined) =>
   range === undefined ||
   (modified.slice(0, 10) >= range.startDate &&
@@ -63,12 +69,15 @@ const walk = async (
   locationId: string,
   body: unknown,
   pageSize: number,
+  /** Leading zeros each page's pageSize is spelled with, in turn: `0005` is 5, and its tokens are 5's. */
+  zeros: readonly number[],
 ) => {
   const seen: Record<string, unknown>[] = [];
   let token = '';
   for (let pages = 0; ; pages++) {
     assert.ok(pages < 200, 'paging does not terminate');
-    const query = `?pageSize=${pageSize}${token === '' ? '' : `&pageToken=${token}`}`;
+    const spelled = `${'0'.repeat(zeros[pages % zeros.length] ?? 0)}${pageSize}`;
+    const query = `?pageSize=${spelled}${token === '' ? '' : `&pageToken=${token}`}`;
     const response = await h.search(kind, locationId, body, query);
     assert.equal(response.status, 200);
     const page = (await response.json()) as PageEnvelope;
@@ -96,7 +105,8 @@ test('purchase order pages cover exactly the matching orders, once each, in orde
       fc.option(fc.boolean(), { nil: undefined }),
       dateRange,
       fc.integer({ min: 1, max: 25 }),
-      async (specs, statuses, includeArchived, range, pageSize) => {
+      ZEROS,
+      async (specs, statuses, includeArchived, range, pageSize, zeros) => {
         const locationId = `loc-${location++}`;
         const orders: PurchaseOrder[] = specs.map((spec, i) => purchaseOrderFixture(i, spec));
         await loadRecords(store, locationId, { purchaseOrders: orders });
@@ -115,7 +125,7 @@ test('purchase order pages cover exactly the matching orders, once each, in orde
           )
           .sort(byKeyset)
           .map((o) => o.id);
-        const seen = await walk(h, 'purchaseOrders', locationId, body, pageSize);
+        const seen = await walk(h, 'purchaseOrders', locationId, body, pageSize, zeros);
         assert.deepEqual(
           seen.map((o) => o['id']),
           expected,
@@ -135,7 +145,8 @@ test('inventory pages cover exactly the matching entries, once each, in order', 
       fc.subarray([...ADJUSTMENT_TYPES], { maxLength: 4 }),
       dateRange,
       fc.integer({ min: 1, max: 25 }),
-      async (specs, types, range, pageSize) => {
+      ZEROS,
+      async (specs, types, range, pageSize, zeros) => {
         const locationId = `loc-${location++}`;
         const entries: InventoryHistoryLogEntry[] = specs.map((spec, i) => inventoryFixture(i, spec));
         await loadRecords(store, locationId, { inventory: entries });
@@ -148,7 +159,7 @@ test('inventory pages cover exactly the matching entries, once each, in order', 
           .map((e) => ({ id: e.inventoryHistoryLogId, modifiedDate: e.modifiedDate }))
           .sort(byKeyset)
           .map((e) => e.id);
-        const seen = await walk(h, 'inventoryHistory', locationId, body, pageSize);
+        const seen = await walk(h, 'inventoryHistory', locationId, body, pageSize, zeros);
         assert.deepEqual(
           seen.map((e) => e['inventoryHistoryLogId']),
           expected,
@@ -156,5 +167,60 @@ test('inventory pages cover exactly the matching entries, once each, in order', 
       },
     ),
     { numRuns: 40 },
+  );
+});
+
+/** What `?pageSize=` takes: decimal digits valued 1 to 500, leading zeros or not. */
+const PAGE_SIZE_RULE = /^\d+$/;
+
+test('pageSize: any decimal digits valued 1 to 500 (leading zeros too) sizes the page; anything else is a 400 saying the rule', async () => {
+  const locationId = `loc-${location++}`;
+  const count = 3;
+  await loadRecords(store, locationId, {
+    purchaseOrders: Array.from({ length: count }, (_, i) => purchaseOrderFixture(i, { modifiedAt: T0 + i })),
+  });
+  const h = await createRetailHarness(store, [locationId]);
+  const digits = fc
+    .tuple(fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 700 }))
+    .map(([zeros, value]) => `${'0'.repeat(zeros)}${value}`);
+  // Near misses: a sign, a point, an exponent, spaces, other scripts' digits, hex, empty, huge.
+  const other = fc.oneof(
+    fc.string({ maxLength: 8 }),
+    fc.constantFrom('+5', '-5', '5.0', '1e2', ' 5', '5 ', '\u0665', '0x10', '', `1${'0'.repeat(400)}`),
+  );
+  await fc.assert(
+    fc.asyncProperty(fc.oneof(digits, other), async (raw) => {
+      const response = await h.search(
+        'purchaseOrders',
+        locationId,
+        {},
+        `?pageSize=${encodeURIComponent(raw)}`,
+      );
+      const value = Number(raw);
+      if (PAGE_SIZE_RULE.test(raw) && value >= 1 && value <= 500) {
+        assert.equal(response.status, 200, raw);
+        const page = (await response.json()) as PageEnvelope;
+        assert.equal(page.data.length, Math.min(value, count), raw);
+        if (page.nextPageToken !== '') {
+          // The token is the size's, however it was spelled.
+          const next = await h.search(
+            'purchaseOrders',
+            locationId,
+            {},
+            `?pageSize=${value}&pageToken=${page.nextPageToken}`,
+          );
+          assert.equal(next.status, 200, raw);
+        }
+      } else {
+        assert.equal(response.status, 400, raw);
+        const body = (await response.json()) as { code: number; fieldName: string; message: string };
+        assert.deepEqual([body.code, body.fieldName], [40006, 'pageSize'], raw);
+        assert.match(
+          body.message,
+          /^pageSize must be a whole number from 1 to 500 in decimal digits \(leading zeros are ignored/,
+        );
+      }
+    }),
+    { numRuns: 200 },
   );
 });
