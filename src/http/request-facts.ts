@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
+import { pageSizeOf } from '../shared/limits.js';
 
 /**
  * Facts about a request that only the middleware or handler serving it knows (the client, the token's
@@ -63,7 +64,8 @@ export const collectingFacts = (c: Context): boolean => c.get('facts') !== undef
 
 /**
  * What tells one search from another in the journal (and the report): its body, page token and page size as
- * sent. Noted by the search route, and by fault injection when a fault answers before the route runs.
+ * sent. Noted by the search route, and by fault injection when a fault answers before the route runs. A pageSize
+ * the search refuses (`abc`, `1e2`, empty) is left out: the journal's pageSize is the size a page was asked at.
  */
 export const noteSearch = (
   c: Context,
@@ -72,10 +74,11 @@ export const noteSearch = (
   pageSize: string | undefined,
 ): void => {
   if (!collectingFacts(c)) return;
+  const size = pageSize === undefined ? undefined : pageSizeOf(pageSize);
   noteFacts(c, {
     body,
     ...(pageToken === '' ? {} : { pageToken }),
-    ...(pageSize === undefined ? {} : { pageSize: Number(pageSize) }),
+    ...(size === undefined ? {} : { pageSize: size }),
   });
 };
 

@@ -1,6 +1,6 @@
 import type { RecordKind } from '../records/kinds.js';
 import { LarderError } from '../shared/errors.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../shared/limits.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, pageSizeOf } from '../shared/limits.js';
 import { UUID } from '../shared/schema-helpers.js';
 import type { Store, StoredJson, StoredPage } from '../storage/store.js';
 import type { PageTokens } from './page-token.js';
@@ -11,8 +11,8 @@ import type { PageTokens } from './page-token.js';
  */
 const parsePageSize = (raw: string | undefined): number => {
   if (raw === undefined) return DEFAULT_PAGE_SIZE;
-  const size = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(size >= 1 && size <= MAX_PAGE_SIZE)) {
+  const size = pageSizeOf(raw);
+  if (size === undefined) {
     throw new LarderError('ERR_QUERY_PARAM', {
       fieldName: 'pageSize',
       message: `pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE} in decimal digits (leading zeros are ignored; no sign, point, exponent or space).`,

@@ -7,6 +7,12 @@ export const MAX_BODY_BYTES = 64 * 1024;
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 500;
 
+/** A `?pageSize=` as sent: decimal digits valued 1 to MAX_PAGE_SIZE (leading zeros ignored), else undefined. */
+export const pageSizeOf = (raw: string): number | undefined => {
+  const size = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  return size >= 1 && size <= MAX_PAGE_SIZE ? size : undefined;
+};
+
 /** Access-token lifetime in seconds: the default (a day, as the platform) and the bounds `--token-ttl` accepts. */
 export const DEFAULT_TOKEN_TTL_SECONDS = 86_400;
 /** From one second, so expiry can be tested in real time too. */

@@ -49,8 +49,8 @@ for (const backend of await backends()) {
       });
     const accessToken = async (clientId: string, clientSecret: string) =>
       (await json<{ token: { accessToken: string } }>(login(clientId, clientSecret))).token.accessToken;
-    const search = (token: string, location = 'loc-1') =>
-      larder.app.request('/v1/purchaseOrders/search?pageSize=5', {
+    const search = (token: string, location = 'loc-1', pageSize = '5') =>
+      larder.app.request(`/v1/purchaseOrders/search?pageSize=${pageSize}`, {
         method: 'POST',
         headers: {
           authorization: `Bearer ${token}`,
@@ -119,6 +119,22 @@ for (const backend of await backends()) {
       assert.equal((await json(bad))['fieldName'], 'now');
       const zero = await json(admin('POST', '/clock/advance', { seconds: 0 }));
       assert.equal(zero['fieldName'], 'seconds');
+    });
+
+    test('a search journals the page size it was asked at; a refused pageSize is left out, not NaN or 0', async () => {
+      const client = await createClientCredentials(db.store, { name: 'c', allLocations: true }, clock);
+      const token = await accessToken(client.clientId, client.clientSecret);
+      larder.journal?.clear();
+      for (const pageSize of ['abc', '', '1e2', '0100']) await search(token, 'loc-1', pageSize);
+      assert.deepEqual(
+        (larder.journal?.list() ?? []).map((entry) => [entry.status, entry.pageSize]),
+        [
+          [400, undefined],
+          [400, undefined],
+          [400, undefined],
+          [200, 100],
+        ],
+      );
     });
 
     test('advancing the clock past the token lifetime expires tokens: 401', async () => {
