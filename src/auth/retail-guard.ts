@@ -1,5 +1,5 @@
 import { tokenFingerprint } from '../http/request-facts.js';
-import { headerText } from '../http/request-header.js';
+import { echoedHeader } from '../http/request-header.js';
 import type { Clock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
 import { type TokenSettings, type VerifiedToken, verifyAccessToken } from './access-tokens.js';
@@ -83,9 +83,7 @@ const notGrantedMessage = (client: ClientGrant, locationId: string): string => {
       break;
     }
   // As its sender wrote it: a client that sent UTF-8 (curl does) is shown its own text again.
-  const text = headerText(locationId);
-  const shown = text.length > 100 ? `${text.slice(0, 100)}…` : text;
-  return `The client is not granted location ${shown}${meant === undefined ? '' : ` (location ids are case-sensitive: did you mean ${meant}?)`}.`;
+  return `The client is not granted location ${echoedHeader(locationId)}${meant === undefined ? '' : ` (location ids are case-sensitive: did you mean ${meant}?)`}.`;
 };
 
 /**

@@ -37,6 +37,12 @@ export const headerText = (value: string): string => {
   return isUtf8(bytes) ? bytes.toString('utf8') : value;
 };
 
+/** A header value an error message repeats: as its sender wrote it, cut to 100 characters (it may be 16 KB). */
+export const echoedHeader = (value: string): string => {
+  const text = headerText(value);
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
+};
+
 const LOCATION_KEY = LOCATION_HEADER.toLowerCase();
 
 /**

@@ -89,6 +89,15 @@ describe('a location header beyond ASCII reads as its sender wrote it, wherever 
     );
   });
 
+  test('the 404 repeats an unknown location cut to 100 characters, as the 403 does', async () => {
+    const response = await search('x'.repeat(8_000), 'long-1');
+    assert.equal(response.status, 404);
+    assert.equal(
+      ((await response.json()) as { message: string }).message,
+      `Location ${'x'.repeat(100)}… is unknown.`,
+    );
+  });
+
   test('a fault rule on a location matches it as sent, by curl (UTF-8) or fetch (Latin-1)', async () => {
     const rule = { match: { location: 'Café' }, effect: { type: 'status', status: 503 } };
     assert.equal((await admin('PUT', '/faults', { rules: [rule] })).status, 200);

@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Principal, RetailGuard } from '../../auth/retail-guard.js';
 import { clientIdFact, noteFacts, tokenFingerprint, unverifiedClientId } from '../../http/request-facts.js';
-import { headerText, requestHeader } from '../../http/request-header.js';
+import { echoedHeader, requestHeader } from '../../http/request-header.js';
 import { LarderError } from '../../shared/errors.js';
 import { LOCATION_HEADER } from '../../shared/limits.js';
 
@@ -92,7 +92,7 @@ export const retailAuth = (
       throw new LarderError('ERR_LOCATION_NOT_FOUND', {
         fieldName: LOCATION_HEADER,
         // As its sender wrote it (`Café` sent by curl as UTF-8), as the journal shows it.
-        message: `Location ${headerText(locationId)} is unknown.`,
+        message: `Location ${echoedHeader(locationId)} is unknown.`,
       });
     c.set('principal', principal);
     c.set('locationId', locationId);
