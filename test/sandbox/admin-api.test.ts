@@ -312,6 +312,9 @@ for (const backend of await backends()) {
         assert.equal((await list('status=4xx')).length, 2);
         assert.equal((await list('status=403&location=loc-2')).length, 1);
         assert.equal((await list('operation=searchPurchaseOrders&limit=1')).length, 1);
+        const all = (await list('')).length;
+        assert.equal((await list('limit=1000000')).length, all);
+        assert.equal((await list(`limit=${'9'.repeat(400)}`)).length, all);
         assert.equal((await list(`since=${new Date(clock.now() + 3_600_000).toISOString()}`)).length, 0);
         const bad = await admin('GET', '/requests?limit=lots');
         assert.equal(bad.status, 400);
