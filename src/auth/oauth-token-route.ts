@@ -49,23 +49,25 @@ export const oauthError = (
   });
 };
 
+/** The RFC 6749 error a status stands for at the token endpoint (the OpenAPI document lists them alike). */
+export const oauthCodeOf = (status: number): OAuthErrorCode =>
+  status === 401
+    ? 'invalid_client'
+    : status === 429 || status === 502 || status === 503 || status === 504
+      ? 'temporarily_unavailable'
+      : status >= 500
+        ? 'server_error'
+        : 'invalid_request';
+
 /**
  * Any other failure at the token endpoint (a wrong method, a body that never arrived, the database down), in the
  * same RFC 6749 shape, so an OAuth client parses every error it can get there: the error edge answers with this.
  */
 export const oauthErrorFrom = (c: Context, error: LarderError): Response => {
-  const code: OAuthErrorCode =
-    error.status === 401
-      ? 'invalid_client'
-      : error.status === 429 || error.status === 502 || error.status === 503 || error.status === 504
-        ? 'temporarily_unavailable'
-        : error.status >= 500
-          ? 'server_error'
-          : 'invalid_request';
   const answer = oauthError(
     c,
     error.status as ContentfulStatusCode,
-    code,
+    oauthCodeOf(error.status),
     error.message.replace(/\.$/, ''),
     error.headers,
   );

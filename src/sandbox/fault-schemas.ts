@@ -44,8 +44,8 @@ export const FaultEffectSchema = Type.Object(
         description:
           'status: an error answer; latency: added delay; reset: the connection is reset before any byte; ' +
           'cutBody: the body stops halfway and the connection closes; slowBody: the body trickles at ' +
-          'bytesPerSecond; invalidToken: 401 invalid_token for a valid access token; badPageToken: 400 for a ' +
-          'valid pageToken.',
+          'bytesPerSecond; invalidToken: 401 invalid_token for a valid access token (retail API only); ' +
+          'badPageToken: 400 for a valid pageToken (searches only).',
       }),
     ),
     status: Type.Optional(

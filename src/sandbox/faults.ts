@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { RECORD_KINDS } from '../records/kinds.js';
 import { Random } from '../seed/random.js';
 import { type FieldProblem, LarderError } from '../shared/errors.js';
 import { ADMIN_PREFIX } from '../shared/limits.js';
@@ -25,6 +26,7 @@ import {
   MAX_FAULT_LATENCY_MS,
   MAX_FAULT_RULES,
 } from './fault-schemas.js';
+import { SEARCH_OPERATIONS, TOKEN_OPERATIONS } from './journal-entry.js';
 
 /** What a rule can be matched on. `clientId` may be a getter: it is worked out only when a rule asks. */
 export interface FaultRequest {
@@ -100,10 +102,29 @@ export const drawLatency = (effect: FaultEffect, random: Random): number => {
   return Math.min(Math.floor(ms), MAX_FAULT_LATENCY_MS);
 };
 
+/** The retail API, whose requests carry the access token an injected invalidToken refuses. */
+const RETAIL_PREFIX = '/v1/';
+
+/**
+ * Why `effect` does not apply to this request, or undefined when it does: an invalid token only on the retail API,
+ * a bad page token only on a search (a get by id, a login or the token endpoint never answer either).
+ */
+export const effectMisfit = (effect: FaultEffect, request: Pick<FaultRequest, 'path' | 'operation'>) => {
+  if (effect.type === 'invalidToken' && !request.path.startsWith(RETAIL_PREFIX))
+    return `invalidToken applies only to the retail API (${RETAIL_PREFIX}…)`;
+  if (
+    effect.type === 'badPageToken' &&
+    (request.operation === undefined || !SEARCH_OPERATIONS.includes(request.operation))
+  )
+    return `badPageToken applies only to a search (${SEARCH_OPERATIONS.join(', ')})`;
+  return undefined;
+};
+
 const matches = (rule: FaultRule, request: FaultRequest): boolean => {
   const { match, effect } = rule;
   if (effect.type === 'invalidToken' && !request.bearer) return false;
   if (effect.type === 'badPageToken' && !request.pageToken) return false;
+  if (effectMisfit(effect, request) !== undefined) return false;
   if (match === undefined) return true;
   if (match.method !== undefined && match.method.toUpperCase() !== request.method) return false;
   if (match.pathPrefix !== undefined && !request.path.startsWith(match.pathPrefix)) return false;
@@ -164,6 +185,39 @@ const foreignFields = (effect: FaultEffect, prefix: string): FieldProblem[] => {
   return problems;
 };
 
+/** The search paths, which a badPageToken rule's pathPrefix must lead to. */
+const SEARCH_PATHS = RECORD_KINDS.map((kind) => `/v1/${kind.name}/search`);
+
+/** A match that no request its effect applies to can meet (effectMisfit): the rule would never fire. */
+const misfitProblems = (effect: FaultEffect, match: FaultRule['match'], prefix: string): FieldProblem[] => {
+  if (match === undefined) return [];
+  const problems: FieldProblem[] = [];
+  const never = (field: string, wanted: string) =>
+    problems.push({
+      fieldName: `${prefix}match.${field}`,
+      message: `must be ${wanted}: ${effect.type} applies to no other request, so the rule would never fire`,
+    });
+  const { operation, method, pathPrefix } = match;
+  if (effect.type === 'badPageToken') {
+    if (operation !== undefined && !SEARCH_OPERATIONS.includes(operation))
+      never('operation', `a search (${SEARCH_OPERATIONS.join(', ')})`);
+    if (method !== undefined && method.toUpperCase() !== 'POST') never('method', 'POST (a search)');
+    if (pathPrefix !== undefined && !SEARCH_PATHS.some((path) => path.startsWith(pathPrefix)))
+      never('pathPrefix', `the start of a search path (${SEARCH_PATHS.join(', ')})`);
+  }
+  if (effect.type === 'invalidToken') {
+    if (operation !== undefined && TOKEN_OPERATIONS.includes(operation))
+      never('operation', `a retail operation (${RETAIL_PREFIX}…)`);
+    if (
+      pathPrefix !== undefined &&
+      !pathPrefix.startsWith(RETAIL_PREFIX) &&
+      !RETAIL_PREFIX.startsWith(pathPrefix)
+    )
+      never('pathPrefix', `on the retail API (${RETAIL_PREFIX}…)`);
+  }
+  return problems;
+};
+
 /**
  * What the schema cannot say of one rule: a uniform range the right way round, Retry-After where it applies, no
  * field of another effect, and a match that some request can meet (a rule that never fires looks like a pass).
@@ -190,6 +244,7 @@ const effectProblems = ({ effect, match }: FaultRule, prefix: string): FieldProb
       fieldName: `${prefix}match.pathPrefix`,
       message: `is Larder's own (the admin API ${ADMIN_PREFIX}/, ${DOCS_PATH}, ${CONSOLE_PATH}, ${OPENAPI_PATH}, ${HEALTH_PATH} or ${READY_PATH}), which is never faulted: the rule would never fire`,
     });
+  problems.push(...misfitProblems(effect, match, prefix));
   return problems;
 };
 

@@ -164,6 +164,28 @@ for (const backend of await backends()) {
           /only to distribution fixed \(this one is uniform\)/,
         ],
         [{ effect: { type: 'latency', ms: 5, sigma: 1 } }, 'effect.sigma', /only to distribution logNormal/],
+        // A bad page token only ever answers a search; an invalid token only the retail API.
+        [
+          { effect: { type: 'badPageToken' }, match: { operation: 'getPurchaseOrderById' } },
+          'match.operation',
+          /must be a search \(searchPurchaseOrders, searchInventoryHistory\).*never fire/,
+        ],
+        [{ effect: { type: 'badPageToken' }, match: { method: 'GET' } }, 'match.method', /must be POST/],
+        [
+          { effect: { type: 'badPageToken' }, match: { pathPrefix: '/v1/purchaseOrders/0' } },
+          'match.pathPrefix',
+          /search path/,
+        ],
+        [
+          { effect: { type: 'invalidToken' }, match: { operation: 'authenticationLoginPost' } },
+          'match.operation',
+          /retail/,
+        ],
+        [
+          { effect: { type: 'invalidToken' }, match: { pathPrefix: '/authentication' } },
+          'match.pathPrefix',
+          /retail/,
+        ],
       ];
       for (const [rule, field, message] of cases) {
         const added = await admin('POST', rule);
@@ -180,6 +202,9 @@ for (const backend of await backends()) {
         { effect: { type: 'latency', distribution: 'fixed', ms: 5 } },
         { effect: { type: 'latency', distribution: 'logNormal', medianMs: 5, sigma: 1 } },
         { effect: { type: 'status', status: 429, retryAfterSeconds: 2 } },
+        { effect: { type: 'badPageToken' }, match: { operation: 'searchPurchaseOrders', method: 'post' } },
+        { effect: { type: 'badPageToken' }, match: { pathPrefix: '/v1/' } },
+        { effect: { type: 'invalidToken' }, match: { operation: 'getPurchaseOrderById', pathPrefix: '/v' } },
       ])
         assert.equal((await admin('PUT', { rules: [rule] })).status, 200, JSON.stringify(rule));
       await admin('DELETE');
@@ -316,6 +341,21 @@ for (const backend of await backends()) {
         clock.advance(2_000);
       }
       assert.deepEqual(await findings(), ['repeated-failing-request:1']);
+      await admin('DELETE');
+    });
+
+    test('badPageToken faults searches only: a get by id with a pageToken answers as ever', async () => {
+      await admin('PUT', { rules: [{ effect: { type: 'badPageToken' } }] });
+      const get = await larder.app.request(
+        '/v1/inventoryHistory/00000000-0000-4000-8000-000000000000?pageToken=x',
+        { headers: { authorization: `Bearer ${token}`, 'platform-restaurant-external-id': 'loc-1' } },
+      );
+      assert.equal(get.status, 404);
+      assert.equal(((await get.json()) as { code: number }).code, 40401);
+      const searched = await search(larder, {}, '?pageToken=x');
+      assert.equal(((await searched.json()) as { code: number }).code, 40005);
+      const [rule] = ((await (await admin('GET')).json()) as { rules: { matched: number }[] }).rules;
+      assert.equal(rule?.matched, 1);
       await admin('DELETE');
     });
 

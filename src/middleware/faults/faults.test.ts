@@ -10,6 +10,7 @@ import { requestId } from '../request-id/request-id.js';
 import { injectFaults } from './faults.js';
 
 const TOKEN_PATH = '/oauth/token';
+const PO_SEARCH = '/v1/purchaseOrders/search';
 
 const token = (clientId: string) =>
   `h.${Buffer.from(JSON.stringify({ client_id: clientId })).toString('base64url')}.s`;
@@ -27,9 +28,11 @@ const setup = (rules: FaultRule[], options: { allowHeader?: boolean; control?: b
       operationOf: (method, path) =>
         method === 'POST' && path === '/v1/items/search'
           ? 'searchItems'
-          : path === TOKEN_PATH
-            ? 'oauthToken'
-            : undefined,
+          : method === 'POST' && path === PO_SEARCH
+            ? 'searchPurchaseOrders'
+            : path === TOKEN_PATH
+              ? 'oauthToken'
+              : undefined,
       skip: (path) => path.startsWith('/_admin'),
       tokenPath: TOKEN_PATH,
       delay: async (ms) => {
@@ -98,6 +101,15 @@ describe('status effects', () => {
     assert.equal(failed.status, 500);
     assert.equal(((await failed.json()) as { error: string }).error, 'server_error');
   });
+
+  test('at the token endpoint, 502, 503 and 504 are temporarily_unavailable, as the document says', async () => {
+    for (const status of [502, 503, 504] as const) {
+      const { send } = setup([{ effect: { type: 'status', status } }]);
+      const answer = await send(TOKEN_PATH);
+      assert.equal(answer.status, status);
+      assert.equal(((await answer.json()) as { error: string }).error, 'temporarily_unavailable');
+    }
+  });
 });
 
 describe('other effects (in process; the transport ones are tested on a real socket)', () => {
@@ -131,23 +143,49 @@ describe('other effects (in process; the transport ones are tested on a real soc
     assert.ok(sorted[25]! > 50 && sorted[25]! < 200, `median ${sorted[25]}`);
   });
 
-  test('invalidToken answers 401 invalid_token, only to requests with a bearer token', async () => {
+  test('invalidToken answers 401 invalid_token, only to retail requests with a bearer token', async () => {
     const { send } = setup([{ effect: { type: 'invalidToken' } }]);
-    assert.equal((await send('/x')).status, 200);
-    const response = await send('/x', { headers: { authorization: `Bearer ${token('c1')}` } });
+    const bearer = { authorization: `Bearer ${token('c1')}` };
+    assert.equal((await send('/v1/items/x')).status, 200);
+    const response = await send('/v1/items/x', { headers: bearer });
     assert.equal(response.status, 401);
     assert.match(response.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
     assert.equal(((await response.json()) as { code: number }).code, 40101);
+    // A login or token request carrying a bearer token has no access token to refuse.
+    assert.equal((await send('/authentication/v1/authentication/login', { headers: bearer })).status, 200);
+    assert.equal((await send(TOKEN_PATH, { headers: bearer })).status, 200);
   });
 
-  test('badPageToken answers 400 naming pageToken, only to requests with a pageToken', async () => {
+  test('badPageToken answers 400 naming pageToken, only to searches with a pageToken', async () => {
     const { send } = setup([{ effect: { type: 'badPageToken' } }]);
-    assert.equal((await send('/v1/items/search')).status, 200);
-    const response = await send('/v1/items/search?pageToken=abc');
+    assert.equal((await send(PO_SEARCH)).status, 200);
+    const response = await send(`${PO_SEARCH}?pageToken=abc`);
     assert.equal(response.status, 400);
     const body = (await response.json()) as { code: number; fieldName: string };
     assert.equal(body.code, 40005);
     assert.equal(body.fieldName, 'pageToken');
+    // A get by id never answers 40005, whatever its query says; nor does any other operation.
+    assert.equal((await send('/v1/purchaseOrders/x?pageToken=abc', { method: 'GET' })).status, 200);
+    assert.equal((await send(`${TOKEN_PATH}?pageToken=abc`)).status, 200);
+  });
+
+  test('the header naming an effect the request cannot have is a 400 naming it', async () => {
+    const { send } = setup([], { allowHeader: true, control: false });
+    for (const [path, fault, why] of [
+      ['/v1/purchaseOrders/x?pageToken=abc', 'bad-page-token', /applies only to a search/],
+      ['/authentication/v1/authentication/login', 'invalid-token', /applies only to the retail API/],
+    ] as const) {
+      const response = await send(path, { method: 'GET', headers: { 'larder-fault': fault } });
+      assert.equal(response.status, 400);
+      const body = (await response.json()) as { code: number; fieldName: string; message: string };
+      assert.equal(body.code, 40001);
+      assert.equal(body.fieldName, 'Larder-Fault');
+      assert.match(body.message, why);
+    }
+    const search = await send(`${PO_SEARCH}?pageToken=abc`, {
+      headers: { 'larder-fault': 'bad-page-token' },
+    });
+    assert.equal(((await search.json()) as { code: number }).code, 40005);
   });
 });
 

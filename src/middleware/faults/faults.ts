@@ -1,6 +1,6 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { Context, MiddlewareHandler, Next } from 'hono';
-import { type OAuthErrorCode, oauthError } from '../../auth/oauth-token-route.js';
+import { oauthCodeOf, oauthError } from '../../auth/oauth-token-route.js';
 import { invalidToken } from '../../auth/retail-guard.js';
 import { LarderResponse } from '../../http/larder-response.js';
 import { readJsonObject, SEARCH_BODY_HINT } from '../../http/request-body.js';
@@ -16,6 +16,7 @@ import type { FaultControl } from '../../sandbox/fault-control.js';
 import type { FaultEffect, FaultStatus } from '../../sandbox/fault-schemas.js';
 import {
   type AppliedFault,
+  effectMisfit,
   FAULT_HEADER,
   type FaultRequest,
   parseFaultHeader,
@@ -78,11 +79,8 @@ const statusError = (c: Context, effect: FaultEffect, tokenPath: string): Respon
   const retryAfter = effect.retryAfterSeconds ?? (status === 429 ? 1 : undefined);
   const headers: Record<string, string> =
     retryAfter === undefined ? {} : { 'Retry-After': String(retryAfter) };
-  if (c.req.path === tokenPath) {
-    const error: OAuthErrorCode =
-      status === 429 || status === 503 ? 'temporarily_unavailable' : 'server_error';
-    return oauthError(c, status, error, 'The service is unavailable; retry later', headers);
-  }
+  if (c.req.path === tokenPath)
+    return oauthError(c, status, oauthCodeOf(status), 'The service is unavailable; retry later', headers);
   throw new LarderError(STATUS_CODES[status], {
     headers,
     injected: true,
@@ -221,8 +219,16 @@ export const injectFaults = (deps: FaultsDeps): MiddlewareHandler => {
   const injected = async (c: Context, next: Next, path: string, header: string | undefined) => {
     let fault: AppliedFault | undefined;
     const request = faultRequest(c, path, operationOf(c.req.method, path));
-    if (header !== undefined) fault = parseFaultHeader(header);
-    else if (control !== undefined) {
+    if (header !== undefined) {
+      fault = parseFaultHeader(header);
+      // Asked for by name, an effect this request cannot have is refused, not silently left out.
+      const misfit = effectMisfit(fault.effect, request);
+      if (misfit !== undefined)
+        throw new LarderError('ERR_VALIDATION', {
+          fieldName: FAULT_HEADER,
+          message: `${FAULT_HEADER}: ${misfit}.`,
+        });
+    } else if (control !== undefined) {
       const decided = control.decide(request);
       fault = decided instanceof Promise ? await decided : decided;
     }

@@ -507,7 +507,7 @@ export interface FaultWhen {
 }
 export interface FaultEffect {
   /**
-   * status: an error answer; latency: added delay; reset: the connection is reset before any byte; cutBody: the body stops halfway and the connection closes; slowBody: the body trickles at bytesPerSecond; invalidToken: 401 invalid_token for a valid access token; badPageToken: 400 for a valid pageToken.
+   * status: an error answer; latency: added delay; reset: the connection is reset before any byte; cutBody: the body stops halfway and the connection closes; slowBody: the body trickles at bytesPerSecond; invalidToken: 401 invalid_token for a valid access token (retail API only); badPageToken: 400 for a valid pageToken (searches only).
    */
   type: 'status' | 'latency' | 'reset' | 'cutBody' | 'slowBody' | 'invalidToken' | 'badPageToken';
   /**
