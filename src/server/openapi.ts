@@ -8,6 +8,7 @@ import {
   AuthorizationServerMetadataSchema,
   ClientCredentialsSchema,
   JsonWebKeySetSchema,
+  type OAuthErrorCode,
   OAuthErrorSchema,
   OAuthTokenRequestSchema,
   OAuthTokenResponseSchema,
@@ -34,7 +35,14 @@ import { FaultRuleSchema, FaultRulesSchema, FaultRulesStateSchema } from '../san
 import { OPERATIONS } from '../sandbox/journal-entry.js';
 import { ERROR_CATALOG, type ErrorCode } from '../shared/errors.js';
 import { DEFAULT_PAGE_SIZE, LOCATION_HEADER, MAX_BODY_BYTES, MAX_PAGE_SIZE } from '../shared/limits.js';
-import { CONSOLE_PATH, DOCS_PATH, HEALTH_PATH, OPENAPI_PATH, READY_PATH } from '../shared/own-paths.js';
+import {
+  CONSOLE_PATH,
+  DOCS_PATH,
+  HEALTH_PATH,
+  isLarderOwnPath,
+  OPENAPI_PATH,
+  READY_PATH,
+} from '../shared/own-paths.js';
 import { DOCS_ASSETS, DOCS_ASSETS_PATH } from './docs-paths.js';
 import { ApiIndexSchema, HealthSchema, ReadinessSchema } from './meta-schemas.js';
 import { demoExamples } from './openapi-examples.js';
@@ -153,6 +161,12 @@ const HEADERS = {
     required: true,
     schema: { type: 'string', pattern: '^Bearer .*error="invalid_token"' },
   },
+  /** WWW-Authenticate on an admin API 401. */
+  AdminChallenge: {
+    description: 'The challenge for the admin token: Bearer realm="larder-admin".',
+    required: true,
+    schema: { type: 'string', pattern: '^Bearer realm="larder-admin"' },
+  },
   Allow: { description: 'The methods this path takes.', required: true, schema: { type: 'string' } },
   RateLimit: {
     description:
@@ -262,10 +276,13 @@ const error = (
   };
 };
 
-/** A retail 401: its WWW-Authenticate is the Bearer challenge, always sent. */
-const bearerChallenged = <R extends { headers: Record<string, unknown> }>(response: R): R => ({
+/** A 401 whose WWW-Authenticate is always sent: the retail Bearer challenge, or the admin API's. */
+const challenged = <R extends { headers: Record<string, unknown> }>(
+  response: R,
+  challenge: 'BearerChallenge' | 'AdminChallenge',
+): R => ({
   ...response,
-  headers: { ...response.headers, 'WWW-Authenticate': { $ref: '#/components/headers/BearerChallenge' } },
+  headers: { ...response.headers, 'WWW-Authenticate': { $ref: `#/components/headers/${challenge}` } },
 });
 
 const ok = (description: string, schema: Json, example?: unknown, headers: readonly HeaderName[] = []) => ({
@@ -282,9 +299,6 @@ const operation = (
   rest: Json & { responses: Json },
 ): OperationObject => {
   const responses: Json = { ...rest.responses };
-  // Sandbox fault rules may answer 429 on any route but the admin API and the health checks.
-  if (tag !== 'sandbox' && responses['429'] === undefined)
-    responses['429'] = error(429, 'Injected by a sandbox fault rule; see Retry-After.', ['Retry-After']);
   for (const [status, response] of Object.entries(sharedResponseRefs)) responses[status] ??= response;
   return { tags: [tag], operationId, summary, description, ...rest, responses };
 };
@@ -326,7 +340,7 @@ export const openApiDocument = (publicUrl: string) => {
   // Each retail answer lists the codes that operation gives, no more: 40001 also stands for a malformed
   // Larder-Fault header or request target, which any route may meet.
   const retailErrors = {
-    '401': bearerChallenged(error(401, 'No valid access token.', [], ['ERR_UNAUTHENTICATED'])),
+    '401': challenged(error(401, 'No valid access token.', [], ['ERR_UNAUTHENTICATED']), 'BearerChallenge'),
     '403': error(
       403,
       'The token lacks the scope, or the location is not granted to the client.',
@@ -446,10 +460,25 @@ export const openApiDocument = (publicUrl: string) => {
     };
   };
 
-  const oauthError = (description: string, headers: readonly HeaderName[] = []) => ({
+  /** An RFC 6749 error answer whose `error` is one of `codes`; the example is the first, as the endpoint words it. */
+  const oauthError = (
+    description: string,
+    codes: readonly [OAuthErrorCode, ...OAuthErrorCode[]],
+    exampleDescription: string,
+    headers: readonly HeaderName[] = [],
+  ) => ({
     description,
     headers: headerRefs(['X-Request-Id', ...headers]),
-    content: { 'application/json': { schema: use(OAuthErrorSchema) } },
+    content: {
+      'application/json': {
+        schema: { allOf: [use(OAuthErrorSchema)], properties: { error: { enum: codes } } },
+        example: {
+          error: codes[0],
+          error_description: exampleDescription,
+          requestId: '5f0c6d5e-8f4e-4c0e-9d55-2b8f3f1f7a10',
+        },
+      },
+    },
   });
 
   const metadata = {
@@ -490,17 +519,27 @@ export const openApiDocument = (publicUrl: string) => {
           },
           responses: {
             '200': ok('Authenticated.', use(AuthenticationResponseSchema)),
-            '400': error(400, 'The body is not valid (userAccessType must be PLATFORM_MACHINE_CLIENT).'),
-            '401': error(401, 'The client credentials are not valid.'),
-            '413': error(413, `The body is over ${MAX_BODY_BYTES / 1024} KiB.`),
+            '400': error(
+              400,
+              'The body is not a JSON object, or not valid (fieldName names it; userAccessType must be PLATFORM_MACHINE_CLIENT).',
+              [],
+              ['ERR_VALIDATION', 'ERR_BODY_NOT_JSON'],
+            ),
+            '401': error(401, 'The client credentials are not valid.', [], ['ERR_INVALID_CREDENTIALS']),
+            '405': error(405, 'A method other than POST.', ['Allow'], ['ERR_METHOD_NOT_ALLOWED']),
+            '413': error(413, `The body is over ${MAX_BODY_BYTES / 1024} KiB.`, [], ['ERR_BODY_TOO_LARGE']),
             '415': error(
               415,
               'The body was not sent as application/json, or was sent compressed (Content-Encoding; Accept-Encoding names what is taken).',
+              [],
+              ['ERR_UNSUPPORTED_MEDIA_TYPE'],
             ),
-            '429': error(429, 'Too many failed logins, or over a rate limit; see Retry-After.', [
-              'Retry-After',
-              ...RATE_LIMIT_HEADERS,
-            ]),
+            '429': error(
+              429,
+              'Too many failed logins for this client id and address (42901), or over a rate limit (--rate-limit, or a sandbox fault rule: 42902); see Retry-After.',
+              ['Retry-After', ...RATE_LIMIT_HEADERS],
+              ['ERR_RATE_LIMITED', 'ERR_RATE_LIMIT_EXCEEDED'],
+            ),
           },
         },
       ),
@@ -519,14 +558,34 @@ export const openApiDocument = (publicUrl: string) => {
           },
           responses: {
             '200': ok('The access token.', use(OAuthTokenResponseSchema), undefined, RATE_LIMIT_HEADERS),
-            '400': oauthError('invalid_request, unsupported_grant_type or invalid_scope (RFC 6749 §5.2).'),
-            '401': oauthError('invalid_client: client authentication failed.', ['WWW-Authenticate']),
-            '413': oauthError(`invalid_request: the body is over ${MAX_BODY_BYTES / 1024} KiB.`),
-            '429': oauthError('temporarily_unavailable: too many failed attempts, or over a rate limit.', [
-              'Retry-After',
-              ...RATE_LIMIT_HEADERS,
-            ]),
-            '405': oauthError('invalid_request: a method other than POST.', ['Allow']),
+            '400': oauthError(
+              'invalid_request, unsupported_grant_type or invalid_scope (RFC 6749 §5.2): the form is not valid, the grant is not client_credentials, or a scope is not granted.',
+              ['invalid_request', 'unsupported_grant_type', 'invalid_scope'],
+              'grant_type is required',
+            ),
+            '401': oauthError(
+              'invalid_client: client authentication failed.',
+              ['invalid_client'],
+              'Client authentication failed',
+              ['WWW-Authenticate'],
+            ),
+            '413': oauthError(
+              `invalid_request: the body is over ${MAX_BODY_BYTES / 1024} KiB.`,
+              ['invalid_request'],
+              `The body is over ${MAX_BODY_BYTES / 1024} KiB`,
+            ),
+            '429': oauthError(
+              'temporarily_unavailable: too many failed attempts, or over a rate limit (--rate-limit, or a sandbox fault rule).',
+              ['temporarily_unavailable'],
+              'Too many failed attempts; retry later',
+              ['Retry-After', ...RATE_LIMIT_HEADERS],
+            ),
+            '405': oauthError(
+              'invalid_request: a method other than POST.',
+              ['invalid_request'],
+              `${TOKEN_ENDPOINT_PATH} takes POST, not GET`,
+              ['Allow'],
+            ),
             // The body's deadline is the app's (an OAuthError); a request head that never ends is refused by the
             // listener before routing, in the shape every path gets there.
             '408': {
@@ -534,7 +593,15 @@ export const openApiDocument = (publicUrl: string) => {
               headers: headerRefs(['X-Request-Id']),
               content: {
                 'application/json': {
-                  schema: { anyOf: [use(OAuthErrorSchema), { $ref: `${SCHEMA_PREFIX}${ERROR_MESSAGE}` }] },
+                  schema: {
+                    anyOf: [
+                      {
+                        allOf: [use(OAuthErrorSchema)],
+                        properties: { error: { enum: ['invalid_request'] } },
+                      },
+                      { $ref: `${SCHEMA_PREFIX}${ERROR_MESSAGE}` },
+                    ],
+                  },
                 },
               },
             },
@@ -543,9 +610,17 @@ export const openApiDocument = (publicUrl: string) => {
                 .filter((shared) => shared.status >= 500)
                 .map((shared) => [
                   String(shared.status),
-                  oauthError(
-                    `${shared.description} server_error (500) or temporarily_unavailable (502, 503, 504).`,
-                  ),
+                  shared.status === 500
+                    ? oauthError(
+                        `server_error: ${shared.description}`,
+                        ['server_error'],
+                        'Internal server error',
+                      )
+                    : oauthError(
+                        `temporarily_unavailable: ${shared.description}`,
+                        ['temporarily_unavailable'],
+                        'The service is unavailable; retry later',
+                      ),
                 ]),
             ),
           },
@@ -643,7 +718,12 @@ export const openApiDocument = (publicUrl: string) => {
               headers: headerRefs(['X-Request-Id']),
               content: { 'text/html': { schema: { type: 'string' } } },
             },
-            '404': error(404, 'No admin API on this server, or the console is not built.'),
+            '404': error(
+              404,
+              'No admin API on this server, or the console is not built.',
+              [],
+              ['ERR_ROUTE_NOT_FOUND'],
+            ),
           },
         },
       ),
@@ -674,7 +754,12 @@ export const openApiDocument = (publicUrl: string) => {
                 'text/css': { schema: { type: 'string' } },
               },
             },
-            '404': error(404, 'No such file, no admin API on this server, or the console is not built.'),
+            '404': error(
+              404,
+              'No such file, no admin API on this server, or the console is not built.',
+              [],
+              ['ERR_ROUTE_NOT_FOUND'],
+            ),
           },
         },
       ),
@@ -706,7 +791,7 @@ export const openApiDocument = (publicUrl: string) => {
                 'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
               },
             },
-            '404': error(404, 'No such file.'),
+            '404': error(404, 'No such file.', [], ['ERR_ROUTE_NOT_FOUND']),
           },
         },
       ),
@@ -744,14 +829,41 @@ export const openApiDocument = (publicUrl: string) => {
     ]),
   );
 
+  const NO_ADMIN_API = 'the server has no admin API (no --admin-token, not a demo database)';
+  // Every admin operation asks for the admin token first; a server without the admin API has no such endpoint.
   const adminErrors = {
-    '400': error(400, 'A field or query parameter is not valid (fieldName names it).'),
-    '401': error(401, 'The admin token is missing or wrong.', ['WWW-Authenticate']),
-    '404': error(
-      404,
-      'The server has no admin API (no --admin-token, not a demo database), or no such record.',
+    '401': challenged(
+      error(401, 'The admin token is missing or wrong.', [], ['ERR_ADMIN_UNAUTHENTICATED']),
+      'AdminChallenge',
     ),
+    '404': error(404, `No such endpoint: ${NO_ADMIN_API}.`, [], ['ERR_ROUTE_NOT_FOUND']),
   };
+  /** A 404 of the operation's own, besides the one every admin operation may give. */
+  const missing = (description: string, codes: readonly ErrorCode[]) => ({
+    '404': error(404, `${description}, or ${NO_ADMIN_API}.`, [], [...codes, 'ERR_ROUTE_NOT_FOUND']),
+  });
+  const invalid = (description: string, codes: readonly ErrorCode[]) => ({
+    '400': error(400, `${description} (fieldName names it).`, [], codes),
+  });
+  const conflict = (description: string, codes: readonly ErrorCode[]) => ({
+    '409': error(409, description, [], codes),
+  });
+  /** The answers of an operation that reads a JSON object body. */
+  const jsonBodyErrors = (description: string, codes: readonly ErrorCode[] = []) => ({
+    ...invalid(`The body is not a JSON object, or ${description}`, [
+      'ERR_VALIDATION',
+      'ERR_BODY_NOT_JSON',
+      ...codes,
+    ]),
+    '413': error(413, `The body is over ${MAX_BODY_BYTES / 1024} KiB.`, [], ['ERR_BODY_TOO_LARGE']),
+    '415': error(
+      415,
+      'The body was not sent as application/json, or was sent compressed (Content-Encoding).',
+      [],
+      ['ERR_UNSUPPORTED_MEDIA_TYPE'],
+    ),
+  });
+  const journalOff = conflict('The journal is off (--journal-size 0).', ['ERR_JOURNAL_OFF']);
   const admin = (
     operationId: string,
     summary: string,
@@ -792,6 +904,7 @@ export const openApiDocument = (publicUrl: string) => {
       ),
       put: admin('setClock', 'Jump to a time', 'Backwards too; optionally frozen there.', ClockViewSchema, {
         request: jsonBody(ClockSetRequestSchema),
+        errors: jsonBodyErrors('now is not a date-time, or is more than 10 years ahead'),
       }),
       delete: admin(
         'resetClock',
@@ -806,7 +919,10 @@ export const openApiDocument = (publicUrl: string) => {
         'Move the clock forward',
         'Tokens expire and windows pass as if the time had passed; the live demo locations trade the days passed before the answer.',
         ClockViewSchema,
-        { request: jsonBody(ClockAdvanceRequestSchema) },
+        {
+          request: jsonBody(ClockAdvanceRequestSchema),
+          errors: jsonBodyErrors('seconds is not a valid step'),
+        },
       ),
     },
     '/_larder/requests': {
@@ -816,7 +932,10 @@ export const openApiDocument = (publicUrl: string) => {
         'Answered requests, oldest first, without secrets or tokens (fingerprints only).',
         JournalListSchema,
         {
-          errors: { '409': error(409, 'The journal is off (--journal-size 0).') },
+          errors: {
+            ...invalid('A query parameter is unknown, given twice or not valid', ['ERR_QUERY_PARAM']),
+            ...journalOff,
+          },
           parameters: [
             query('clientId', 'Only this client.'),
             query('location', 'Only this location.'),
@@ -840,7 +959,12 @@ export const openApiDocument = (publicUrl: string) => {
         'Judges one client’s recorded traffic against the platform’s guidance for integrators.',
         IntegrationReportSchema,
         {
-          errors: { '409': error(409, 'The journal is off (--journal-size 0).') },
+          errors: {
+            ...invalid('clientId is missing, or a query parameter is unknown or given twice', [
+              'ERR_QUERY_PARAM',
+            ]),
+            ...journalOff,
+          },
           parameters: [{ ...query('clientId', 'The client to judge.'), required: true }],
         },
       ),
@@ -857,7 +981,10 @@ export const openApiDocument = (publicUrl: string) => {
         'Replace the fault rules',
         'Injects errors, latency, expired tokens and bad page tokens into matching requests; counters start again.',
         FaultRulesStateSchema,
-        { request: jsonBody(FaultRulesSchema) },
+        {
+          request: jsonBody(FaultRulesSchema),
+          errors: jsonBodyErrors('a rule is not valid or could never fire'),
+        },
       ),
       delete: admin(
         'clearFaults',
@@ -873,7 +1000,12 @@ export const openApiDocument = (publicUrl: string) => {
         {
           request: jsonBody(FaultRuleSchema),
           status: '201',
-          errors: { '409': error(409, 'A rule with this id exists already.') },
+          errors: {
+            ...jsonBodyErrors(
+              'the rule is not valid or could never fire, or there are as many rules as can be',
+            ),
+            ...conflict('A rule with this id exists already.', ['ERR_CONFLICT']),
+          },
         },
       ),
     },
@@ -894,7 +1026,7 @@ export const openApiDocument = (publicUrl: string) => {
               example: 'rule-1',
             },
           ],
-          errors: { '404': error(404, 'No rule has this id, or the server has no admin API.') },
+          errors: missing('No rule has this id', ['ERR_NOT_FOUND']),
         },
       ),
     },
@@ -904,7 +1036,11 @@ export const openApiDocument = (publicUrl: string) => {
         'Create a client',
         'A new API client; its secret is answered once, never again.',
         ClientCredentialsSchema,
-        { request: jsonBody(NewClientRequestSchema), status: '201' },
+        {
+          request: jsonBody(NewClientRequestSchema),
+          status: '201',
+          errors: jsonBodyErrors('a field is not valid'),
+        },
       ),
     },
     '/_larder/reset': {
@@ -913,7 +1049,7 @@ export const openApiDocument = (publicUrl: string) => {
         'Reset the sandbox',
         'Back to the first-start demo state: demo data, clients, clock, journal and no fault rules (409 unless a demo database).',
         ResetSchema,
-        { errors: { '409': error(409, 'Not a demo database.') } },
+        { errors: conflict('Not a demo database.', ['ERR_CONFLICT']) },
       ),
     },
     '/_larder/locations/{locationId}': {
@@ -924,7 +1060,10 @@ export const openApiDocument = (publicUrl: string) => {
         DeletedLocationSchema,
         {
           parameters: [pathLocation],
-          errors: { '404': error(404, 'The location is unknown, or the server has no admin API.') },
+          errors: {
+            ...invalid('The locationId is not a location id', ['ERR_VALIDATION']),
+            ...missing('The location is unknown', ['ERR_LOCATION_NOT_FOUND']),
+          },
         },
       ),
     },
@@ -951,6 +1090,13 @@ export const openApiDocument = (publicUrl: string) => {
             ),
             query('itemVersionId', 'The item to chart (default: the one with the most entries).'),
           ],
+          errors: {
+            ...invalid('The locationId or a query parameter is not valid, or a query parameter unknown', [
+              'ERR_VALIDATION',
+              'ERR_QUERY_PARAM',
+            ]),
+            ...missing('The location is unknown', ['ERR_LOCATION_NOT_FOUND']),
+          },
         },
       ),
     },
@@ -973,6 +1119,14 @@ export const openApiDocument = (publicUrl: string) => {
                     query('pageSize', `Records per page (1–${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}).`),
                   ],
                   request: jsonBody(kind.searchSchema),
+                  errors: {
+                    ...jsonBodyErrors('the locationId, the body, the page token or pageSize is not valid', [
+                      'ERR_PAGE_TOKEN',
+                      'ERR_QUERY_PARAM',
+                      'ERR_DATE_RANGE',
+                    ]),
+                    ...missing('The location is unknown', ['ERR_LOCATION_NOT_FOUND']),
+                  },
                 },
               ),
             },
@@ -995,6 +1149,16 @@ export const openApiDocument = (publicUrl: string) => {
                       schema: { type: 'string', format: 'uuid' },
                     },
                   ],
+                  errors: {
+                    ...invalid(`The locationId is not a location id, or the ${kind.idParam} not a UUID`, [
+                      'ERR_VALIDATION',
+                      'ERR_INVALID_ID',
+                    ]),
+                    ...missing(`No such ${kind.label} at this location, or the location is unknown`, [
+                      'ERR_NOT_FOUND',
+                      'ERR_LOCATION_NOT_FOUND',
+                    ]),
+                  },
                 },
               ),
             },
@@ -1018,8 +1182,17 @@ export const openApiDocument = (publicUrl: string) => {
                 'application/x-ndjson': { schema: { type: 'string' } },
               },
               errors: {
-                '413': error(413, 'The upload is over 64 MiB.'),
-                '415': error(415, 'Not JSON or NDJSON, or sent compressed (Content-Encoding).'),
+                ...invalid(
+                  'The locationId, or a record, is not valid (each bad record and field is named), or the body holds no records',
+                  ['ERR_VALIDATION', 'ERR_BODY_NOT_JSON'],
+                ),
+                '413': error(413, 'The upload is over 64 MiB.', [], ['ERR_BODY_TOO_LARGE']),
+                '415': error(
+                  415,
+                  'Not JSON or NDJSON, or sent compressed (Content-Encoding).',
+                  [],
+                  ['ERR_UNSUPPORTED_MEDIA_TYPE'],
+                ),
               },
             },
           ),
@@ -1029,6 +1202,25 @@ export const openApiDocument = (publicUrl: string) => {
   };
 
   const paths: Record<string, PathItem> = { ...serverPaths, ...authPaths, ...recordPaths, ...adminPaths };
+  // Fault rules and the Larder-Fault header reach every path but Larder's own: an injected 429 (42902), and a
+  // malformed header's 400 (40001), on operations that would not answer them otherwise.
+  for (const [path, item] of Object.entries(paths)) {
+    if (isLarderOwnPath(path)) continue;
+    for (const each of Object.values(item)) {
+      each.responses['400'] ??= error(
+        400,
+        'The Larder-Fault header (--allow-fault-header) is not valid, or names an effect that does not apply here.',
+        [],
+        ['ERR_VALIDATION'],
+      );
+      each.responses['429'] ??= error(
+        429,
+        'Injected by a sandbox fault rule; see Retry-After.',
+        ['Retry-After'],
+        ['ERR_RATE_LIMIT_EXCEEDED'],
+      );
+    }
+  }
   return {
     openapi: '3.1.0',
     info: {

@@ -96,6 +96,121 @@ test('a retail error answer may carry only the codes its operation answers with'
   assert.deepEqual(await check('POST', '/v1/purchaseOrders/seach', json(404, errorBody(404, 40402))), []);
 });
 
+test('login, admin, metadata and docs answers may carry only the codes their operation answers with', async () => {
+  const login = '/authentication/v1/authentication/login';
+  const admin = '/_larder/clock';
+  const adminGet = '/_larder/locations/loc-1/purchaseOrders/00000000-0000-4000-8000-000000000000';
+  const jwks = '/.well-known/jwks.json';
+  const adminChallenge = { 'www-authenticate': 'Bearer realm="larder-admin"' };
+  const retry = { 'retry-after': '1' };
+  for (const [method, path, status, code, headers] of [
+    ['POST', login, 400, 40001, {}],
+    ['POST', login, 400, 40002, {}],
+    ['POST', login, 401, 40102, {}],
+    ['POST', login, 429, 42901, retry],
+    ['POST', login, 429, 42902, retry],
+    ['GET', login, 405, 40501, { allow: 'POST' }],
+    ['GET', admin, 401, 40103, adminChallenge],
+    ['GET', admin, 404, 40402, {}],
+    ['PUT', admin, 400, 40001, {}],
+    ['PUT', admin, 415, 41501, {}],
+    ['GET', adminGet, 400, 40004, {}],
+    ['GET', adminGet, 404, 40401, {}],
+    ['GET', adminGet, 404, 40403, {}],
+    ['DELETE', '/_larder/faults/rule-9', 404, 40401, {}],
+    ['GET', '/_larder/requests', 409, 40902, {}],
+    ['GET', jwks, 400, 40001, {}],
+    ['GET', jwks, 429, 42902, retry],
+    ['GET', '/docs/assets/x.js', 404, 40402, {}],
+  ] as const)
+    assert.deepEqual(
+      await check(method, path, json(status, errorBody(status, code), headers)),
+      [],
+      `${method} ${path} ${code}`,
+    );
+  for (const [method, path, status, code, headers] of [
+    // A retail token or the admin token at login; the throttle's and a page token's codes where they never apply.
+    ['POST', login, 401, 40101, {}],
+    ['POST', login, 401, 40103, {}],
+    ['POST', login, 400, 40005, {}],
+    ['GET', admin, 401, 40101, adminChallenge],
+    ['GET', admin, 404, 40401, {}],
+    ['GET', admin, 400, 40001, {}],
+    ['GET', adminGet, 400, 40005, {}],
+    ['GET', jwks, 429, 42901, retry],
+  ] as const) {
+    const problems = await check(method, path, json(status, errorBody(status, code), headers));
+    assert.match(problems.join(), /body does not match|is not documented/, `${method} ${path} ${code}`);
+  }
+  // The admin API's 401 always names its challenge.
+  assert.match(
+    (await check('GET', admin, json(401, errorBody(401, 40103)))).join(),
+    /lacks the header WWW-Authenticate/,
+  );
+  // Larder's own pages are never faulted: no 429 there.
+  assert.match(
+    (await check('GET', '/docs', json(429, errorBody(429, 42902), retry))).join(),
+    /status 429 is not documented/,
+  );
+});
+
+test("the token endpoint's errors may carry only the RFC 6749 codes each status stands for", async () => {
+  const token = '/authentication/v1/authentication/customer/oauth/token';
+  const oauth = (error: string) => ({ error, error_description: 'd', requestId: 'r-1' });
+  for (const [status, error] of [
+    [400, 'invalid_scope'],
+    [401, 'invalid_client'],
+    [429, 'temporarily_unavailable'],
+    [500, 'server_error'],
+    [502, 'temporarily_unavailable'],
+    [504, 'temporarily_unavailable'],
+  ] as const) {
+    const headers = status === 429 ? { 'retry-after': '1' } : {};
+    assert.deepEqual(
+      await check('POST', token, json(status, oauth(error), headers)),
+      [],
+      `${status} ${error}`,
+    );
+  }
+  for (const [status, error] of [
+    [400, 'invalid_client'],
+    [401, 'invalid_request'],
+    [502, 'server_error'],
+    [500, 'temporarily_unavailable'],
+  ] as const)
+    assert.match(
+      (await check('POST', token, json(status, oauth(error)))).join(),
+      /body does not match/,
+      `${status} ${error}`,
+    );
+});
+
+test('every documented example shows a code its answer may carry', async () => {
+  for (const [path, item] of Object.entries(document.paths))
+    for (const [method, operation] of Object.entries(item))
+      for (const [status, answer] of Object.entries(operation.responses)) {
+        const media = (answer as { content?: Record<string, { example?: unknown }> }).content?.[
+          'application/json'
+        ];
+        if (media?.example === undefined || Number(status) < 400) continue;
+        const headers = {
+          'retry-after': '1',
+          allow: 'POST',
+          'www-authenticate': 'Bearer realm="larder-admin"',
+        };
+        const problems = await check(
+          method.toUpperCase(),
+          path,
+          json(Number(status), media.example, headers),
+        );
+        assert.deepEqual(
+          problems.filter((problem) => /body/.test(problem)),
+          [],
+          `${method} ${path} ${status}`,
+        );
+      }
+});
+
 test('the test suite runs with the contract enforced', () => {
   assert.equal(process.env['LARDER_CONTRACT'], 'enforce');
 });
