@@ -13,6 +13,7 @@ import { adminAuth } from '../middleware/admin-auth/admin-auth.js';
 import { responseContract } from '../middleware/contract/contract.js';
 import { corsFor } from '../middleware/cors/cors.js';
 import { injectFaults } from '../middleware/faults/faults.js';
+import { headLength } from '../middleware/head-length/head-length.js';
 import { journalRequests } from '../middleware/journal/journal.js';
 import { loginThrottle } from '../middleware/login-throttle/login-throttle.js';
 import { measureRequests } from '../middleware/metrics/metrics.js';
@@ -186,6 +187,7 @@ export const createApp = async ({
     : withoutSandbox(openApiDocument(config.publicUrl));
   // The test suite's contract check (scripts/run-tests.mjs sets it): every answer is held to the document.
   if (process.env['LARDER_CONTRACT'] === 'enforce') app.use(responseContract(apiDocument));
+  app.use(headLength());
   app.use(requestId());
   // Off (--log-level warn or above) it is not installed at all, so it costs nothing.
   if (logger.enabled?.('info') ?? true) app.use(accessLog({ logger }));

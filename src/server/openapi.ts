@@ -168,6 +168,11 @@ const HEADERS = {
     schema: { type: 'string', pattern: '^Bearer realm="larder-admin"' },
   },
   Allow: { description: 'The methods this path takes.', required: true, schema: { type: 'string' } },
+  'Content-Length': {
+    description: 'The length of the body the same GET would answer.',
+    required: true,
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
   RateLimit: {
     description:
       'IETF RateLimit fields (sent with --rate-limit-headers ietf or both): the closest limit’s remaining requests and seconds to reset.',
@@ -283,6 +288,31 @@ const challenged = <R extends { headers: Record<string, unknown> }>(
 ): R => ({
   ...response,
   headers: { ...response.headers, 'WWW-Authenticate': { $ref: `#/components/headers/${challenge}` } },
+});
+
+/**
+ * HEAD of a GET: the same answers, each with its status and headers, no body, and the Content-Length the GET's
+ * body would have (RFC 9110 §9.3.2).
+ */
+const headOf = (get: OperationObject, operationId: string): OperationObject => ({
+  ...get,
+  operationId,
+  summary: `${get.summary}: headers only`,
+  description: `As GET (${get.operationId}) answers, without the body: the same status and headers, Content-Length included.`,
+  responses: Object.fromEntries(
+    Object.entries(get.responses).map(([status, answer]) => {
+      const ref = (answer as { $ref?: string }).$ref;
+      const shared =
+        ref === undefined
+          ? undefined
+          : SHARED_RESPONSES[ref.slice(ref.lastIndexOf('/') + 1) as keyof typeof SHARED_RESPONSES];
+      const { description, headers } =
+        shared === undefined
+          ? (answer as { description: string; headers: Json })
+          : { description: shared.description, headers: headerRefs(['X-Request-Id', ...shared.headers]) };
+      return [status, { description, headers: { ...headers, ...headerRefs(['Content-Length']) } }];
+    }),
+  ),
 });
 
 const ok = (description: string, schema: Json, example?: unknown, headers: readonly HeaderName[] = []) => ({
@@ -1220,6 +1250,11 @@ export const openApiDocument = (publicUrl: string) => {
         ['ERR_RATE_LIMIT_EXCEEDED'],
       );
     }
+  }
+  // HEAD answers what the GET would, without the body; listed for the retail get by id, which integrations use.
+  for (const kind of RECORD_KINDS) {
+    const item = paths[`/v1/${kind.name}/{${kind.idParam}}`]!;
+    item['head'] = headOf(item['get']!, kind.operations.get.replace(/^get/, 'head'));
   }
   return {
     openapi: '3.1.0',
