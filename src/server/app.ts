@@ -131,7 +131,8 @@ const GET_PREFIXES = RECORD_KINDS.map(
 );
 const operationOf = (method: string, path: string): string | undefined => {
   if (method === 'POST') return POST_OPERATIONS.get(path);
-  if (method !== 'GET') return undefined;
+  // HEAD is its GET without the body: the journal, fault rules and metrics name the GET's operation.
+  if (method !== 'GET' && method !== 'HEAD') return undefined;
   for (const [prefix, search, operation] of GET_PREFIXES)
     if (path.startsWith(prefix) && path.indexOf('/', prefix.length) === -1 && path !== search)
       return operation;

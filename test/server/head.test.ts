@@ -8,12 +8,13 @@ import { logInOver, startTestServer, type TestServer } from '../helpers/test-ser
 
 /** HEAD on a record, over a real socket: the Node adapter is where a HEAD answer lost its Content-Length. */
 
+const ADMIN = 'admin-token-for-head-tests';
 const order = purchaseOrderFixture(1, { modifiedAt: Date.parse('2024-06-01T00:00:00Z') });
 let running: TestServer;
 let headers: Record<string, string>;
 
 before(async () => {
-  running = await startTestServer();
+  running = await startTestServer({ config: { adminToken: ADMIN } });
   await loadRecords(running.store, 'loc-a', { purchaseOrders: [order] });
   const client = await createClientCredentials(running.store, { name: 'head', allLocations: true });
   const token = await logInOver(running.server.url, client.clientId, client.clientSecret);
@@ -60,4 +61,30 @@ test('the document lists HEAD on a record, with the Content-Length it answers', 
     assert.equal(content, undefined, status);
     assert.deepEqual(headers['Content-Length'], { $ref: '#/components/headers/Content-Length' }, status);
   }
+});
+
+test('HEAD is its GET to the journal and to fault rules: the same operation id', async () => {
+  const admin = (method: string, path: string, body?: unknown) =>
+    fetch(`${running.server.url}/_larder${path}`, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  const rule = {
+    match: { operation: 'getPurchaseOrderById' },
+    when: { next: 1 },
+    effect: { type: 'status', status: 503 },
+  };
+  assert.equal((await admin('PUT', '/faults', { rules: [rule] })).status, 200);
+  const path = `/v1/purchaseOrders/${order.id}`;
+  const head = await fetch(`${running.server.url}${path}`, { method: 'HEAD', headers });
+  assert.equal(head.status, 503);
+  const { requests } = (await (await admin('GET', '/requests?limit=1')).json()) as {
+    requests: { method: string; operation?: string; fault?: string }[];
+  };
+  assert.deepEqual(
+    requests.map(({ method, operation, fault }) => ({ method, operation, fault })),
+    [{ method: 'HEAD', operation: 'getPurchaseOrderById', fault: 'rule-1 status=503' }],
+  );
+  await admin('DELETE', '/faults');
 });
