@@ -117,11 +117,36 @@ const envBoolean = (env: string | undefined, name: string, value: string | undef
   throw new UsageError(`${env} (--${name}) must be 1, true, yes or on (or 0, false, no, off), not ${value}.`);
 };
 
+/** `a, b or c`. */
+const listed = (names: readonly string[]) =>
+  names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+
+/**
+ * A command of several actions refuses a missing or mistyped one before any database or server is asked, with
+ * the actions it takes and the one most likely meant. (`larder requests`, whose bare form lists, names a stray
+ * word itself.)
+ */
+const checkAction = (command: Command, word: string | undefined) => {
+  const { actions } = command;
+  if (actions === undefined || '' in actions) return;
+  const names = Object.keys(actions);
+  if (word === undefined) {
+    if (command.defaultAction === undefined)
+      throw new UsageError(`larder ${command.name} needs an action: ${listed(names)}.`);
+    return;
+  }
+  if (Object.hasOwn(actions, word)) return;
+  const meant = didYouMean(word, names);
+  throw new UsageError(
+    `Unknown ${command.name} action '${word}': use ${listed(names)}.${meant.length === 0 ? '' : ` Did you mean ${listed(meant)}?`}`,
+  );
+};
+
 const rejectOtherActionsOptions = (command: Command, word: string | undefined, given: readonly string[]) => {
   const { actions } = command;
   const action = word ?? command.defaultAction ?? '';
   const takes = actions?.[action];
-  // An unknown action is the command's own usage error, clearer than one about its options.
+  // `larder requests WORD`: its own usage error, clearer than one about its options.
   if (actions === undefined || takes === undefined) return;
   const specific = new Set(Object.values(actions).flat());
   const wrong = given.find((name) => specific.has(name) && !takes.includes(name));
@@ -157,6 +182,7 @@ export const parseCommandArgs = (
     throw new UsageError(
       `Unexpected argument '${parsed.positionals[0]}': larder ${command.name} takes only options (--name value).`,
     );
+  checkAction(command, parsed.positionals[0]);
   rejectOtherActionsOptions(command, parsed.positionals[0], Object.keys(parsed.values));
   const strings: Record<string, string | undefined> = {};
   const flags: Record<string, boolean> = {};

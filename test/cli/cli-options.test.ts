@@ -235,6 +235,38 @@ describe('a word too many', () => {
   });
 });
 
+describe('a mistyped or missing action', () => {
+  test('lists the actions and names the one most likely meant, before any server or database is asked', async () => {
+    const db = join(dir, 'mistyped-action.db');
+    const cases: [string[], string][] = [
+      [['clock', 'sho'], "Unknown clock action 'sho': use show, set, advance or reset. Did you mean show?"],
+      [
+        ['faults', 'ad'],
+        "Unknown faults action 'ad': use show, set, add, remove or clear. Did you mean add?",
+      ],
+      [
+        ['keys', 'lst', '--db', db],
+        "Unknown keys action 'lst': use list, rotate or retire. Did you mean list?",
+      ],
+      [
+        ['clients', 'creat', '--db', db],
+        "Unknown clients action 'creat': use create, list, update, rename, rotate-secret, revoke, restore or delete. Did you mean create?",
+      ],
+      [
+        ['clients', '--db', db],
+        'larder clients needs an action: create, list, update, rename, rotate-secret, revoke, restore or delete.',
+      ],
+      [['keys', '--db', db], 'larder keys needs an action: list, rotate or retire.'],
+    ];
+    for (const [argv, message] of cases) {
+      const run = await runMain(argv);
+      assert.equal(run.code, 2, argv.join(' '));
+      assert.ok(run.stderr.includes(message), `${argv.join(' ')}: ${run.stderr}`);
+    }
+    assert.equal(existsSync(db), false);
+  });
+});
+
 describe('larder export', () => {
   const seeded = async () => {
     const db = join(dir, 'seeded.db');

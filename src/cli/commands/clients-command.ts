@@ -172,16 +172,13 @@ export const clientsCommand: Command = {
               print(io, json, restored, describe(restored));
               return 0;
             }
-            case 'delete': {
+            default: {
+              // delete: parseCommandArgs refused any other action.
               const id = needId();
               await deleteClient(store, id);
               print(io, json, { deleted: id }, `Deleted client ${id}.\n`);
               return 0;
             }
-            default:
-              throw new UsageError(
-                `Unknown clients action '${action ?? ''}': use create, list, update, rename, rotate-secret, revoke, restore or delete.`,
-              );
           }
         }),
       (code) => code !== 0,

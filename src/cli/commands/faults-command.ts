@@ -46,6 +46,8 @@ const readRule = (given: string): FaultRule => {
 export const faultsCommand: Command = {
   name: 'faults',
   takesArguments: true,
+  actions: { show: [], set: [], add: [], remove: [], clear: [] },
+  defaultAction: 'show',
   summary: "Show, set, add, remove or clear a running sandbox's fault rules.",
   usage:
     'larder faults show\n' +
@@ -82,11 +84,12 @@ export const faultsCommand: Command = {
           'faults add needs a RULE: JSON such as \'{"effect": {"type": "reset"}}\', or a FILE holding it.',
         );
       state = await admin.call('POST', '/faults', readRule(file));
-    } else if (action === 'remove') {
+    } else {
+      // remove: parseCommandArgs refused any other action.
       if (file === undefined)
         throw new UsageError('faults remove needs the ID of a rule (larder faults show lists them).');
       state = await admin.call('DELETE', `/faults/${encodeURIComponent(file)}`);
-    } else throw new UsageError(`Unknown faults action: ${action}`);
+    }
     io.stdout(args.flags['json'] ? `${JSON.stringify(state, null, 2)}\n` : show(state));
     return 0;
   },

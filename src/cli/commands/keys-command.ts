@@ -57,8 +57,6 @@ export const keysCommand: Command = {
       action === 'retire' ? rest[0] : action === 'list' || action === 'rotate' ? kid : undefined;
     if (unexpected !== undefined)
       throw new UsageError(`Unexpected argument '${unexpected}': larder keys list | rotate | retire <kid>.`);
-    if (action !== 'rotate')
-      throw new UsageError(`Unknown keys action '${action ?? ''}': use list, rotate or retire <kid>.`);
     const ttl = intOption(args, 'token-ttl', MIN_TOKEN_TTL_SECONDS, MAX_TOKEN_TTL_SECONDS);
     const result = await withStore(args, (store) => rotateSigningKey(store, systemClock, ttl));
     io.stdout(

@@ -5,6 +5,8 @@ import { withStore } from '../store-options.js';
 export const locationsCommand: Command = {
   name: 'locations',
   takesArguments: true,
+  actions: { list: [] },
+  defaultAction: 'list',
   summary: 'List locations with their record counts.',
   usage: 'larder locations list [--json]',
   options: {
@@ -15,8 +17,7 @@ export const locationsCommand: Command = {
     },
   },
   run: async (args, io) => {
-    const [action = 'list', ...rest] = args.positionals;
-    if (action !== 'list') throw new UsageError(`Unknown locations action '${action}': use list.`);
+    const [, ...rest] = args.positionals;
     if (rest.length > 0)
       throw new UsageError(`Unexpected argument '${rest[0]}': larder locations list takes none.`);
     const locations = await withStore(args, (store) => store.locations.list(), undefined, {
