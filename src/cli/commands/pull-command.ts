@@ -39,7 +39,7 @@ export const pullCommand: Command = {
   name: 'pull',
   summary: 'Copy a location from any server that speaks this API into the local store, incrementally.',
   usage:
-    'larder pull --from URL --client-id ID --client-secret SECRET --location ID [--into-location ID] [--since DATE]',
+    'larder pull --from URL --client-id ID --client-secret SECRET --location ID [--into-location ID] [--since DATE] [--page-size 500]',
   options: {
     ...STORE_OPTIONS,
     from: { type: 'string', placeholder: 'URL', env: 'LARDER_PULL_FROM', description: 'The source server.' },
@@ -64,7 +64,8 @@ export const pullCommand: Command = {
     since: {
       type: 'string',
       placeholder: 'DATE',
-      description: 'Start from this day (YYYY-MM-DD) or instant (ISO 8601) instead of the stored watermark.',
+      description:
+        'Start from this day (YYYY-MM-DD) or date-time (RFC 3339: 2025-06-01T09:00:00Z, or with ±HH:MM) instead of the stored watermark.',
     },
     'page-size': {
       type: 'string',

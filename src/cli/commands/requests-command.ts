@@ -53,7 +53,8 @@ export const requestsCommand: Command = {
     since: {
       type: 'string',
       placeholder: 'TIME',
-      description: 'Only requests at or after this ISO date-time (on the virtual clock).',
+      description:
+        'Only requests at or after this date-time (RFC 3339: 2025-06-01T09:00:00Z, or with ±HH:MM), on the virtual clock.',
     },
     limit: {
       type: 'string',
