@@ -131,8 +131,7 @@ const checkAction = (command: Command, word: string | undefined) => {
   if (actions === undefined || '' in actions) return;
   const names = Object.keys(actions);
   if (word === undefined) {
-    if (command.defaultAction === undefined)
-      throw new UsageError(`larder ${command.name} needs an action: ${listed(names)}.`);
+    if (command.defaultAction === undefined) throw new UsageError(`An action is required: ${listed(names)}.`);
     return;
   }
   if (Object.hasOwn(actions, word)) return;

@@ -254,9 +254,9 @@ describe('a mistyped or missing action', () => {
       ],
       [
         ['clients', '--db', db],
-        'larder clients needs an action: create, list, update, rename, rotate-secret, revoke, restore or delete.',
+        'larder clients: An action is required: create, list, update, rename, rotate-secret, revoke, restore or delete.',
       ],
-      [['keys', '--db', db], 'larder keys needs an action: list, rotate or retire.'],
+      [['keys', '--db', db], 'larder keys: An action is required: list, rotate or retire.'],
     ];
     for (const [argv, message] of cases) {
       const run = await runMain(argv);
