@@ -1,3 +1,4 @@
+import { instant, isDay } from './dates.js';
 import type {
   Cleared,
   ClientCredentials,
@@ -149,14 +150,13 @@ const seconds = (by: Duration | number): number =>
     ? by
     : (by.days ?? 0) * 86_400 + (by.hours ?? 0) * 3600 + (by.minutes ?? 0) * 60 + (by.seconds ?? 0);
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-
 /** As setTimeout takes it. */
 const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * The time `clock.set` sends: a day alone is its midnight UTC, as for `larder clock set` and a sync's days (the
- * server takes date-times only). Nothing readable is a TypeError here, not a RangeError or a 400 later.
+ * server takes date-times only). What the server would refuse is a TypeError here, not a RangeError or a 400 later:
+ * Date.parse also reads a date-time without a zone (as local time), other formats, and 2026-02-30.
  */
 const clockTime = (now: string | Date): string => {
   const text =
@@ -164,12 +164,12 @@ const clockTime = (now: string | Date): string => {
       ? Number.isNaN(now.getTime())
         ? undefined
         : now.toISOString()
-      : DAY.test(now)
+      : isDay(now)
         ? `${now}T00:00:00Z`
         : now;
-  if (text === undefined || Number.isNaN(Date.parse(text)))
+  if (text === undefined || Number.isNaN(instant(text)))
     throw new TypeError(
-      `clock.set needs a valid Date, an ISO date-time or a day (YYYY-MM-DD), not ${now instanceof Date ? 'an invalid Date' : JSON.stringify(now)}.`,
+      `clock.set needs a valid Date, an RFC 3339 date-time (2025-06-01T09:00:00Z, or with ±HH:MM) or a day (YYYY-MM-DD), not ${now instanceof Date ? 'an invalid Date' : JSON.stringify(now)}.`,
     );
   return text;
 };

@@ -4,6 +4,8 @@
  * changed on that day, the newest version it yielded, and yields a record only when it is newer than that.
  */
 
+import { dayOf, instant, isDay } from './dates.js';
+
 /** Where the next sync starts: store it as JSON between runs. */
 export interface Watermark {
   /** The UTC day (YYYY-MM-DD) the next sync asks from; null before any record was seen (a full walk). */
@@ -11,27 +13,11 @@ export interface Watermark {
   /** For each record changed on `day` that was yielded: its id (lower case) and the `modifiedDate` yielded. */
   seen: Record<string, string>;
   /**
-   * A sync started from an instant (ISO 8601) on `day`: changes before it stay left out when the next sync asks
+   * A sync started from an instant (RFC 3339) on `day`: changes before it stay left out when the next sync asks
    * from the start of that day again. Absent once the watermark has moved past that day.
    */
   from?: string;
 }
-
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-/** RFC 3339 as the server reads it: `T`, and a zone of `Z` or ±HH:MM. */
-const INSTANT = /^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
-
-const dayOf = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
-
-/** A day that exists: Date.parse rolls 2026-02-30 over into March, and reads "2026" or "1" as a year. */
-const isDay = (text: string): boolean =>
-  DAY.test(text) && dayOf(Date.parse(`${text}T00:00:00Z`) || 0) === text;
-
-/** An instant on a day that exists, in RFC 3339: epoch ms, or NaN. */
-const instant = (text: string): number => {
-  const day = INSTANT.exec(text)?.[1];
-  return day !== undefined && isDay(day) ? Date.parse(text) : Number.NaN;
-};
 
 /** Reads `since`: a watermark, a day (YYYY-MM-DD), or an instant (RFC 3339; older changes are left out). */
 export const startingPoint = (

@@ -41,15 +41,24 @@ describe('the sandbox controls against a real Larder', () => {
         return fetch(input, init);
       },
     });
-    for (const bad of [new Date('not a date'), 'not a date', '2026-13-45', ''])
+    // What Date.parse reads but the server refuses (no zone, a space, another format, a day that does not exist).
+    const refused = [
+      '2026-12-05T09:00',
+      '2026-12-05 09:00:00Z',
+      'Sat, 05 Dec 2026 09:00:00 GMT',
+      '2026-02-30',
+    ];
+    for (const bad of [new Date('not a date'), 'not a date', '2026-13-45', '', ...refused])
       await assert.rejects(counted.clock.set(bad), (error: unknown) => {
-        assert.ok(error instanceof TypeError, String(error));
+        assert.ok(error instanceof TypeError, `${String(bad)}: ${String(error)}`);
         assert.match(
           error.message,
-          /^clock\.set needs a valid Date, an ISO date-time or a day \(YYYY-MM-DD\)/,
+          /^clock\.set needs a valid Date, an RFC 3339 date-time \(2025-06-01T09:00:00Z, or with ±HH:MM\) or a day \(YYYY-MM-DD\)/,
         );
         return true;
       });
+    const zoned = await sandbox.clock.set('2026-12-05T09:00:00+02:00', { frozen: true });
+    assert.equal(zoned.now, '2026-12-05T07:00:00.000Z');
     assert.equal(sent, 0);
     await sandbox.clock.reset();
   });
