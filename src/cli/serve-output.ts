@@ -59,7 +59,7 @@ const adminLinks = (details: BannerDetails, demo: DemoCredentials | undefined) =
 
 export const createServeOutput = (
   config: Pick<ServeConfig, 'logLevel' | 'logFormat'> &
-    Partial<Pick<ServeConfig, 'rateLimit' | 'faults' | 'allowFaultHeader'>>,
+    Partial<Pick<ServeConfig, 'rateLimit' | 'faults' | 'allowFaultHeader' | 'demo'>>,
   io: CommandIo,
   options: { logger?: Logger; clock?: Clock } = {},
 ): ServeOutput => {
@@ -76,7 +76,8 @@ export const createServeOutput = (
     banner: async (store, details) => {
       const storage = store.describe();
       const headline = `Larder is listening on ${details.url} (issuer ${details.publicUrl}, ${storage} storage, ${details.workers} worker(s)).`;
-      const demo = await demoCredentials(store, details.adminToken);
+      // A --no-demo start is production-style: its log names no demo secret, even on a demo database.
+      const demo = config.demo === false ? undefined : await demoCredentials(store, details.adminToken);
       const empty = demo === undefined && (await store.locations.list()).length === 0;
       const hint = empty ? EMPTY_HINT : undefined;
       const notices = injectionNotices(config);

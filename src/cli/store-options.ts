@@ -14,7 +14,13 @@ export const storeDatabaseUrl = (args: ParsedArgs): string | undefined => {
   if (args.given.has('db') && args.given.has('database-url'))
     throw new UsageError('Give --db or --database-url, not both.');
   if (args.given.has('db')) return undefined;
-  return args.strings['database-url'];
+  const url = args.strings['database-url'];
+  // node-postgres would read a libpq `host=… password=…` string as a path and fail on a host named `base`.
+  if (url !== undefined && !(URL.canParse(url) && /^postgres(ql)?:$/.test(new URL(url).protocol)))
+    throw new UsageError(
+      `${optionLabel(args, 'database-url')} must be a postgres:// or postgresql:// URL (it is not shown: it may hold a password).`,
+    );
+  return url;
 };
 
 /** The store the command's --db / --database-url (or their environment variables) name. */

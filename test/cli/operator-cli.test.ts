@@ -81,6 +81,15 @@ describe('errors a new user meets', () => {
     );
   });
 
+  test('a --database-url that is no postgres:// URL is a usage error that does not repeat it', async () => {
+    for (const url of ['host=127.0.0.1 password=S3cretPW', 'mysql://ops:S3cretPW@127.0.0.1/larder']) {
+      const result = await run('locations', 'list', '--database-url', url);
+      assert.equal(result.code, 2, url);
+      assert.match(result.stderr, /--database-url must be a postgres:\/\/ or postgresql:\/\/ URL/);
+      assert.ok(!result.stderr.includes('S3cretPW'), result.stderr);
+    }
+  });
+
   test('a stray positional argument is a usage error, not ignored', async () => {
     for (const argv of [
       ['check', 'loc-1', '--db', join(dir, 'stray.db')],

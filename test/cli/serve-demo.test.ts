@@ -100,6 +100,7 @@ describe('first start', () => {
       assert.equal(await stop(server.child), 0);
     }
     assert.doesNotMatch(server.output(), /adminToken|adminOn/);
+    assert.ok(!server.output().includes(clientSecret), 'the --no-demo banner names the demo secret');
   });
 
   test('--no-demo on a new database starts empty and says how to load data', async () => {
