@@ -9,7 +9,14 @@ import { UUID } from './schema-helpers.js';
 // ajv-formats ships CommonJS; under NodeNext its default export is the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
-const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, allowUnionTypes: true });
+// verbose: a failed value travels with its error, so a misspelt enum value is told the one it most likely meant.
+const ajv = new Ajv({
+  allErrors: true,
+  verbose: true,
+  strict: true,
+  strictTypes: false,
+  allowUnionTypes: true,
+});
 addFormats(ajv, ['date', 'int32', 'double']);
 // Not ajv-formats' uuid: it takes a `urn:uuid:` prefix too (see UUID).
 ajv.addFormat('uuid', UUID);
@@ -53,11 +60,14 @@ const describe = (error: ErrorObject, root: TSchema): FieldProblem => {
         message: `is not a known field${meantAside(field, knownProperties(root, error.schemaPath))}`,
       };
     }
-    case 'enum':
+    case 'enum': {
+      const allowed = params['allowedValues'] as unknown[];
+      const names = allowed.filter((value): value is string => typeof value === 'string');
       return {
         fieldName: toFieldPath(error.instancePath),
-        message: `must be one of ${(params['allowedValues'] as unknown[]).join(', ')}`,
+        message: `must be one of ${allowed.join(', ')}${typeof error.data === 'string' ? meantAside(error.data, names) : ''}`,
       };
+    }
     case 'format':
       return {
         fieldName: toFieldPath(error.instancePath),

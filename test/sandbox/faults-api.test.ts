@@ -145,6 +145,13 @@ for (const backend of await backends()) {
       const cases: [unknown, string, RegExp][] = [
         [{ effect: { type: 'reset' }, match: { method: 'FETCH' } }, 'match.method', /GET, HEAD, POST/],
         [{ effect: { type: 'reset' }, match: { pathPrefix: '/_larder/' } }, 'match.pathPrefix', /admin API/],
+        // A misspelt operation id or effect is told the one it most likely meant.
+        [
+          { effect: { type: 'reset' }, match: { operation: 'searchPurchaseOrder' } },
+          'match.operation',
+          /must be one of .* \(did you mean searchPurchaseOrders\?\)$/,
+        ],
+        [{ effect: { type: 'rest' } }, 'effect.type', /\(did you mean reset\?\)$/],
         ...['/healthz', '/readyz', '/docs', '/docs/assets', '/console', '/openapi.json'].map(
           (pathPrefix): [unknown, string, RegExp] => [
             { effect: { type: 'reset' }, match: { pathPrefix } },
