@@ -216,7 +216,7 @@ test('requests --follow says how many requests the full journal let go between t
 test('requests says so when nothing matches, except in --json output', async () => {
   const cleared = await larder('requests', 'clear');
   assert.equal(cleared.code, 0);
-  assert.equal(cleared.out, 'The request journal is empty.\n');
+  assert.equal(cleared.out, 'Cleared the request journal: it is empty now.\n');
   const empty = await larder('requests');
   assert.equal(empty.out, 'No requests recorded yet.\n');
   const none = await larder('requests', '--client', 'nobody-has-this-id');

@@ -119,6 +119,13 @@ for (const backend of await backends()) {
       assert.equal((await json(bad))['fieldName'], 'now');
       const zero = await json(admin('POST', '/clock/advance', { seconds: 0 }));
       assert.equal(zero['fieldName'], 'seconds');
+      // Too far is said in days, as a PUT past the bound is, not as the schema's bare maximum in seconds.
+      const far = await json(admin('POST', '/clock/advance', { seconds: 4000 * 86_400 }));
+      assert.equal(far['fieldName'], 'seconds');
+      assert.match(
+        String(far['message']),
+        /^seconds \(345600000, 4,000 days\) may be at most 10 years \(3,660 days\)/,
+      );
     });
 
     test('a search journals the page size it was asked at; a refused pageSize is left out, not NaN or 0', async () => {

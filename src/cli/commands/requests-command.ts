@@ -77,7 +77,7 @@ export const requestsCommand: Command = {
       const { recording } = await admin.call<Cleared>('DELETE', '/requests');
       io.stdout(
         recording
-          ? 'The request journal is empty.\n'
+          ? 'Cleared the request journal: it is empty now.\n'
           : 'The request journal is off (--journal-size 0): nothing is recorded, so there was nothing to clear.\n',
       );
       return 0;
