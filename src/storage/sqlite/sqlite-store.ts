@@ -585,7 +585,11 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     close: async () => {
       if (!db.open) return;
       snapshot.close();
-      db.pragma('optimize');
+      try {
+        db.pragma('optimize');
+      } catch {
+        // Only a helping hand for the planner: a file too damaged to optimise is still closed, and a stop finishes.
+      }
       db.close();
     },
   };

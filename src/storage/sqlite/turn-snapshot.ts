@@ -40,7 +40,18 @@ export const createTurnSnapshot = (open: () => Db): TurnSnapshot => {
   const end = (): void => {
     if (!inTransaction) return;
     inTransaction = false;
-    commit!.run();
+    // Runs from setImmediate, where a throw would end the process. Only a failed read makes COMMIT fail (a corrupt
+    // or unreadable file), and that read's request has the error already: roll back whatever is left, so the next
+    // turn begins afresh.
+    try {
+      commit!.run();
+    } catch {
+      try {
+        if (connection!.inTransaction) connection!.exec('ROLLBACK');
+      } catch {
+        // Nothing is left to release: SQLite ended the transaction itself.
+      }
+    }
   };
 
   return {
