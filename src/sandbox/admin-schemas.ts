@@ -112,7 +112,12 @@ export const JournalEntrySchema = Type.Object(
           'The injected fault, if any: the rule id (or header) and the effect (rule-1 status=503).',
       }),
     ),
-    body: Type.Optional(Type.Unknown({ description: 'Search requests: the JSON body as sent.' })),
+    body: Type.Optional(
+      Type.Unknown({
+        description:
+          'Search requests: the JSON body as sent; left out when its JSON is over 2,048 characters.',
+      }),
+    ),
     pageToken: Type.Optional(Type.String()),
     pageSize: Type.Optional(Type.Integer()),
     hasNextPage: Type.Optional(Type.Boolean({ description: 'Search answers: whether a next page exists.' })),

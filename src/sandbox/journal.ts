@@ -88,11 +88,50 @@ const hasExtras = (facts: EntryFacts): boolean =>
   facts.retryAfterSeconds !== undefined ||
   facts.fault !== undefined;
 
-const extrasOf = (facts: EntryFacts): Extras => {
+/**
+ * Client-chosen text an entry keeps (its path, location header and page token) is cut to this many characters,
+ * and a search body whose JSON is longer than MAX_KEPT_BODY is not kept: each may be up to 16 KB (a request head)
+ * or 64 KiB (a body, which as parsed objects can take ten times that), and 10,000 entries of them took the
+ * server's heap past its limit. A real path, location id (at most 200) or page token is far shorter.
+ */
+export const MAX_KEPT_TEXT = 512;
+export const MAX_KEPT_BODY = 2048;
+
+/**
+ * `value` cut to MAX_KEPT_TEXT characters (with `…`, never between the halves of a surrogate pair), in a string of
+ * its own: a slice of the request's URL or header would keep the whole of it alive for as long as the entry.
+ */
+const keptText = (value: string): string => {
+  let end = value.length;
+  if (end > MAX_KEPT_TEXT) {
+    end = MAX_KEPT_TEXT;
+    const last = value.charCodeAt(end - 1);
+    if (last >= 0xd800 && last <= 0xdbff) end--;
+  }
+  // join builds a new flat string, unit by unit; a slice, or a concatenation with one, would point into `value`.
+  const copy = value.slice(0, end).split('').join('');
+  return end < value.length ? `${copy}…` : copy;
+};
+
+/** Extras as kept: a search body as its JSON text (a few bytes a field, where parsed objects take dozens). */
+type KeptExtras = Omit<Extras, 'body'> & { bodyJson?: string };
+
+const extrasOf = (facts: EntryFacts): KeptExtras => {
   const extras: Record<string, unknown> = {};
   for (const field of EXTRA_FIELDS) if (facts[field] !== undefined) extras[field] = facts[field];
-  return extras as Extras;
+  if (extras.body !== undefined) {
+    const json = JSON.stringify(extras.body);
+    delete extras.body;
+    // A body too long to keep is left out, as an unparsed one is: the report never takes it for another.
+    if (json.length <= MAX_KEPT_BODY) extras.bodyJson = json;
+  }
+  // A page token is a slice of the URL, whatever else its query carries.
+  if (typeof extras.pageToken === 'string') extras.pageToken = keptText(extras.pageToken);
+  return extras as KeptExtras;
 };
+
+const extrasOfRow = ({ bodyJson, ...extras }: KeptExtras): Extras =>
+  bodyJson === undefined ? extras : { ...extras, body: JSON.parse(bodyJson) };
 
 /**
  * One entry's row, in bytes: the numbers and the ids of its repeated strings, then its request id and its path.
@@ -170,8 +209,9 @@ const createDictionary = (max: number) => {
     const known = ids.get(value);
     if (known !== undefined) return known;
     if (values.length > max) return SPILL_ID;
-    ids.set(value, values.length);
-    values.push(value);
+    const kept = keptText(value);
+    ids.set(kept, values.length);
+    values.push(kept);
     return values.length - 1;
   };
   return {
@@ -220,7 +260,7 @@ export const createJournal = (capacity = DEFAULT_JOURNAL_SIZE): Journal => {
   // Each row's flags apart from it, in a small array that stays in cache: recording then only stores into the
   // row, which was last touched a whole ring ago, and never waits to load from it.
   const flags = new Uint8Array(capacity);
-  const extras: (Extras | undefined)[] = new Array(capacity);
+  const extras: (KeptExtras | undefined)[] = new Array(capacity);
   const spilled: (Spilled | undefined)[] = new Array(capacity);
   const methods = createDictionary(MAX_DISTINCT);
   const operations = createDictionary(MAX_DISTINCT);
@@ -329,6 +369,9 @@ export const createJournal = (capacity = DEFAULT_JOURNAL_SIZE): Journal => {
     location,
     facts,
   ) => {
+    // Rare: only a client's mistake or probe is this long. Cut first, so every form below holds the cut value.
+    if (path.length > MAX_KEPT_TEXT) path = keptText(path);
+    if (location !== undefined && location.length > MAX_KEPT_TEXT) location = keptText(location);
     const i = seq % capacity;
     const row = i * ROW_BYTES;
     const previousFlags = flags[i]!;
@@ -395,12 +438,12 @@ export const createJournal = (capacity = DEFAULT_JOURNAL_SIZE): Journal => {
       fingerprintId === SPILL_ID
     ) {
       spill = {};
-      if (pathLength === SPILL) spill.path = path;
+      if (pathLength === SPILL) spill.path = keptText(path);
       if (idLength === SPILL) spill.requestId = requestId;
       if (methodId === SPILL_ID) spill.method = method;
       if (operationId === SPILL_ID && operation !== undefined) spill.operation = operation;
       if (clientId === SPILL_ID && facts.clientId !== undefined) spill.clientId = facts.clientId;
-      if (locationId === SPILL_ID && location !== undefined) spill.location = location;
+      if (locationId === SPILL_ID && location !== undefined) spill.location = keptText(location);
       if (fingerprintId === SPILL_ID && facts.tokenFingerprint !== undefined)
         spill.tokenFingerprint = facts.tokenFingerprint;
     }
@@ -469,7 +512,7 @@ export const createJournal = (capacity = DEFAULT_JOURNAL_SIZE): Journal => {
     if (clientId !== undefined) entry.clientId = clientId;
     if (location !== undefined) entry.location = location;
     if (tokenFingerprint !== undefined) entry.tokenFingerprint = tokenFingerprint;
-    return (flags[i]! & HAS_EXTRAS) === 0 ? entry : Object.assign(entry, extras[i]);
+    return (flags[i]! & HAS_EXTRAS) === 0 ? entry : Object.assign(entry, extrasOfRow(extras[i]!));
   };
 
   return {

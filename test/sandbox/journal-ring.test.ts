@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
-import { createJournal, type Journal, type RecordedEntry } from '../../src/sandbox/journal.js';
+import {
+  createJournal,
+  type Journal,
+  MAX_KEPT_BODY,
+  MAX_KEPT_TEXT,
+  type RecordedEntry,
+} from '../../src/sandbox/journal.js';
 import {
   clusterJournalView,
   type JournalView,
@@ -108,7 +116,7 @@ test('paths and request ids come back exactly, short or long, ASCII or not, as t
       fc.array(
         fc.record({
           path: fc.oneof(
-            fc.string({ unit: 'grapheme', maxLength: 300 }),
+            fc.string({ unit: 'grapheme', maxLength: 200 }).filter((path) => path.length <= MAX_KEPT_TEXT),
             // A path ending in an id: a UUID (kept as its 16 bytes when canonical), or nearly one.
             fc
               .tuple(
@@ -180,6 +188,57 @@ test('client ids, locations and fingerprints past the dictionaries’ bound come
     ...entry(10999),
   });
   assert.ok(journal.list().every((got) => got.clientId === undefined && got.code === undefined));
+});
+
+test('a path, location or page token past MAX_KEPT_TEXT is kept cut, and a search body past MAX_KEPT_BODY is left out', () => {
+  const journal = createJournal(4);
+  const long = (prefix: string) => prefix + 'x'.repeat(16_000);
+  const search = { operation: 'searchPurchaseOrders', method: 'POST' };
+  journal.record(
+    entry(1, {
+      ...search,
+      path: long('/v1/'),
+      location: long('L'),
+      pageToken: long('p'),
+      body: { statuses: Array.from({ length: 5000 }, () => []) },
+    }),
+  );
+  const fits = { statuses: ['ORDERED'], note: 'n'.repeat(MAX_KEPT_BODY - 34) };
+  assert.equal(JSON.stringify(fits).length, MAX_KEPT_BODY);
+  journal.record(entry(2, { ...search, body: fits, location: `L${'😀'.repeat(MAX_KEPT_TEXT)}` }));
+  const [cut, kept] = journal.list();
+  const cutTo = (text: string) => `${text.slice(0, MAX_KEPT_TEXT)}…`;
+  assert.equal(cut!.path, cutTo(long('/v1/')));
+  assert.equal(cut!.location, cutTo(long('L')));
+  assert.equal(cut!.pageToken, cutTo(long('p')));
+  assert.equal(cut!.body, undefined);
+  assert.deepEqual(kept!.body, fits);
+  // Never half of a surrogate pair.
+  assert.equal(kept!.location, `L${'😀'.repeat((MAX_KEPT_TEXT - 2) / 2)}…`);
+});
+
+test('a full journal of long paths, locations, page tokens and bodies holds a few MB, not the requests they came from', () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const journal = createJournal(1000);
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let n = 0; n < 2000; n++) {
+    // As a request's strings are: slices of a 16 KB URL or header, fresh each time.
+    const url = `/v1/purchaseOrders/${n}/${'u'.repeat(16_000)}`;
+    journal.record(
+      entry(n, {
+        path: url.slice(0, 400),
+        location: `${n}-${'L'.repeat(16_000)}`,
+        pageToken: `${n}-${'p'.repeat(16_000)}`.slice(0, 300),
+        body: { statuses: Array.from({ length: 2000 }, () => []) },
+      }),
+    );
+  }
+  gc();
+  const grown = process.memoryUsage().heapUsed - before;
+  assert.ok(grown < 8 * 1024 * 1024, `the journal grew the heap by ${(grown / 1024 / 1024).toFixed(1)} MB`);
+  assert.equal(journal.list().length, 1000);
 });
 
 /** Workers 1, 2, … each with its journal and view, and the primary that merges their parts. */

@@ -380,7 +380,7 @@ export interface JournalEntry {
    */
   fault?: string;
   /**
-   * Search requests: the JSON body as sent.
+   * Search requests: the JSON body as sent; left out when its JSON is over 2,048 characters.
    */
   body?: {
     [k: string]: unknown | undefined;
