@@ -1,7 +1,12 @@
 import cluster from 'node:cluster';
 import { statSync } from 'node:fs';
-import { AggregatorRegistry } from 'prom-client';
 import { prepareDemo } from '../sandbox/demo.js';
+import {
+  answerMetricsRequests,
+  type ClusterEvents,
+  clusterExposition,
+  type WorkerLike,
+} from '../server/cluster-metrics.js';
 import { type MetricsEndpoint, startMetricsServer } from '../server/metrics-server.js';
 import { type RunningServer, startServer } from '../server/server.js';
 import { type Clock, systemClock } from '../shared/clock.js';
@@ -45,22 +50,21 @@ export const withDemoAdminToken = async (store: Store, config: ServeConfig): Pro
 const workerMetrics = (config: ServeConfig): Metrics | undefined => {
   if (config.metricsPort === undefined) return undefined;
   const metrics = createMetrics();
-  if (cluster.isWorker) {
-    AggregatorRegistry.setRegistries([metrics.registry]);
-    // prom-client answers the primary's scrape requests only once an AggregatorRegistry exists in the worker.
-    new AggregatorRegistry();
-  }
+  if (cluster.isWorker) answerMetricsRequests(metrics.registry, process);
   return metrics;
 };
 
-/** The primary of --workers: one /metrics listener whose scrape merges every worker's metrics. */
-export const startClusterMetrics = (config: ServeConfig): Promise<MetricsEndpoint> | undefined => {
+/**
+ * The primary of --workers: one /metrics listener whose scrape merges the metrics of every worker `serving()`
+ * lists (those started and not yet exited).
+ */
+export const startClusterMetrics = (
+  config: ServeConfig,
+  serving: () => readonly WorkerLike[],
+  events: ClusterEvents,
+): Promise<MetricsEndpoint> | undefined => {
   if (config.metricsPort === undefined) return undefined;
-  const aggregator = new AggregatorRegistry();
-  return startMetricsServer(config.host, config.metricsPort, {
-    contentType: aggregator.contentType,
-    render: () => aggregator.clusterMetrics(),
-  });
+  return startMetricsServer(config.host, config.metricsPort, clusterExposition(serving, events));
 };
 
 /**

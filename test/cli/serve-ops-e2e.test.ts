@@ -14,6 +14,10 @@ before(async () => {
 });
 after(() => rm(dir, { recursive: true, force: true }));
 
+/** `larder serve --workers 2 --metrics-port 0` on a new database of `dir`. */
+const serveWithWorkers = (file: string) =>
+  startServe(['--db', join(dir, file), '--port', '0', '--workers', '2', '--metrics-port', '0', '--no-demo']);
+
 /** A GET on a new connection each time, so the cluster spreads them over its workers. */
 const getOnce = (url: string) =>
   new Promise<number>((resolve, reject) => {
@@ -24,17 +28,7 @@ const getOnce = (url: string) =>
   });
 
 test('with --workers 2: JSON lines only (banner, logs, access log of every worker), and /metrics merges the workers', async () => {
-  const server = await startServe([
-    '--db',
-    join(dir, 'larder.db'),
-    '--port',
-    '0',
-    '--workers',
-    '2',
-    '--metrics-port',
-    '0',
-    '--no-demo',
-  ]);
+  const server = await serveWithWorkers('larder.db');
   let code: number | null = null;
   try {
     const banner = server
@@ -72,4 +66,43 @@ test('with --workers 2: JSON lines only (banner, logs, access log of every worke
     entries.filter((e) => e.msg === 'request' && e.route === '/openapi.json').map((e) => e.pid),
   );
   assert.equal(accessPids.size, 2, 'both workers logged requests');
+});
+
+test('with --workers 2, a worker killed with SIGKILL is replaced, and every scrape meanwhile answers at once', async () => {
+  const server = await serveWithWorkers('replaced.db');
+  const entries = () =>
+    server
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { msg: string; pid: number; metricsUrl?: string });
+  let code: number | null = null;
+  try {
+    const metricsUrl = entries().find((e) => e.metricsUrl !== undefined)?.metricsUrl ?? '';
+    const primary = server.child.pid;
+    const workers = new Set(entries().map((e) => e.pid));
+    workers.delete(primary!);
+    assert.equal(workers.size, 2, 'both workers logged');
+    const [victim] = workers;
+    process.kill(victim!, 'SIGKILL');
+    // Scrape from the kill until the replacement has started: before, every scrape of its start-up waited 5 s
+    // for an answer it could not give yet, then failed.
+    const replaced = () => entries().some((e) => !workers.has(e.pid) && e.pid !== primary);
+    let scrapes = 0;
+    for (let after = 0; after < 20; scrapes++) {
+      const started = performance.now();
+      assert.equal(await getOnce(metricsUrl), 200);
+      assert.ok(performance.now() - started < 1000, 'a scrape answered at once');
+      if (replaced()) after++;
+    }
+    assert.ok(scrapes > 20);
+    assert.match(
+      server.output(),
+      new RegExp(`"msg":"worker ${victim} exited \\(SIGKILL\\); starting another\\."`),
+    );
+    for (let i = 0; i < 10; i++) assert.equal(await getOnce(`${server.url}/openapi.json`), 200);
+  } finally {
+    code = await stop(server.child);
+  }
+  assert.equal(code, 0);
 });

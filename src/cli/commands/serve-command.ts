@@ -75,7 +75,13 @@ const serveWithWorkers = async (
   output: ServeOutput,
   onReady: (server: { url: string; publicUrl: string; metricsUrl?: string }) => Promise<void>,
 ): Promise<number> => {
-  const metrics = await startClusterMetrics(config);
+  // Workers that said they serve and have not exited since: those a scrape asks.
+  const serving = new Map<number, Worker>();
+  cluster.on('exit', (worker) => serving.delete(worker.id));
+  const metrics = await startClusterMetrics(config, () => [...serving.values()], {
+    onMessage: (listener) => cluster.on('message', listener),
+    onExit: (listener) => cluster.on('exit', listener),
+  });
   let port: number | undefined;
   const ready = new Set<number>();
   let announced = false;
@@ -92,6 +98,7 @@ const serveWithWorkers = async (
   cluster.on('message', (worker, message) => {
     if (message !== READY) return;
     ready.add(worker.id);
+    serving.set(worker.id, worker);
     announceOnce();
   });
   const workerArgs = cluster.settings.args ?? process.argv.slice(2);
