@@ -111,10 +111,7 @@ export const clusterExposition = (
           if (message !== undefined) parts.push(message.metrics ?? []);
           if (waiting.size === 0) finish();
         });
-        if (waiting.size === 0) {
-          finish();
-          return;
-        }
+        if (waiting.size === 0) return finish();
         // One killed a moment ago is still listed until its exit is seen: its channel is closed already.
         for (const worker of asked)
           worker.send({ larder: 'metrics:ask', id } satisfies MetricsMessage, (error) => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { get } from 'node:http';
+import { type ClientRequest, get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -19,12 +19,17 @@ const serveWithWorkers = (file: string) =>
   startServe(['--db', join(dir, file), '--port', '0', '--workers', '2', '--metrics-port', '0', '--no-demo']);
 
 /** A GET on a new connection each time, so the cluster spreads them over its workers. */
-const getOnce = (url: string) =>
+const getOnce = (url: string, headers: Record<string, string> = {}) =>
   new Promise<number>((resolve, reject) => {
-    get(url, { agent: false }, (response) => {
+    get(url, { agent: false, headers }, (response) => {
       response.resume();
       response.on('end', () => resolve(response.statusCode ?? 0));
-    }).on('error', reject);
+    })
+      .on('error', reject)
+      // Node's cluster primary holds a connection it was handing to a worker that died meanwhile, unanswered.
+      .setTimeout(5000, function (this: ClientRequest) {
+        this.destroy(new Error('no answer within 5 s'));
+      });
   });
 
 test('with --workers 2: JSON lines only (banner, logs, access log of every worker), and /metrics merges the workers', async () => {
@@ -100,9 +105,70 @@ test('with --workers 2, a worker killed with SIGKILL is replaced, and every scra
       server.output(),
       new RegExp(`"msg":"worker ${victim} exited \\(SIGKILL\\); starting another\\."`),
     );
-    for (let i = 0; i < 10; i++) assert.equal(await getOnce(`${server.url}/openapi.json`), 200);
+    // /healthz: a replacement still building its app answers 503 elsewhere, as a starting server does.
+    for (let i = 0; i < 10; i++) assert.equal(await getOnce(`${server.url}/healthz`), 200);
   } finally {
     code = await stop(server.child);
+  }
+  assert.equal(code, 0);
+});
+
+test('with --workers 2, journal listings while a worker is killed never take the primary (and so the instance) down', async () => {
+  const admin = 'ops-e2e-admin-token-0123456789';
+  const server = await startServe([
+    '--db',
+    join(dir, 'listed.db'),
+    '--port',
+    '0',
+    '--workers',
+    '2',
+    '--no-demo',
+    '--admin-token',
+    admin,
+  ]);
+  const pids = () =>
+    new Set(
+      server
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => (JSON.parse(line) as { pid: number }).pid)
+        .filter((pid) => pid !== server.child.pid),
+    );
+  let code: number | null = null;
+  let listing = true;
+  let lists: Promise<void>[] = [];
+  try {
+    const workers = pids();
+    assert.equal(workers.size, 2, 'both workers logged');
+    // Each listing sends to every worker through the primary; one reaching the killed worker's closed channel
+    // was an unhandled 'error' event in the primary, which ended it and every worker with it.
+    let listed = 0;
+    const list = async () => {
+      while (listing)
+        if (
+          (await getOnce(`${server.url}/_larder/requests?limit=1`, {
+            authorization: `Bearer ${admin}`,
+          }).catch(() => 0)) === 200
+        )
+          listed++;
+    };
+    lists = Array.from({ length: 6 }, list);
+    // Listings under way on both workers before the kill.
+    while (listed < 50) await getOnce(`${server.url}/healthz`);
+    const [victim] = workers;
+    process.kill(victim!, 'SIGKILL');
+    const replaced = () => [...pids()].some((pid) => !workers.has(pid));
+    // A request the primary handed the dying worker is reset: what counts is that the primary lives on.
+    while (!replaced() && server.child.exitCode === null)
+      await getOnce(`${server.url}/healthz`).catch(() => 0);
+    assert.equal(server.child.exitCode, null, 'the primary is still running');
+    // /healthz: a replacement still building its app answers 503 elsewhere, as a starting server does.
+    for (let i = 0; i < 10; i++) assert.equal(await getOnce(`${server.url}/healthz`), 200);
+  } finally {
+    listing = false;
+    await Promise.all(lists);
+    code = server.child.exitCode ?? (await stop(server.child));
   }
   assert.equal(code, 0);
 });

@@ -75,6 +75,16 @@ const serveWithWorkers = async (
   output: ServeOutput,
   onReady: (server: { url: string; publicUrl: string; metricsUrl?: string }) => Promise<void>,
 ): Promise<number> => {
+  // A message to a worker that is dying (killed, crashed), sent before its exit is seen, fails: Node emits 'error'
+  // on its Worker, which unhandled ended the primary and so every worker. Its exit is handled by the supervisor.
+  cluster.on('fork', (worker) =>
+    worker.on('error', (error: Error) =>
+      output.logger.debug('a message to a worker was not delivered (it is exiting)', {
+        worker: worker.process.pid,
+        error: error.message,
+      }),
+    ),
+  );
   // Workers that said they serve and have not exited since: those a scrape asks.
   const serving = new Map<number, Worker>();
   cluster.on('exit', (worker) => serving.delete(worker.id));
