@@ -366,6 +366,17 @@ export const openApiDocument = (publicUrl: string) => {
       description: 'Larder extension: records per page.',
     },
   ];
+  /** What every JSON POST endpoint (the searches, the login) answers for a wrong method, size or content type. */
+  const jsonPostErrors = {
+    '405': error(405, 'A method other than POST.', ['Allow'], ['ERR_METHOD_NOT_ALLOWED']),
+    '413': error(413, `The body is over ${MAX_BODY_BYTES / 1024} KiB.`, [], ['ERR_BODY_TOO_LARGE']),
+    '415': error(
+      415,
+      'The body was not sent as application/json, or was sent compressed (Content-Encoding; Accept-Encoding names what is taken).',
+      [],
+      ['ERR_UNSUPPORTED_MEDIA_TYPE'],
+    ),
+  };
   const retailSecurity = [{ oauth2: [RETAIL_INVENTORY_READ] }, { bearer: [] }];
   // Each retail answer lists the codes that operation gives, no more: 40001 also stands for a malformed
   // Larder-Fault header or request target, which any route may meet.
@@ -430,14 +441,7 @@ export const openApiDocument = (publicUrl: string) => {
           ),
           ...retailErrors,
           '404': error(404, 'The location is unknown.', [], ['ERR_LOCATION_NOT_FOUND']),
-          '405': error(405, 'A method other than POST.', ['Allow'], ['ERR_METHOD_NOT_ALLOWED']),
-          '413': error(413, `The body is over ${MAX_BODY_BYTES / 1024} KiB.`, [], ['ERR_BODY_TOO_LARGE']),
-          '415': error(
-            415,
-            'The body was not sent as application/json, or was sent compressed (Content-Encoding; Accept-Encoding names what is taken).',
-            [],
-            ['ERR_UNSUPPORTED_MEDIA_TYPE'],
-          ),
+          ...jsonPostErrors,
         },
       },
     ),
@@ -556,14 +560,7 @@ export const openApiDocument = (publicUrl: string) => {
               ['ERR_VALIDATION', 'ERR_BODY_NOT_JSON'],
             ),
             '401': error(401, 'The client credentials are not valid.', [], ['ERR_INVALID_CREDENTIALS']),
-            '405': error(405, 'A method other than POST.', ['Allow'], ['ERR_METHOD_NOT_ALLOWED']),
-            '413': error(413, `The body is over ${MAX_BODY_BYTES / 1024} KiB.`, [], ['ERR_BODY_TOO_LARGE']),
-            '415': error(
-              415,
-              'The body was not sent as application/json, or was sent compressed (Content-Encoding; Accept-Encoding names what is taken).',
-              [],
-              ['ERR_UNSUPPORTED_MEDIA_TYPE'],
-            ),
+            ...jsonPostErrors,
             '429': error(
               429,
               'Too many failed logins for this client id and address (42901), or over a rate limit (--rate-limit, or a sandbox fault rule: 42902); see Retry-After.',
