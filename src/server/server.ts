@@ -135,8 +135,10 @@ const capConnections = (server: Server, max: number): void => {
 };
 
 /**
- * Binds first, so `--port 0` and the default issuer (which contains the bound port) work; requests that race
- * the few milliseconds before the app exists get a 503 ErrorMessage.
+ * Binds first, so `--port 0` and the default issuer (which contains the bound port) work. Requests that race the
+ * few milliseconds before the app exists get a 503 ErrorMessage from a lone process, whose readiness is its own;
+ * a cluster worker holds them until its app is built instead, since the primary hands it connections as soon as
+ * it listens while the other workers serve (a worker replacing a dead one answered some with 503).
  */
 export const startServer = async (deps: {
   store: Store;
@@ -148,10 +150,28 @@ export const startServer = async (deps: {
   tuneHeapGrowth();
   // `env` carries the node request/socket: the login throttle reads the client address from it.
   // The process is alive (/healthz) but not ready (/readyz and the rest) until the app and its keys exist.
-  let handle: (request: Request, env: unknown) => Response | Promise<Response> = (request) =>
+  type Handle = (request: Request, env: unknown) => Response | Promise<Response>;
+  const startingUp = () => errorResponse(new LarderError('ERR_UNAVAILABLE', { message: 'Starting up.' }));
+  let built!: (app: Handle | undefined) => void;
+  const whenBuilt = new Promise<Handle | undefined>((resolve) => {
+    built = resolve;
+  });
+  let handle: Handle = (request, env) =>
     new URL(request.url).pathname === '/healthz'
       ? Response.json({ status: 'ok' })
-      : errorResponse(new LarderError('ERR_UNAVAILABLE', { message: 'Starting up.' }));
+      : config.clusterWorker === true
+        ? holdUntilBuilt(request, env)
+        : startingUp();
+  const holdUntilBuilt: Handle = (request, env) => {
+    logger.debug('request held until the app is built', { path: new URL(request.url).pathname });
+    return whenBuilt.then((app) => {
+      if (app !== undefined) return app(request, env);
+      // The listener is closing: a kept-alive connection would otherwise hold it open until its idle timeout.
+      const refused = startingUp();
+      refused.headers.set('Connection', 'close');
+      return refused;
+    });
+  };
   const listener = getRequestListener(
     (request: Request, env: unknown) => {
       const { incoming, outgoing } = env as HttpBindings;
@@ -230,11 +250,13 @@ export const startServer = async (deps: {
     });
     stopPolling = larder.start();
   } catch (error) {
+    built(undefined);
     server.close();
     throw error;
   }
   const { app } = larder;
   handle = (request, env) => app.fetch(request, env);
+  built(handle);
 
   return {
     url,

@@ -7,12 +7,19 @@ import { createLogger, silentLogger } from '../../src/shared/logger.js';
 import type { Store } from '../../src/storage/store.js';
 import { type BackendInstance, backends, describeBackend } from '../storage/backends.js';
 
-/** The store, with the page-token secret held back until `release()`: the app cannot finish building before. */
+/**
+ * The store, with the page-token secret held back until `release()`: the app cannot finish building before;
+ * after `fail()` it never does.
+ */
 const heldStore = (store: Store) => {
   let release!: () => void;
-  const gate = new Promise<void>((resolve) => {
+  let fail!: () => void;
+  const gate = new Promise<void>((resolve, reject) => {
     release = resolve;
+    fail = () => reject(new Error('the database went away'));
   });
+  // Failed before the app asked for the secret, the gate has no reader yet.
+  gate.catch(() => {});
   const settings = new Proxy(store.settings, {
     get: (target, property) =>
       property === 'pageTokenSecret'
@@ -28,7 +35,7 @@ const heldStore = (store: Store) => {
   const held = new Proxy(store, {
     get: (target, property) => (property === 'settings' ? settings : Reflect.get(target, property)),
   });
-  return { store: held, release };
+  return { store: held, release, fail };
 };
 
 for (const backend of await backends()) {
@@ -74,6 +81,56 @@ for (const backend of await backends()) {
       } finally {
         await server.stop();
       }
+    });
+
+    /** Starts a cluster worker, sends two requests while its app is held back, then ends the hold. */
+    const holdAWorker = async (outcome: 'built' | 'fails') => {
+      const { store, release, fail } = heldStore(db.store);
+      let bound!: (url: string) => void;
+      const boundUrl = new Promise<string>((resolve) => {
+        bound = resolve;
+      });
+      let heldCount = 0;
+      let bothHeld!: () => void;
+      const heldTwice = new Promise<void>((resolve) => {
+        bothHeld = resolve;
+      });
+      const logger = createLogger({
+        level: 'debug',
+        sink: {
+          write: (line) => {
+            const entry = JSON.parse(line) as { url?: string; msg: string };
+            if (entry.msg.startsWith('bound;') && entry.url !== undefined) bound(entry.url);
+            if (entry.msg === 'request held until the app is built' && ++heldCount === 2) bothHeld();
+          },
+        },
+      });
+      const starting = startServer({
+        store,
+        clock: createTestClock(),
+        logger,
+        config: { host: '127.0.0.1', port: 0, tokenTtlSeconds: 3600, trustProxy: false, clusterWorker: true },
+      });
+      const url = await boundUrl;
+      assert.equal((await fetch(`${url}/healthz`)).status, 200);
+      const held = [fetch(`${url}/readyz`), fetch(`${url}/openapi.json`)];
+      // Answered at once (with "Starting up") if not held: the caller's assertion then says so.
+      await Promise.race([heldTwice, Promise.all(held)]);
+      if (outcome === 'fails') {
+        fail();
+        await assert.rejects(starting, /went away/);
+      } else release();
+      const statuses = (await Promise.all(held)).map((response) => response.status);
+      if (outcome === 'built') await (await starting).stop();
+      return statuses;
+    };
+
+    test('a cluster worker holds requests that arrive while it starts and answers them once built', async () => {
+      assert.deepEqual(await holdAWorker('built'), [200, 200]);
+    });
+
+    test('a cluster worker that fails to start answers the requests it held with 503', async () => {
+      assert.deepEqual(await holdAWorker('fails'), [503, 503]);
     });
 
     test('draining: /readyz answers 503 while /healthz stays 200', async () => {
