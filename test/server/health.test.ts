@@ -38,6 +38,39 @@ const heldStore = (store: Store) => {
   return { store: held, release, fail };
 };
 
+/**
+ * Starts a server on `store`; resolves once it is bound, with its URL, the start still under way, and a promise
+ * kept once it has held two requests for its app.
+ */
+const startBound = async (store: Store, clusterWorker: boolean) => {
+  let bound!: (url: string) => void;
+  const boundUrl = new Promise<string>((resolve) => {
+    bound = resolve;
+  });
+  let heldCount = 0;
+  let bothHeld!: () => void;
+  const twoHeld = new Promise<void>((resolve) => {
+    bothHeld = resolve;
+  });
+  const logger = createLogger({
+    level: 'debug',
+    sink: {
+      write: (line) => {
+        const entry = JSON.parse(line) as { url?: string; msg: string };
+        if (entry.msg.startsWith('bound;') && entry.url !== undefined) bound(entry.url);
+        if (entry.msg === 'request held until the app is built' && ++heldCount === 2) bothHeld();
+      },
+    },
+  });
+  const starting = startServer({
+    store,
+    clock: createTestClock(),
+    logger,
+    config: { host: '127.0.0.1', port: 0, tokenTtlSeconds: 3600, trustProxy: false, clusterWorker },
+  });
+  return { url: await boundUrl, starting, twoHeld };
+};
+
 for (const backend of await backends()) {
   describeBackend(`health (${backend.name})`, backend, () => {
     let db: BackendInstance;
@@ -48,26 +81,7 @@ for (const backend of await backends()) {
 
     test('while starting, /healthz is 200 and /readyz (and the API) 503; then both 200', async () => {
       const { store, release } = heldStore(db.store);
-      let bound!: (url: string) => void;
-      const boundUrl = new Promise<string>((resolve) => {
-        bound = resolve;
-      });
-      const logger = createLogger({
-        level: 'debug',
-        sink: {
-          write: (line) => {
-            const entry = JSON.parse(line) as { url?: string; msg: string };
-            if (entry.msg.startsWith('bound;') && entry.url !== undefined) bound(entry.url);
-          },
-        },
-      });
-      const starting = startServer({
-        store,
-        clock: createTestClock(),
-        logger,
-        config: { host: '127.0.0.1', port: 0, tokenTtlSeconds: 3600, trustProxy: false },
-      });
-      const url = await boundUrl;
+      const { url, starting } = await startBound(store, false);
       assert.equal((await fetch(`${url}/healthz`)).status, 200);
       const notReady = await fetch(`${url}/readyz`);
       assert.equal(notReady.status, 503);
@@ -86,36 +100,11 @@ for (const backend of await backends()) {
     /** Starts a cluster worker, sends two requests while its app is held back, then ends the hold. */
     const holdAWorker = async (outcome: 'built' | 'fails') => {
       const { store, release, fail } = heldStore(db.store);
-      let bound!: (url: string) => void;
-      const boundUrl = new Promise<string>((resolve) => {
-        bound = resolve;
-      });
-      let heldCount = 0;
-      let bothHeld!: () => void;
-      const heldTwice = new Promise<void>((resolve) => {
-        bothHeld = resolve;
-      });
-      const logger = createLogger({
-        level: 'debug',
-        sink: {
-          write: (line) => {
-            const entry = JSON.parse(line) as { url?: string; msg: string };
-            if (entry.msg.startsWith('bound;') && entry.url !== undefined) bound(entry.url);
-            if (entry.msg === 'request held until the app is built' && ++heldCount === 2) bothHeld();
-          },
-        },
-      });
-      const starting = startServer({
-        store,
-        clock: createTestClock(),
-        logger,
-        config: { host: '127.0.0.1', port: 0, tokenTtlSeconds: 3600, trustProxy: false, clusterWorker: true },
-      });
-      const url = await boundUrl;
+      const { url, starting, twoHeld } = await startBound(store, true);
       assert.equal((await fetch(`${url}/healthz`)).status, 200);
       const held = [fetch(`${url}/readyz`), fetch(`${url}/openapi.json`)];
       // Answered at once (with "Starting up") if not held: the caller's assertion then says so.
-      await Promise.race([heldTwice, Promise.all(held)]);
+      await Promise.race([twoHeld, Promise.all(held)]);
       if (outcome === 'fails') {
         fail();
         await assert.rejects(starting, /went away/);
