@@ -71,6 +71,12 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
   const problems: ImportProblem[] = [];
   let truncated = false;
   let read = 0;
+  // A database that ever held imported data is not a demo one, even once that data is deleted; one whose kind is
+  // decided keeps it. Read before anything is written, and the demo client only for a database from before kinds
+  // were recorded: its secret may be sealed, and import runs without the key-encryption key.
+  const markPlain =
+    (await store.settings.databaseKind.get()) === undefined &&
+    (await store.settings.demoClient.get()) === undefined;
   const session = await store.records.beginImport(
     {
       id: options.locationId,
@@ -193,10 +199,7 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
     return { committed: false, counts: toFieldCounts(zeroCounts()), problems, truncated };
   }
   const counts = toFieldCounts(await session.commit());
-  // A database that ever held imported data is not a demo one, even once that data is deleted (a demo one keeps
-  // its kind: ensure never overwrites).
-  if ((await store.settings.demoClient.get()) === undefined)
-    await store.settings.databaseKind.ensure('plain');
+  if (markPlain) await store.settings.databaseKind.ensure('plain');
   return { committed: true, counts, problems, truncated };
 };
 

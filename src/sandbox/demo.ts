@@ -16,8 +16,8 @@ import type { LiveDemoState, Store } from '../storage/store.js';
 /**
  * The demo sandbox: the first start of an empty embedded database (demo locations, data, a demo client and an
  * admin token), its reset, and the live demo locations that keep trading as the (virtual) clock passes midnight.
- * The demo secret and admin token are kept in the clear in this database only, so later starts can print them
- * again; no other secret is ever stored.
+ * The demo secret and admin token are kept in this database only, so later starts can print them again (sealed
+ * under the key-encryption key when one is given, as the other secrets are); no other client secret is stored.
  */
 
 const SCOPES = [RETAIL_INVENTORY_READ, RETAIL_READ];

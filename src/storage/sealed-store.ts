@@ -1,14 +1,17 @@
 import { isSealed, KeyEncryptionError, type KeyEncryptionKey } from '../shared/key-encryption.js';
-import type { Setting, SigningKeyRecord, Store } from './store.js';
+import type { Setting, SettingsStore, SigningKeyRecord, Store } from './store.js';
 
 /**
- * The store as every caller sees it: private signing keys and the HMAC secrets (page tokens, client-secret
- * hashes) are sealed under the key-encryption key on the way in and opened on the way out, on both backends.
- * Given a KEK, values still in the clear (a database from before, or started without one) are sealed at once.
- * Without one, reading a sealed value fails with a message saying what is missing.
+ * The store as every caller sees it: private signing keys, the HMAC secrets (page tokens, client-secret hashes)
+ * and a demo database's demo client secret and admin token (kept so `serve` can print them again) are sealed
+ * under the key-encryption key on the way in and opened on the way out, on both backends. Given a KEK, values
+ * still in the clear (a database from before, or started without one) are sealed at once. Without one, reading a
+ * sealed value fails with a message saying what is missing.
  */
 
-const SECRET_SETTINGS = ['pageTokenSecret', 'clientSecretHashKey'] as const;
+const SECRET_SETTINGS = ['pageTokenSecret', 'clientSecretHashKey', 'demoAdminToken'] as const;
+/** The demo client's id stays in the clear (it is no secret); only its secret is sealed, under this purpose. */
+const DEMO_CLIENT_SECRET = 'demoClientSecret';
 
 const keyPurpose = (kid: string) => `signing key ${kid}`;
 
@@ -17,13 +20,17 @@ const missingKek = (what: string) =>
     `This database's ${what} is encrypted: give its key-encryption key (LARDER_KEY_ENCRYPTION_KEY or --key-file).`,
   );
 
-const sealedSetting = (inner: Setting<string>, purpose: string, kek: KeyEncryptionKey | undefined) => {
-  const open = (stored: string): string => {
+const sealing = (purpose: string, kek: KeyEncryptionKey | undefined) => ({
+  open: (stored: string): string => {
     if (!isSealed(stored)) return stored;
     if (kek === undefined) throw missingKek(purpose);
     return kek.open(stored, purpose);
-  };
-  const seal = (plain: string): string => (kek === undefined ? plain : kek.seal(plain, purpose));
+  },
+  seal: (plain: string): string => (kek === undefined ? plain : kek.seal(plain, purpose)),
+});
+
+const sealedSetting = (inner: Setting<string>, purpose: string, kek: KeyEncryptionKey | undefined) => {
+  const { open, seal } = sealing(purpose, kek);
   return {
     get: async () => {
       const stored = await inner.get();
@@ -32,6 +39,26 @@ const sealedSetting = (inner: Setting<string>, purpose: string, kek: KeyEncrypti
     set: (value: string) => inner.set(seal(value)),
     ensure: async (candidate: string) => open(await inner.ensure(seal(candidate))),
   } satisfies Setting<string>;
+};
+
+const sealedDemoClient = (
+  inner: SettingsStore['demoClient'],
+  kek: KeyEncryptionKey | undefined,
+): SettingsStore['demoClient'] => {
+  const { open, seal } = sealing(DEMO_CLIENT_SECRET, kek);
+  const opened = (stored: { clientId: string; clientSecret: string }) => ({
+    clientId: stored.clientId,
+    clientSecret: open(stored.clientSecret),
+  });
+  return {
+    get: async () => {
+      const stored = await inner.get();
+      return stored === undefined ? undefined : opened(stored);
+    },
+    set: ({ clientId, clientSecret }) => inner.set({ clientId, clientSecret: seal(clientSecret) }),
+    ensure: async ({ clientId, clientSecret }) =>
+      opened(await inner.ensure({ clientId, clientSecret: seal(clientSecret) })),
+  };
 };
 
 export const sealSecrets = async (store: Store, kek: KeyEncryptionKey | undefined): Promise<Store> => {
@@ -45,6 +72,7 @@ export const sealSecrets = async (store: Store, kek: KeyEncryptionKey | undefine
 
   const settings = { ...store.settings };
   for (const name of SECRET_SETTINGS) settings[name] = sealedSetting(store.settings[name], name, kek);
+  settings.demoClient = sealedDemoClient(store.settings.demoClient, kek);
   const sealed: Store = {
     records: store.records,
     locations: store.locations,
@@ -78,5 +106,9 @@ export const sealSecrets = async (store: Store, kek: KeyEncryptionKey | undefine
     const plain = await settings[name].get();
     if (!isSealed(stored) && plain !== undefined) await settings[name].set(plain);
   }
+  const demo = await store.settings.demoClient.get();
+  const demoPlain = await settings.demoClient.get();
+  if (demo !== undefined && !isSealed(demo.clientSecret) && demoPlain !== undefined)
+    await settings.demoClient.set(demoPlain);
   return sealed;
 };

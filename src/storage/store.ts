@@ -231,7 +231,7 @@ export interface SettingsStore {
   clientSecretHashKey: Setting<string>;
   /** The longest access-token lifetime any instance issued with, in seconds (bounds signing-key pruning). */
   maxTokenTtlSeconds: Setting<number>;
-  /** The demo client's credentials, kept in the clear in the embedded database only. */
+  /** The demo client's credentials, kept in the embedded database only (the secret sealed under a KEK if given). */
   demoClient: Setting<{ clientId: string; clientSecret: string }>;
   /** The bench's dataset key (bench/stores.ts). */
   benchDataset: Setting<string>;

@@ -3,7 +3,9 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import Database from 'better-sqlite3';
 import { serve } from '../../src/cli/serve.js';
+import { isSealed } from '../../src/shared/key-encryption.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { captureIo, serveConfigIn } from '../helpers/serve-config.js';
 
@@ -76,6 +78,68 @@ test('a key file other users can read is named in a warning at start, with its m
   assert.ok(
     lines.includes(`${path} can be read by other users (mode 0644): chmod 600 it, as for any key`),
     lines.join('\n'),
+  );
+});
+
+test('a demo start with a key-encryption key prints the demo secret and admin token, which work, and stores them sealed', async () => {
+  const db = join(dir, 'sealed-demo.db');
+  const kek = join(dir, 'demo-kek');
+  await writeFile(kek, 'a-key-encryption-key-for-the-demo-test-00', { mode: 0o600 });
+  const demoStart = (...argv: string[]) => ({ ...config('--db', db, ...argv), demo: true });
+  /** The demo part of the banner (one JSON line: stdout is not a terminal here). */
+  const bannerDemo = (output: { out: string[] }) => {
+    const line = output.out.find((text) => text.includes('"msg":"Larder is listening on'));
+    assert.ok(line, output.out.join(''));
+    const { demo } = JSON.parse(line) as {
+      demo?: { clientId: string; clientSecret: string; adminToken?: string };
+    };
+    assert.ok(demo?.adminToken !== undefined, line);
+    return demo;
+  };
+  let printed: ReturnType<typeof bannerDemo> | undefined;
+  // The first start makes the demo; the second reads what it stored.
+  for (const start of ['first', 'again']) {
+    const output = io();
+    const handle = await serve(demoStart('--key-file', kek), output, { logger: silentLogger });
+    try {
+      const demo = bannerDemo(output);
+      if (printed !== undefined) assert.deepEqual(demo, printed, start);
+      printed = demo;
+      const login = await fetch(`${handle.url}/authentication/v1/authentication/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          clientId: demo.clientId,
+          clientSecret: demo.clientSecret,
+          userAccessType: 'PLATFORM_MACHINE_CLIENT',
+        }),
+      });
+      assert.equal(login.status, 200, start);
+      const clock = await fetch(`${handle.url}/_larder/clock`, {
+        headers: { authorization: `Bearer ${demo.adminToken}` },
+      });
+      assert.equal(clock.status, 200, start);
+    } finally {
+      await handle.stop();
+    }
+  }
+  const file = new Database(db, { readonly: true });
+  const stored = Object.fromEntries(
+    file
+      .prepare<[], { name: string; value: string }>('SELECT name, value FROM settings')
+      .all()
+      .map((row) => [row.name, row.value]),
+  );
+  file.close();
+  for (const name of ['demo.clientSecret', 'demo.adminToken']) assert.ok(isSealed(stored[name] ?? ''), name);
+  const { clientSecret, adminToken } = printed!;
+  assert.ok(
+    !Object.values(stored).some((value) => value.includes(clientSecret) || value.includes(adminToken!)),
+  );
+  // Without the key, the start fails saying what is missing.
+  await assert.rejects(
+    serve(demoStart(), io(), { logger: silentLogger }),
+    /encrypted: give its key-encryption key \(LARDER_KEY_ENCRYPTION_KEY or --key-file\)/,
   );
 });
 

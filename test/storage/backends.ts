@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { createPostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import { createSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
@@ -63,6 +64,8 @@ export interface BackendInstance {
   store: Store;
   /** Another store on the same data, like a second server instance. */
   openPeer(): Promise<Store>;
+  /** The settings table read with SQL, outside any store: what the database holds at rest. */
+  rawSettings(): Promise<Record<string, string>>;
   destroy(): Promise<void>;
 }
 
@@ -75,6 +78,7 @@ export interface Backend {
 
 const withPeers = async (
   open: () => Promise<Store>,
+  rawSettings: () => Promise<{ name: string; value: string }[]>,
   cleanup: () => Promise<void>,
 ): Promise<BackendInstance> => {
   const stores = [await open()];
@@ -85,6 +89,7 @@ const withPeers = async (
       stores.push(peer);
       return peer;
     },
+    rawSettings: async () => Object.fromEntries((await rawSettings()).map((row) => [row.name, row.value])),
     destroy: async () => {
       await Promise.all(stores.map((store) => store.close()));
       await cleanup();
@@ -100,6 +105,14 @@ const sqlite: Backend = {
     const path = join(dir, 'larder.db');
     return withPeers(
       () => createSqliteStore({ path }),
+      async () => {
+        const db = new Database(path, { readonly: true });
+        try {
+          return db.prepare<[], { name: string; value: string }>('SELECT name, value FROM settings').all();
+        } finally {
+          db.close();
+        }
+      },
       () => rm(dir, { recursive: true, force: true }),
     );
   },
@@ -117,6 +130,7 @@ const postgres = (skip: string | undefined): Backend => ({
         migrate = false;
         return store;
       },
+      async () => (await adminQuery(`SELECT name, value FROM ${schema}.settings`)).rows,
       async () => {
         await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       },

@@ -2,21 +2,29 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { after, test } from 'node:test';
 import { ensureSigningKey } from '../../src/auth/signing-keys.js';
+import { importFiles } from '../../src/import/import-files.js';
 import { createTestClock } from '../../src/shared/clock.js';
 import { createKeyEncryptionKey, isSealed } from '../../src/shared/key-encryption.js';
 import { sealSecrets } from '../../src/storage/sealed-store.js';
 import type { Store } from '../../src/storage/store.js';
 import { larder } from '../helpers/cli.js';
+import { purchaseOrderFixture } from '../helpers/fixtures.js';
 import { readerApp } from '../helpers/reader-app.js';
 import { backends, describeBackend } from './backends.js';
 
-/** Signing keys and HMAC secrets at rest, sealed under a key-encryption key, on both backends. */
+/**
+ * Signing keys, HMAC secrets and a demo database's demo secret and admin token at rest, sealed under a
+ * key-encryption key, on both backends.
+ */
 
 const KEK = createKeyEncryptionKey('a-test-key-encryption-key-of-40-characters');
 const OTHER_KEK = createKeyEncryptionKey('another-key-encryption-key-40-characters!');
 const clock = createTestClock(Date.UTC(2025, 0, 1));
+const DEMO_CLIENT = { clientId: 'demo-id', clientSecret: 'demo-client-secret-in-the-clear' };
+const DEMO_ADMIN_TOKEN = 'demo-admin-token-in-the-clear';
 
 /** What the database itself holds: every private key and secret, as stored. */
 const atRest = async (raw: Store): Promise<string[]> => [
@@ -78,6 +86,72 @@ for (const backend of await backends()) {
           /encrypted: give its key-encryption key/,
         );
         assert.deepEqual(await bare.locations.list(), []);
+      } finally {
+        await instance.destroy();
+      }
+    });
+
+    test("with a KEK, the demo client's secret and the demo admin token are stored sealed and read back in the clear", async () => {
+      const instance = await backend.create();
+      try {
+        const sealed = await sealSecrets(instance.store, KEK);
+        await sealed.settings.demoClient.set(DEMO_CLIENT);
+        await sealed.settings.demoAdminToken.set(DEMO_ADMIN_TOKEN);
+        const raw = await instance.rawSettings();
+        assert.equal(raw['demo.clientId'], DEMO_CLIENT.clientId);
+        for (const name of ['demo.clientSecret', 'demo.adminToken'])
+          assert.ok(isSealed(raw[name] ?? ''), `${name}: ${raw[name]}`);
+        assert.doesNotMatch(JSON.stringify(raw), /in-the-clear/);
+
+        assert.deepEqual(await sealed.settings.demoClient.get(), DEMO_CLIENT);
+        assert.equal(await sealed.settings.demoAdminToken.get(), DEMO_ADMIN_TOKEN);
+        // Another instance opening the same database keeps what is stored, and reads it in the clear.
+        const peer = await sealSecrets(await instance.openPeer(), KEK);
+        assert.deepEqual(
+          await peer.settings.demoClient.ensure({ clientId: 'other-id', clientSecret: 'other-secret' }),
+          DEMO_CLIENT,
+        );
+        assert.equal(await peer.settings.demoAdminToken.ensure('other-token'), DEMO_ADMIN_TOKEN);
+      } finally {
+        await instance.destroy();
+      }
+    });
+
+    test('a demo database with its secret and admin token in the clear is sealed on its first start with a KEK; without one they are not read, and import still works', async () => {
+      const instance = await backend.create();
+      try {
+        await instance.store.settings.demoClient.set(DEMO_CLIENT);
+        await instance.store.settings.demoAdminToken.set(DEMO_ADMIN_TOKEN);
+        await instance.store.settings.databaseKind.ensure('demo');
+
+        const sealed = await sealSecrets(instance.store, KEK);
+        const raw = await instance.rawSettings();
+        for (const name of ['demo.clientSecret', 'demo.adminToken'])
+          assert.ok(isSealed(raw[name] ?? ''), `${name}: ${raw[name]}`);
+        assert.doesNotMatch(JSON.stringify(raw), /in-the-clear/);
+        assert.deepEqual(await sealed.settings.demoClient.get(), DEMO_CLIENT);
+        assert.equal(await sealed.settings.demoAdminToken.get(), DEMO_ADMIN_TOKEN);
+
+        await assert.rejects(sealSecrets(instance.store, OTHER_KEK), /another key-encryption key/);
+        const bare = await sealSecrets(instance.store, undefined);
+        await assert.rejects(
+          bare.settings.demoClient.get(),
+          /This database's demoClientSecret is encrypted: give its key-encryption key/,
+        );
+        await assert.rejects(
+          bare.settings.demoAdminToken.get(),
+          /This database's demoAdminToken is encrypted: give its key-encryption key/,
+        );
+        // `import` needs no KEK, on a demo database too, and the database stays a demo one.
+        const result = await importFiles(bare, {
+          locationId: 'mine',
+          purchaseOrders: {
+            path: 'orders.json',
+            input: Readable.from([JSON.stringify([purchaseOrderFixture(1, { modifiedAt: clock.now() })])]),
+          },
+        });
+        assert.ok(result.committed, JSON.stringify(result.problems));
+        assert.equal(await bare.settings.databaseKind.get(), 'demo');
       } finally {
         await instance.destroy();
       }
