@@ -23,6 +23,7 @@ const STORE_TO_HTTP: Record<StoreErrorCode, ErrorCode> = {
   STORE_NOT_FOUND: 'ERR_NOT_FOUND',
   STORE_INVALID_VALUE: 'ERR_VALIDATION',
   STORE_SCHEMA: 'ERR_INTERNAL',
+  STORE_DAMAGED: 'ERR_INTERNAL',
 };
 
 /** Maps anything thrown to a LarderError; unknown failures become a 500 that never leaks a stack. */

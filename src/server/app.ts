@@ -42,7 +42,7 @@ import { createJournal, type Journal } from '../sandbox/journal.js';
 import { OPERATIONS, TOKEN_OPERATIONS } from '../sandbox/journal-entry.js';
 import { clusterJournalView, journalOffView, localJournalView } from '../sandbox/journal-view.js';
 import type { Clock } from '../shared/clock.js';
-import { LarderError } from '../shared/errors.js';
+import { isStoreError, LarderError } from '../shared/errors.js';
 import { ADMIN_PREFIX } from '../shared/limits.js';
 import type { Logger } from '../shared/logger.js';
 import type { Metrics } from '../shared/metrics.js';
@@ -274,11 +274,24 @@ export const createApp = async ({
         message: 'Stopping: not taking new requests.',
         reported: true,
       });
-    // Whatever the failure (a driver error, a file gone), not ready is a 503 the balancer understands.
+    // Whatever the failure (a driver error, a file gone), not ready is a 503 the balancer understands. A damaged
+    // file is said as such, at error: waiting will not bring it back. Where it is stays in the log, not the body.
     await store.ping().catch((cause: unknown) => {
-      if (storeAnswers) logger.warn('not ready: the store does not answer', { error: cause });
+      const damaged = isStoreError(cause) && cause.code === 'STORE_DAMAGED';
+      if (storeAnswers && damaged)
+        logger.error(
+          'not ready: the database file is damaged; requests that read its damaged pages fail until the server is restarted on a sound file',
+          { error: cause },
+        );
+      else if (storeAnswers) logger.warn('not ready: the store does not answer', { error: cause });
       storeAnswers = false;
-      throw new LarderError('ERR_UNAVAILABLE', { cause, reported: true });
+      throw new LarderError('ERR_UNAVAILABLE', {
+        cause,
+        reported: true,
+        ...(damaged
+          ? { message: 'The database file is damaged; the server log says which file and what to do.' }
+          : {}),
+      });
     });
     if (!storeAnswers) logger.info('ready again: the store answers');
     storeAnswers = true;

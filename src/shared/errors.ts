@@ -154,6 +154,8 @@ export const STORE_ERROR_CODES = [
   'STORE_INVALID_VALUE',
   /** The schema is newer or older than this Larder understands. */
   'STORE_SCHEMA',
+  /** The database file is damaged (SQLite: a corrupt page, or not a database at all); restore it. */
+  'STORE_DAMAGED',
 ] as const;
 
 export type StoreErrorCode = (typeof STORE_ERROR_CODES)[number];

@@ -21,6 +21,7 @@ test('storage errors get their HTTP status at the edge', () => {
     ['STORE_NOT_FOUND', 404],
     ['STORE_INVALID_VALUE', 400],
     ['STORE_SCHEMA', 500],
+    ['STORE_DAMAGED', 500],
   ] as const;
   for (const [code, status] of cases)
     assert.equal(toLarderError(new StoreError(code, 'x')).status, status, code);

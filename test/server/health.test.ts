@@ -1,11 +1,18 @@
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { createClientCredentials } from '../../src/auth/clients.js';
 import { createApp } from '../../src/server/app.js';
 import { startServer } from '../../src/server/server.js';
 import { createTestClock } from '../../src/shared/clock.js';
 import { createLogger, silentLogger } from '../../src/shared/logger.js';
+import { openStore } from '../../src/storage/open-store.js';
 import type { Store } from '../../src/storage/store.js';
+import { LOGIN, loginRequest } from '../auth/harness.js';
 import { type BackendInstance, backends, describeBackend } from '../storage/backends.js';
+import { damageTable, fileWithOrders } from '../storage/damaged-file.js';
 
 /**
  * The store, with the page-token secret held back until `release()`: the app cannot finish building before;
@@ -167,3 +174,74 @@ for (const backend of await backends()) {
     });
   });
 }
+
+test('a damaged SQLite file: once a request finds it (500), /readyz answers 503 saying so, logged once at error with the file and what to do', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'larder-damaged-'));
+  const path = join(dir, 'larder.db');
+  const location = await fileWithOrders(path);
+  const store = await openStore({ db: path });
+  const lines: { level: string; msg: string; error?: { message: string } }[] = [];
+  try {
+    const clock = createTestClock(Date.UTC(2025, 0, 1));
+    const client = await createClientCredentials(store, { name: 'reader', locations: [location] }, clock);
+    const { app } = await createApp({
+      store,
+      clock,
+      logger: createLogger({ level: 'info', sink: { write: (line) => lines.push(JSON.parse(line)) } }),
+      config: { publicUrl: 'http://larder.test', tokenTtlSeconds: 3600, trustProxy: false },
+    });
+    const login = (await (await app.request(LOGIN, loginRequest(client))).json()) as {
+      token: { accessToken: string };
+    };
+    assert.equal((await app.request('/readyz')).status, 200);
+
+    await damageTable(path, 'purchase_orders');
+    // Its ping reads a sound page: until a request reads the damaged ones, nothing can tell.
+    assert.equal((await app.request('/readyz')).status, 200);
+    const search = await app.request('/v1/purchaseOrders/search', {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${login.token.accessToken}`,
+        'content-type': 'application/json',
+        'Platform-Restaurant-External-ID': location,
+      },
+      body: '{}',
+    });
+    assert.equal(search.status, 500);
+
+    for (let probe = 0; probe < 3; probe++) {
+      const ready = await app.request('/readyz');
+      assert.equal(ready.status, 503);
+      const body = (await ready.json()) as Record<string, unknown>;
+      assert.deepEqual(
+        { ...body, requestId: typeof body['requestId'] },
+        {
+          status: '503',
+          code: 50301,
+          message: 'The database file is damaged; the server log says which file and what to do.',
+          requestId: 'string',
+          canRetry: 'true',
+        },
+      );
+    }
+    const said = lines.filter((line) => line.msg.startsWith('not ready'));
+    assert.deepEqual(
+      said.map((line) => [line.level, line.msg]),
+      [
+        [
+          'error',
+          'not ready: the database file is damaged; requests that read its damaged pages fail until the server is restarted on a sound file',
+        ],
+      ],
+    );
+    const advice = said[0]?.error?.message ?? '';
+    assert.ok(advice.includes(path), advice);
+    assert.match(
+      advice,
+      /restore it from a backup, or save what SQLite can still read with `sqlite3 .+ \.recover/,
+    );
+  } finally {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

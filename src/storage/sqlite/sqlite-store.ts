@@ -56,8 +56,15 @@ const isBusy = (error: unknown): boolean => (error as { code?: string }).code ==
 
 const UNIQUE_CODES = new Set(['SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_UNIQUE']);
 
-/** Expected SQLite failures as the StoreErrors every backend raises; anything else is left as it is. */
-const toStoreError = (error: unknown): unknown => {
+/** SQLite finding the file is no sound database: a damaged page (any SQLITE_CORRUPT_*), or no database at all. */
+const isDamage = (code: string): boolean =>
+  code === 'SQLITE_CORRUPT' || code.startsWith('SQLITE_CORRUPT_') || code === 'SQLITE_NOTADB';
+
+/**
+ * Expected SQLite failures as the StoreErrors every backend raises; anything else is left as it is. A damaged
+ * file is named with what to do: SQLite's own words ("database disk image is malformed") say neither.
+ */
+const toStoreError = (error: unknown, path: string): unknown => {
   if (error instanceof StoreError) return error;
   const code = (error as { code?: unknown }).code;
   if (typeof code !== 'string') return error;
@@ -65,16 +72,13 @@ const toStoreError = (error: unknown): unknown => {
     return new StoreError('STORE_LOCKED', 'The database is locked by another process.', { cause: error });
   if (UNIQUE_CODES.has(code))
     return new StoreError('STORE_DUPLICATE', 'A row with this key already exists.', { cause: error });
+  if (isDamage(code))
+    return new StoreError(
+      'STORE_DAMAGED',
+      `The SQLite database ${path} is damaged (${code}: ${(error as Error).message}): restore it from a backup, or save what SQLite can still read with \`sqlite3 ${path} .recover | sqlite3 recovered.db\` and use that file.`,
+      { cause: error },
+    );
   return error;
-};
-
-/** Runs `action`, raising its expected failures as StoreErrors. */
-const guarded = async <T>(action: () => T): Promise<T> => {
-  try {
-    return action();
-  } catch (error) {
-    throw toStoreError(error);
-  }
 };
 
 /** Runs `action` without waiting for locks; undefined if another connection holds one. */
@@ -195,6 +199,22 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
       'The database is busy with another write (an import) in this server. Try again when it has finished.',
     ),
   );
+  // A damaged file stays damaged: the first statement that finds it so marks the store, and its ping fails from
+  // then on (/readyz 503), although the ping itself reads only pages that are still sound. Only a restart clears it.
+  let damage: StoreError | undefined;
+  const failure = (error: unknown): unknown => {
+    const mapped = toStoreError(error, options.path);
+    if (mapped instanceof StoreError && mapped.code === 'STORE_DAMAGED') damage ??= mapped;
+    return mapped;
+  };
+  /** Runs `action`, raising its expected failures as StoreErrors. */
+  const guarded = async <T>(action: () => T): Promise<T> => {
+    try {
+      return action();
+    } catch (error) {
+      throw failure(error);
+    }
+  };
   const writing = <T>(action: () => T): Promise<T> => writeLock.runExclusive(() => guarded(action));
 
   // The retail reads (by id and searches) go through the turn snapshot; searches with variable filters are
@@ -361,7 +381,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
       try {
         rows = statement.all(locationId, after.modifiedAt, after.id, batchSize);
       } catch (error) {
-        throw toStoreError(error);
+        throw failure(error);
       }
       if (rows.length === 0) return;
       yield rows.map((row) => row.body);
@@ -408,7 +428,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
       writer = direct ? db : new Database(options.path);
     } catch (error) {
       release();
-      throw toStoreError(error);
+      throw failure(error);
     }
     try {
       if (direct) {
@@ -433,7 +453,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
       if (direct) leaveDirectMode();
       else writer.close();
       release();
-      throw toStoreError(error);
+      throw failure(error);
     }
     const upserts = new Map<string, Database.Statement<unknown[]>>();
     const counts = zeroCounts();
@@ -445,7 +465,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
         if (writer.inTransaction) writer.exec(commit ? 'COMMIT' : 'ROLLBACK');
       } catch (error) {
         if (writer.inTransaction) writer.exec('ROLLBACK');
-        throw toStoreError(error);
+        throw failure(error);
       } finally {
         if (direct) leaveDirectMode();
         else writer.close();
@@ -474,7 +494,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
             upsert.run(params);
           }
         } catch (error) {
-          throw toStoreError(error);
+          throw failure(error);
         }
         counts[kind.name] += rows.length;
       },
@@ -580,7 +600,11 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     }),
     capabilities: { writesOnMainThread: true, embedded: true },
     describe: () => 'sqlite',
-    ping: () => guarded(() => void readAuthVersion.get()),
+    ping: () =>
+      guarded(() => {
+        if (damage !== undefined) throw damage;
+        readAuthVersion.get();
+      }),
 
     close: async () => {
       if (!db.open) return;
