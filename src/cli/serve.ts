@@ -13,6 +13,7 @@ import { type Clock, systemClock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import { createMetrics, type Metrics } from '../shared/metrics.js';
 import { openStore } from '../storage/open-store.js';
+import { readKeyMaterial } from '../storage/sealed-store.js';
 import type { Store } from '../storage/store.js';
 import type { CommandIo } from './command.js';
 import type { ServeConfig } from './serve-config.js';
@@ -70,9 +71,11 @@ export const startClusterMetrics = (
 /**
  * Says at start whether key material is encrypted at rest, so an operator never assumes it is, and whether a key
  * file it was given can be read by other users. A warning, not a refusal: mounted secrets (Kubernetes' default
- * mode) are often 0644 inside a container that runs nothing else.
+ * mode) are often 0644 inside a container that runs nothing else. The key material is read first: a database
+ * sealed under a KEK that was not given is refused here, not told its keys are "NOT encrypted".
  */
-export const logKeyProtection = (logger: Logger, config: ServeConfig): void => {
+export const logKeyProtection = async (logger: Logger, config: ServeConfig, store: Store): Promise<void> => {
+  await readKeyMaterial(store);
   const keyFiles = [config.keyFile, typeof config.tls === 'object' ? config.tls.keyFile : undefined];
   for (const path of keyFiles) {
     const mode = path === undefined ? undefined : statSync(path, { throwIfNoEntry: false })?.mode;
@@ -103,11 +106,11 @@ export const serve = async (
   const tls = await loadTls(config, io.env);
   const store = await openStore(config.store);
   const metrics = workerMetrics(config);
-  if (options.announce !== false) logKeyProtection(output.logger, config);
   let server: RunningServer;
   let metricsEndpoint: MetricsEndpoint | undefined;
   let resolved: ServeConfig;
   try {
+    if (options.announce !== false) await logKeyProtection(output.logger, config, store);
     await prepareDemo(store, clock, output.note, config.demo);
     resolved = await withDemoAdminToken(store, config);
     server = await startServer({

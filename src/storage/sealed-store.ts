@@ -112,3 +112,13 @@ export const sealSecrets = async (store: Store, kek: KeyEncryptionKey | undefine
     await settings.demoClient.set(demoPlain);
   return sealed;
 };
+
+/**
+ * Reads every value `sealed` (a store from sealSecrets) keeps sealed. Without the KEK, a database holding sealed
+ * ones fails here with the message saying what is missing: `serve` calls it before it says whether key material is
+ * encrypted at rest, and before it changes anything.
+ */
+export const readKeyMaterial = async (sealed: Store): Promise<void> => {
+  await sealed.auth.listSigningKeys();
+  for (const name of SECRET_SETTINGS) await sealed.settings[name].get();
+};

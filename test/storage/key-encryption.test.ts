@@ -164,15 +164,20 @@ after(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
-test('the CLI: LARDER_KEY_ENCRYPTION_KEY or --key-file seals the keys; a wrong or missing one fails with a clear message', async () => {
+/** A new SQLite database whose one signing key `larder keys rotate` sealed under the KEK in `keyFile`. */
+const sealedDatabase = async (): Promise<{ db: string; keyFile: string }> => {
   const dir = await mkdtemp(join(tmpdir(), 'larder-kek-'));
   dirs.push(dir);
   const db = join(dir, 'larder.db');
   const keyFile = join(dir, 'kek');
   await writeFile(keyFile, 'file-key-encryption-key-of-enough-length\n', { mode: 0o600 });
-
   const rotated = await larder(['keys', 'rotate', '--db', db, '--key-file', keyFile]);
   assert.equal(rotated.code, 0, rotated.stderr);
+  return { db, keyFile };
+};
+
+test('the CLI: LARDER_KEY_ENCRYPTION_KEY or --key-file seals the keys; a wrong or missing one fails with a clear message', async () => {
+  const { db, keyFile } = await sealedDatabase();
   const listed = await larder(['keys', 'list', '--db', db, '--key-file', keyFile]);
   assert.equal(listed.code, 0, listed.stderr);
   assert.match(listed.stdout, /active/);
@@ -205,6 +210,24 @@ test('the CLI: LARDER_KEY_ENCRYPTION_KEY or --key-file seals the keys; a wrong o
   const short = await larder(['keys', 'list', '--db', db], { LARDER_KEY_ENCRYPTION_KEY: 'short' });
   assert.equal(short.code, 1);
   assert.match(short.stderr, /at least 32 characters/);
+});
+
+test('serve without the KEK of a sealed database is refused before it changes anything, and never says its keys are NOT encrypted (one process and --workers)', async () => {
+  const { db } = await sealedDatabase();
+  for (const workers of ['1', '2']) {
+    const served = await larder(['serve', '--db', db, '--port', '0', '--workers', workers]);
+    const output = served.stdout + served.stderr;
+    assert.equal(served.code, 1, output);
+    assert.match(
+      output,
+      /cannot start: This database's signing key \S+ is encrypted: give its key-encryption key \(LARDER_KEY_ENCRYPTION_KEY or --key-file\)/,
+    );
+    assert.doesNotMatch(output, /NOT encrypted/);
+    // Refused before the demo a database without locations would get.
+    assert.doesNotMatch(output, /demo/i);
+  }
+  const locations = await larder(['locations', 'list', '--db', db]);
+  assert.match(locations.stdout, /No locations yet/);
 });
 
 test("the sealing wrapper passes the pool's state through, so /metrics still shows the pool", async () => {

@@ -423,8 +423,8 @@ export const serveCommand: Command = {
       const tls = await loadTls(config, io.env);
       if (tls !== undefined) shareWithWorkers(tls.material);
       const store = await openStore(config.store);
-      logKeyProtection(output.logger, config);
       try {
+        await logKeyProtection(output.logger, config, store);
         await prepareDemo(store, systemClock, output.note, config.demo);
         // Made here, once: workers starting together on a new database would each make one.
         await ensureSigningKey(store, systemClock);
