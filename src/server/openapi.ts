@@ -207,7 +207,10 @@ const RATE_LIMIT_HEADERS: readonly HeaderName[] = [
   'X-RateLimit-Reset',
 ];
 
-/** Answers that any route may give: the HTTP server's own (408, 431) and the storage's (503), and 500. */
+/**
+ * Answers that any route may give: the HTTP server's own (408, 431) and the storage's (503), and 500; and those
+ * only a fault rule gives (502, 504), which never reach Larder's own paths.
+ */
 const SHARED_RESPONSES = {
   RequestTimeout: { status: 408, description: 'The request took too long to arrive (30 s).', headers: [] },
   HeadersTooLarge: { status: 431, description: 'The request headers or URL are too large.', headers: [] },
@@ -233,12 +236,18 @@ const SHARED_RESPONSES = {
     headers: ['X-Request-Id'],
   },
 } as const satisfies Record<string, { status: number; description: string; headers: readonly HeaderName[] }>;
-const sharedResponseRefs = Object.fromEntries(
-  Object.entries(SHARED_RESPONSES).map(([name, response]) => [
-    String(response.status),
-    { $ref: `#/components/responses/${name}` },
-  ]),
-);
+const INJECTED_ONLY: ReadonlySet<string> = new Set<keyof typeof SHARED_RESPONSES>([
+  'BadGateway',
+  'GatewayTimeout',
+]);
+const sharedResponseRefs = (injected: boolean) =>
+  Object.fromEntries(
+    Object.entries(SHARED_RESPONSES)
+      .filter(([name]) => INJECTED_ONLY.has(name) === injected)
+      .map(([name, response]) => [String(response.status), { $ref: `#/components/responses/${name}` }]),
+  );
+const everywhereRefs = sharedResponseRefs(false);
+const injectedRefs = sharedResponseRefs(true);
 
 const exampleError = (status: number, code: number, message: string, fieldName?: string) => ({
   status: String(status),
@@ -329,7 +338,7 @@ const operation = (
   rest: Json & { responses: Json },
 ): OperationObject => {
   const responses: Json = { ...rest.responses };
-  for (const [status, response] of Object.entries(sharedResponseRefs)) responses[status] ??= response;
+  for (const [status, response] of Object.entries(everywhereRefs)) responses[status] ??= response;
   return { tags: [tag], operationId, summary, description, ...rest, responses };
 };
 
@@ -1229,11 +1238,12 @@ export const openApiDocument = (publicUrl: string) => {
   };
 
   const paths: Record<string, PathItem> = { ...serverPaths, ...authPaths, ...recordPaths, ...adminPaths };
-  // Fault rules and the Larder-Fault header reach every path but Larder's own: an injected 429 (42902), and a
-  // malformed header's 400 (40001), on operations that would not answer them otherwise.
+  // Fault rules and the Larder-Fault header reach every path but Larder's own: an injected 429 (42902), 502 or
+  // 504, and a malformed header's 400 (40001), on operations that would not answer them otherwise.
   for (const [path, item] of Object.entries(paths)) {
     if (isLarderOwnPath(path)) continue;
     for (const each of Object.values(item)) {
+      for (const [status, response] of Object.entries(injectedRefs)) each.responses[status] ??= response;
       each.responses['400'] ??= error(
         400,
         'The Larder-Fault header (--allow-fault-header) is not valid, or names an effect that does not apply here.',

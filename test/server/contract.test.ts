@@ -147,11 +147,21 @@ test('login, admin, metadata and docs answers may carry only the codes their ope
     (await check('GET', admin, json(401, errorBody(401, 40103)))).join(),
     /lacks the header WWW-Authenticate/,
   );
-  // Larder's own pages are never faulted: no 429 there.
-  assert.match(
-    (await check('GET', '/docs', json(429, errorBody(429, 42902), retry))).join(),
-    /status 429 is not documented/,
-  );
+  // Larder's own pages are never faulted: no injected 429, 502 or 504 there, as on any other path.
+  for (const [status, code] of [
+    [429, 42902],
+    [502, 50201],
+    [504, 50401],
+  ] as const) {
+    const answer = () => json(status, errorBody(status, code), retry);
+    for (const path of ['/docs', '/healthz', admin])
+      assert.match(
+        (await check('GET', path, answer())).join(),
+        new RegExp(`status ${status} is not documented`),
+        `${path} ${status}`,
+      );
+    assert.deepEqual(await check('GET', jwks, answer()), [], `${jwks} ${status}`);
+  }
 });
 
 test("the token endpoint's errors may carry only the RFC 6749 codes each status stands for", async () => {

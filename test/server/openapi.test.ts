@@ -7,6 +7,7 @@ import { OPERATIONS } from '../../src/sandbox/journal-entry.js';
 import { openApiDocument } from '../../src/server/openapi.js';
 import { withoutSandbox } from '../../src/server/served-document.js';
 import { ERROR_CATALOG } from '../../src/shared/errors.js';
+import { isLarderOwnPath } from '../../src/shared/own-paths.js';
 
 const document = openApiDocument('http://larder.test');
 const plain = () => JSON.parse(JSON.stringify(document)) as Record<string, unknown>;
@@ -70,6 +71,18 @@ test('every error response is listed: 408, 431, 500 and 503 everywhere, 405 on t
     'X-RateLimit-Remaining',
   ])
     assert.ok(header in document.components.headers, header);
+});
+
+test('the injected 502 and 504 are listed where a fault can reach, never on Larder’s own paths', () => {
+  const own = operations.filter((operation) => isLarderOwnPath(operation.path));
+  assert.ok(own.some((operation) => operation.path.startsWith('/_larder/')));
+  for (const operation of operations)
+    for (const status of ['502', '504'])
+      assert.equal(
+        operation.responses[status] !== undefined,
+        !isLarderOwnPath(operation.path),
+        `${operation.operationId} ${status}`,
+      );
 });
 
 test('the document passes the OpenAPI 3.1 schema validator, served with the admin API or without', async () => {
