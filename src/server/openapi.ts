@@ -34,7 +34,13 @@ import { DEFAULT_CHART_DAYS, MAX_CHART_DAYS } from '../sandbox/console-data.js';
 import { FaultRuleSchema, FaultRulesSchema, FaultRulesStateSchema } from '../sandbox/fault-schemas.js';
 import { OPERATIONS } from '../sandbox/journal-entry.js';
 import { ERROR_CATALOG, type ErrorCode } from '../shared/errors.js';
-import { DEFAULT_PAGE_SIZE, LOCATION_HEADER, MAX_BODY_BYTES, MAX_PAGE_SIZE } from '../shared/limits.js';
+import {
+  ADMIN_PREFIX,
+  DEFAULT_PAGE_SIZE,
+  LOCATION_HEADER,
+  MAX_BODY_BYTES,
+  MAX_PAGE_SIZE,
+} from '../shared/limits.js';
 import {
   CONSOLE_PATH,
   DOCS_PATH,
@@ -324,6 +330,18 @@ const headOf = (get: OperationObject, operationId: string): OperationObject => (
   ),
 });
 
+/**
+ * The 405 every documented path answers for a method it takes none of, with Allow naming those it takes (HEAD
+ * wherever GET); the admin API asks for its token first.
+ */
+const methodNotAllowed = (path: string, item: PathItem) => {
+  const methods = Object.keys(item).map((method) => method.toUpperCase());
+  if (methods.includes('GET') && !methods.includes('HEAD')) methods.push('HEAD');
+  const taken = methods.length === 1 ? methods[0] : `${methods.slice(0, -1).join(', ')} or ${methods.at(-1)}`;
+  const admin = path.startsWith(ADMIN_PREFIX) ? ', once the admin token is accepted' : '';
+  return error(405, `A method other than ${taken}${admin}.`, ['Allow'], ['ERR_METHOD_NOT_ALLOWED']);
+};
+
 const ok = (description: string, schema: Json, example?: unknown, headers: readonly HeaderName[] = []) => ({
   description,
   headers: headerRefs(['X-Request-Id', ...headers]),
@@ -375,9 +393,8 @@ export const openApiDocument = (publicUrl: string) => {
       description: 'Larder extension: records per page.',
     },
   ];
-  /** What every JSON POST endpoint (the searches, the login) answers for a wrong method, size or content type. */
+  /** What every JSON POST endpoint (the searches, the login) answers for a wrong size or content type. */
   const jsonPostErrors = {
-    '405': error(405, 'A method other than POST.', ['Allow'], ['ERR_METHOD_NOT_ALLOWED']),
     '413': error(413, `The body is over ${MAX_BODY_BYTES / 1024} KiB.`, [], ['ERR_BODY_TOO_LARGE']),
     '415': error(
       415,
@@ -1238,9 +1255,11 @@ export const openApiDocument = (publicUrl: string) => {
   };
 
   const paths: Record<string, PathItem> = { ...serverPaths, ...authPaths, ...recordPaths, ...adminPaths };
-  // Fault rules and the Larder-Fault header reach every path but Larder's own: an injected 429 (42902), 502 or
-  // 504, and a malformed header's 400 (40001), on operations that would not answer them otherwise.
   for (const [path, item] of Object.entries(paths)) {
+    const wrongMethod = methodNotAllowed(path, item);
+    for (const each of Object.values(item)) each.responses['405'] ??= wrongMethod;
+    // Fault rules and the Larder-Fault header reach every path but Larder's own: an injected 429 (42902), 502 or
+    // 504, and a malformed header's 400 (40001), on operations that would not answer them otherwise.
     if (isLarderOwnPath(path)) continue;
     for (const each of Object.values(item)) {
       for (const [status, response] of Object.entries(injectedRefs)) each.responses[status] ??= response;

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createContractChecker } from '../../src/middleware/contract/contract.js';
+import { createApp } from '../../src/server/app.js';
 import { openApiDocument } from '../../src/server/openapi.js';
+import { systemClock } from '../../src/shared/clock.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import { isLarderOwnPath } from '../../src/shared/own-paths.js';
+import { createSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import { runNode } from '../helpers/cli.js';
 
 const document = openApiDocument('http://larder.test');
@@ -161,6 +166,46 @@ test('login, admin, metadata and docs answers may carry only the codes their ope
         `${path} ${status}`,
       );
     assert.deepEqual(await check('GET', jwks, answer()), [], `${jwks} ${status}`);
+  }
+});
+
+test('a method a path does not take is answered 405 with Allow, as the served document says, on every path', async () => {
+  const store = await createSqliteStore({ path: ':memory:' });
+  const adminToken = 'admin-token-for-405s';
+  try {
+    for (const config of [{ adminToken }, {}]) {
+      const { app } = await createApp({
+        store,
+        clock: systemClock,
+        logger: silentLogger,
+        config: { publicUrl: 'http://larder.test', tokenTtlSeconds: 3600, trustProxy: false, ...config },
+      });
+      const served = (await (await app.request('/openapi.json')).json()) as typeof document;
+      const checkServed = createContractChecker(served);
+      const paths = Object.keys(served.paths);
+      assert.ok(paths.filter(isLarderOwnPath).length >= ('adminToken' in config ? 20 : 5));
+      for (const template of paths) {
+        // No path takes PATCH; the admin API asks for its token before it looks at the method.
+        const path = template.replace(/\{[^}]+\}/g, 'x');
+        const response = await app.request(path, {
+          method: 'PATCH',
+          headers: { authorization: `Bearer ${adminToken}` },
+        });
+        assert.equal(response.status, 405, path);
+        assert.ok(response.headers.get('allow'), path);
+        assert.deepEqual(await checkServed('PATCH', path, response), [], path);
+        // Held to the documented 405, not merely to the ErrorMessage shape: its Allow header is required.
+        const withoutAllow = new Response(response.body, { status: 405, headers: response.headers });
+        withoutAllow.headers.delete('allow');
+        assert.match(
+          (await checkServed('PATCH', path, withoutAllow)).join(),
+          /405 lacks the header Allow/,
+          path,
+        );
+      }
+    }
+  } finally {
+    await store.close();
   }
 });
 
