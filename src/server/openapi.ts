@@ -510,7 +510,7 @@ export const openApiDocument = (publicUrl: string) => {
             ),
             '405': error(
               405,
-              `The search path takes POST only (GET /v1/${kind.name}/search).`,
+              `A method other than GET or HEAD; also a GET of the search path, which takes POST only (GET /v1/${kind.name}/search).`,
               ['Allow'],
               ['ERR_METHOD_NOT_ALLOWED'],
             ),
