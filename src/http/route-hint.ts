@@ -47,17 +47,26 @@ export const createRouteHint = (paths: Readonly<Record<string, object>>) => {
 export const createMethodCheck = (paths: Readonly<Record<string, object>>) => {
   const routes = Object.entries(paths).map(([template, operations]) => ({
     parts: template.split('/'),
+    parameters: template.split('{').length - 1,
     methods: Object.keys(operations)
       .filter((method) => METHODS.has(method))
       .map((method) => method.toUpperCase()),
   }));
   return (method: string, path: string): string[] | undefined => {
     const segments = path.split('/');
-    const allowed = new Set<string>();
-    for (const { parts, methods } of routes) {
-      if (parts.length !== segments.length) continue;
-      if (parts.every((part, i) => (part.startsWith('{') ? segments[i] !== '' : part === segments[i])))
-        for (const each of methods) allowed.add(each);
+    // A concrete path is matched before a template it also fills (OpenAPI's rule): `…/search` is the search's,
+    // not a record id's, so its Allow is the search's methods alone.
+    let fewest = Number.POSITIVE_INFINITY;
+    let allowed = new Set<string>();
+    for (const { parts, parameters, methods } of routes) {
+      if (parts.length !== segments.length || parameters > fewest) continue;
+      if (!parts.every((part, i) => (part.startsWith('{') ? segments[i] !== '' : part === segments[i])))
+        continue;
+      if (parameters < fewest) {
+        fewest = parameters;
+        allowed = new Set();
+      }
+      for (const each of methods) allowed.add(each);
     }
     // Every GET route answers HEAD too.
     if (allowed.has('GET')) allowed.add('HEAD');

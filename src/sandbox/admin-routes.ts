@@ -308,6 +308,12 @@ export const createAdminRoutes = ({
       return c.body(page.body, 200, { 'content-type': 'application/json; charset=utf-8' });
     });
     routes.get(`/locations/:locationId/${kind.name}/:${kind.idParam}`, async (c) => {
+      // Not a route of its own beside this one: Hono's RegExpRouter refuses the pair (see retail-routes.ts).
+      if (c.req.param(kind.idParam) === 'search')
+        throw new LarderError('ERR_METHOD_NOT_ALLOWED', {
+          headers: { allow: 'POST' },
+          message: `${c.req.path} takes POST only: a search sends its filter as a JSON body.`,
+        });
       const locationId = await knownLocation(c);
       const body = await records.get(kind, locationId, c.req.param(kind.idParam) ?? '');
       // Bytes from a store are Buffers, never views of a SharedArrayBuffer.

@@ -508,12 +508,7 @@ export const openApiDocument = (publicUrl: string) => {
               [],
               ['ERR_NOT_FOUND', 'ERR_LOCATION_NOT_FOUND'],
             ),
-            '405': error(
-              405,
-              `A method other than GET or HEAD; also a GET of the search path, which takes POST only (GET /v1/${kind.name}/search).`,
-              ['Allow'],
-              ['ERR_METHOD_NOT_ALLOWED'],
-            ),
+            '405': error(405, 'A method other than GET or HEAD.', ['Allow'], ['ERR_METHOD_NOT_ALLOWED']),
           },
         },
       ),

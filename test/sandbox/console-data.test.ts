@@ -147,6 +147,12 @@ for (const backend of await backends()) {
       assert.equal((await json(missing))['code'], 40401);
       const notUuid = await admin('GET', `/locations/${LOCATION}/inventoryHistory/nope`);
       assert.equal((await json(notUuid))['fieldName'], 'inventoryHistoryEntryId');
+      // A search path is the search's, not a record id's: any other method is a 405 allowing POST alone.
+      for (const method of ['GET', 'DELETE']) {
+        const wrong = await admin(method, `/locations/${LOCATION}/purchaseOrders/search`);
+        assert.equal(wrong.status, 405, method);
+        assert.equal(wrong.headers.get('allow'), 'POST', method);
+      }
       assert.equal((await admin('GET', '/locations', undefined, 'wrong-token-wrong-token')).status, 401);
       for (const query of ['days=0', 'days=367', 'days=x', 'itemVersionId=nope', 'day=7', 'days=7&days=30']) {
         const response = await admin('GET', `/locations/${LOCATION}/charts?${query}`);
