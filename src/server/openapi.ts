@@ -233,7 +233,7 @@ const SHARED_RESPONSES = {
   Unavailable: {
     status: 503,
     description:
-      'The database is unavailable, or the server is starting (or a sandbox fault rule); retry shortly.',
+      "The database is unavailable, or the server is starting or stopping; retry shortly. On the platform's endpoints (never Larder's own: the admin API, /docs, /healthz …) a sandbox fault rule can answer it too.",
     headers: ['X-Request-Id'],
   },
   GatewayTimeout: {
