@@ -1,4 +1,5 @@
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import { singleQuery } from '../http/query-param.js';
 import { readJsonObject, SEARCH_BODY_HINT } from '../http/request-body.js';
 import { noteFacts, noteSearch } from '../http/request-facts.js';
 import { RECORD_KINDS, type RecordKind } from '../records/kinds.js';
@@ -28,8 +29,8 @@ export const createRetailRoutes = ({ authorize, records, noteCaller }: RetailRou
     routes.post(`/v1/${kind.name}/search`, authorize, async (c) => {
       const locationId = c.get('locationId');
       const body = await readJsonObject(c, { missingHint: SEARCH_BODY_HINT });
-      const current = c.req.query('pageToken') ?? '';
-      const rawPageSize = c.req.query('pageSize');
+      const current = singleQuery(c, 'pageToken') ?? '';
+      const rawPageSize = singleQuery(c, 'pageSize');
       noteSearch(c, body, current, rawPageSize);
       const page = await records.search(kind, locationId, {
         body,

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { type Context, Hono } from 'hono';
 import { createClientCredentials } from '../auth/clients.js';
+import { singleQuery } from '../http/query-param.js';
 import { readBodyText, readJsonObject, SEARCH_BODY_HINT } from '../http/request-body.js';
 import { type ImportProblem, importFiles } from '../import/import-files.js';
 import { RECORD_KINDS } from '../records/kinds.js';
@@ -302,8 +303,8 @@ export const createAdminRoutes = ({
       const locationId = await knownLocation(c);
       const page = await records.search(kind, locationId, {
         body: await readJsonObject(c, { missingHint: SEARCH_BODY_HINT }),
-        pageToken: c.req.query('pageToken') ?? '',
-        pageSize: c.req.query('pageSize'),
+        pageToken: singleQuery(c, 'pageToken') ?? '',
+        pageSize: singleQuery(c, 'pageSize'),
       });
       return c.body(page.body, 200, { 'content-type': 'application/json; charset=utf-8' });
     });

@@ -454,7 +454,7 @@ export const openApiDocument = (publicUrl: string) => {
           '200': ok('A page of results.', use(kind.pageSchema), undefined, RATE_LIMIT_HEADERS),
           '400': error(
             400,
-            'The location header, the body, the page token or pageSize is not valid (fieldName names it).',
+            'The location header, the body, the page token or pageSize is not valid, or a query parameter is given twice (fieldName names it).',
             [],
             [
               'ERR_VALIDATION',

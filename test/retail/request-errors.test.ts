@@ -276,6 +276,23 @@ describe('paging parameters', () => {
     });
   }
 
+  test('pageSize or pageToken given twice answers 400 naming it, whichever value comes first', async () => {
+    const token = String((await firstPage())['nextPageToken']);
+    for (const query of [
+      '?pageSize=2&pageSize=500',
+      '?pageSize=500&pageSize=2',
+      `?pageToken=${token}&pageToken=${token}`,
+    ]) {
+      const body = await expectError(
+        await searchRaw('{}', {}, query),
+        400,
+        40006,
+        query.slice(1, 9) === 'pageSize' ? 'pageSize' : 'pageToken',
+      );
+      assert.match(String(body['message']), /given 2 times; it takes one value/);
+    }
+  });
+
   test('pageSize=500 is accepted', async () => {
     assert.equal((await searchRaw('{}', {}, '?pageSize=500')).status, 200);
   });
