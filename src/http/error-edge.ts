@@ -18,6 +18,7 @@ import { noteFacts } from './request-facts.js';
 /** The HTTP meaning of each storage failure: storage raises StoreErrors, the status is chosen here. */
 const STORE_TO_HTTP: Record<StoreErrorCode, ErrorCode> = {
   STORE_UNAVAILABLE: 'ERR_UNAVAILABLE',
+  STORE_CLOSED: 'ERR_UNAVAILABLE',
   STORE_LOCKED: 'ERR_UNAVAILABLE',
   STORE_DUPLICATE: 'ERR_CONFLICT',
   STORE_NOT_FOUND: 'ERR_NOT_FOUND',
@@ -31,6 +32,9 @@ export const toLarderError = (error: unknown): LarderError => {
   if (isLarderError(error)) return error;
   if (isStoreError(error)) {
     const code = STORE_TO_HTTP[error.code];
+    // The server closes its store only once it has stopped serving: the request was cut by the stop, which is
+    // no failure to log as one.
+    if (error.code === 'STORE_CLOSED') return new LarderError(code, { cause: error, reported: true });
     return code === 'ERR_UNAVAILABLE' || code === 'ERR_INTERNAL'
       ? new LarderError(code, { cause: error })
       : new LarderError(code, { message: error.message, cause: error });

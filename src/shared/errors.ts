@@ -101,7 +101,10 @@ export interface LarderErrorOptions {
   cause?: unknown;
   /** Asked for by a fault rule or header: the answer is the sandbox working, not the server failing. */
   injected?: boolean;
-  /** Its source logs it as it sees fit (a readiness probe logs the change, not every probe): logged at debug. */
+  /**
+   * Its source logs it as it sees fit (a readiness probe logs the change, not every probe; a stop says it
+   * stopped): logged at debug.
+   */
   reported?: boolean;
 }
 
@@ -144,6 +147,8 @@ export const isLarderError = (value: unknown): value is LarderError => value ins
 export const STORE_ERROR_CODES = [
   /** The database cannot be reached, or the connection was lost (retry later). */
   'STORE_UNAVAILABLE',
+  /** The store was closed (the server is stopping) before the operation ran or finished. */
+  'STORE_CLOSED',
   /** Another process holds a lock the operation needs (SQLite: an exclusive import). */
   'STORE_LOCKED',
   /** A unique key already exists (a client id, ...). */

@@ -16,6 +16,7 @@ test('the answer sent while starting is built by the error edge, with a request 
 test('storage errors get their HTTP status at the edge', () => {
   const cases = [
     ['STORE_UNAVAILABLE', 503],
+    ['STORE_CLOSED', 503],
     ['STORE_LOCKED', 503],
     ['STORE_DUPLICATE', 409],
     ['STORE_NOT_FOUND', 404],
@@ -26,4 +27,10 @@ test('storage errors get their HTTP status at the edge', () => {
   for (const [code, status] of cases)
     assert.equal(toLarderError(new StoreError(code, 'x')).status, status, code);
   assert.equal(toLarderError(new Error('boom')).code, 'ERR_INTERNAL');
+});
+
+test('a store closed under a request (the stop cut it) is a 503 logged at debug, not an error', () => {
+  const closed = toLarderError(new StoreError('STORE_CLOSED', 'closed'));
+  assert.equal(closed.reported, true);
+  assert.equal(toLarderError(new StoreError('STORE_UNAVAILABLE', 'down')).reported, false);
 });

@@ -120,6 +120,19 @@ for (const backend of await backends()) {
       assert.deepEqual(store.capabilities, { writesOnMainThread: embedded, embedded });
     });
 
+    test('once closed, reads, writes and imports fail with STORE_CLOSED, and closing again is harmless', async () => {
+      const closed = await instance.openPeer();
+      await closed.close();
+      await rejectsWithStoreError(closed.ping(), 'STORE_CLOSED');
+      await rejectsWithStoreError(closed.locations.get(shop), 'STORE_CLOSED');
+      await rejectsWithStoreError(closed.auth.version(), 'STORE_CLOSED');
+      await rejectsWithStoreError(closed.records.get(PURCHASE_ORDERS, shop, idFor(1)), 'STORE_CLOSED');
+      await rejectsWithStoreError(closed.locations.upsert({ id: newLocationId() }), 'STORE_CLOSED');
+      await rejectsWithStoreError(closed.auth.createClient(client()), 'STORE_CLOSED');
+      await rejectsWithStoreError(closed.records.beginImport({ id: newLocationId() }), 'STORE_CLOSED');
+      await closed.close();
+    });
+
     describe('locations', () => {
       test('upsertLocation creates with the id as default name, renames only when a name is given', async () => {
         const id = newLocationId();

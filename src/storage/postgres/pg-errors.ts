@@ -53,9 +53,21 @@ const UNIQUE_VIOLATION = '23505';
 /** A NUL byte in text (22021), or \u0000 in JSON text (22P05): values PostgreSQL cannot hold. */
 const INVALID_VALUE_SQLSTATES = new Set(['22021', '22P05']);
 
-/** Turns a pg failure into the StoreError callers see; anything unexpected is left as it is. */
-export const toStoreError = (error: unknown): unknown => {
+/** What node-postgres answers a caller once `pool.end()` has been called. */
+const POOL_ENDED = 'Cannot use a pool after calling end on the pool';
+
+/**
+ * Turns a pg failure into the StoreError callers see; anything unexpected is left as it is. Once the store is
+ * `closing`, a lost or silent database is the stop's business, not the caller's: the server closes the store only
+ * after it stopped serving, so the operation belongs to a request or background run the stop has cut.
+ */
+export const toStoreError = (error: unknown, closing = false): unknown => {
   if (error instanceof StoreError) return error;
+  if ((error instanceof Error && error.message === POOL_ENDED) || (closing && isUnavailableError(error))) {
+    return new StoreError('STORE_CLOSED', 'The PostgreSQL store was closed before the operation finished.', {
+      cause: error,
+    });
+  }
   if (isUnavailableError(error)) {
     return new StoreError(
       'STORE_UNAVAILABLE',

@@ -65,15 +65,20 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
   // reported here; without a listener the event would crash the process. The next query opens a new one.
   pool.on('error', () => {});
 
+  /** Set as close() begins: work still waiting on the database then was cut by a stop (see toStoreError). */
+  let closing = false;
+  const isClosing = () => closing;
+  const storeError = (error: unknown): unknown => toStoreError(error, closing);
+
   const withClient = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
-    const { client, release } = await checkout(pool);
+    const { client, release } = await checkout(pool, isClosing);
     try {
       const result = await work(client);
       release();
       return result;
     } catch (error) {
       release(error);
-      throw toStoreError(error);
+      throw storeError(error);
     }
   };
 
@@ -93,20 +98,20 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
   /**
    * Reads retry once on a lost connection: after a restart or pg_terminate_backend the pool may still hold dead
    * connections, and a second attempt gets a fresh one. A statement timeout is not retried (it would only add
-   * load).
+   * load), nor is anything once the store is closing (the ending pool would refuse the second attempt).
    */
   const retryOnce = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
       return await run();
     } catch (error) {
-      if (!isUnavailableError(error) || (error as { code?: unknown }).code === '57014') {
-        throw toStoreError(error);
+      if (closing || !isUnavailableError(error) || (error as { code?: unknown }).code === '57014') {
+        throw storeError(error);
       }
     }
     try {
       return await run();
     } catch (error) {
-      throw toStoreError(error);
+      throw storeError(error);
     }
   };
 
@@ -117,7 +122,7 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
     try {
       return await pool.query(query);
     } catch (error) {
-      throw toStoreError(error);
+      throw storeError(error);
     }
   };
 
@@ -133,6 +138,8 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
 
   /** Open imports, rolled back by close(): the pool cannot end while they hold connections. */
   const imports = new Set<ImportSession>();
+  /** Closing twice is harmless, as on SQLite: a second call waits for the first rather than ending the pool again. */
+  let closed: Promise<void> | undefined;
 
   /** Retail pages: the bodies as the bytes received (raw-rows.ts), the keyset position decoded here. */
   const search = async (query: KeysetSearch): Promise<StoredRow[]> => {
@@ -214,14 +221,14 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
     beginImport: async ({ id, name }) => {
       // The location row is written inside the import's transaction: a rolled-back import into a new location
       // leaves no location behind either.
-      const connection = await checkout(pool);
+      const connection = await checkout(pool, isClosing);
       try {
         await connection.client.query('BEGIN');
         await connection.client.query(UPSERT_LOCATION, [id, name ?? null, new Date().toISOString()]);
       } catch (error) {
         await connection.client.query('ROLLBACK').catch(() => {});
         connection.release(error);
-        throw toStoreError(error);
+        throw storeError(error);
       }
       const session = postgresImportSession(connection, id, () => imports.delete(session));
       imports.add(session);
@@ -434,9 +441,13 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
     },
     poolState: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
 
-    close: async () => {
-      await Promise.all([...imports].map((session) => session.rollback()));
-      await pool.end();
+    close: () => {
+      closing = true;
+      closed ??= (async () => {
+        await Promise.all([...imports].map((session) => session.rollback()));
+        await pool.end();
+      })();
+      return closed;
     },
   };
 };

@@ -60,12 +60,23 @@ const UNIQUE_CODES = new Set(['SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT
 const isDamage = (code: string): boolean =>
   code === 'SQLITE_CORRUPT' || code.startsWith('SQLITE_CORRUPT_') || code === 'SQLITE_NOTADB';
 
+/** What better-sqlite3 throws for a statement on a closed connection (no code). */
+const NOT_OPEN = 'The database connection is not open';
+
+const closedError = (cause?: unknown): StoreError =>
+  new StoreError(
+    'STORE_CLOSED',
+    'The SQLite store was closed before the operation ran.',
+    cause === undefined ? {} : { cause },
+  );
+
 /**
  * Expected SQLite failures as the StoreErrors every backend raises; anything else is left as it is. A damaged
  * file is named with what to do: SQLite's own words ("database disk image is malformed") say neither.
  */
 const toStoreError = (error: unknown, path: string): unknown => {
   if (error instanceof StoreError) return error;
+  if (error instanceof TypeError && error.message === NOT_OPEN) return closedError(error);
   const code = (error as { code?: unknown }).code;
   if (typeof code !== 'string') return error;
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED')
@@ -220,6 +231,8 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
   // The retail reads (by id and searches) go through the turn snapshot; searches with variable filters are
   // prepared once per SQL text (a bounded set).
   const snapshot = createTurnSnapshot(() => {
+    // Opened on first use, which must not come after close() (a request the stop cut, reading on).
+    if (!db.open) throw closedError();
     const reader = new Database(options.path, { fileMustExist: true });
     configure(reader, busyTimeoutMs);
     reader.pragma('query_only = ON');
@@ -423,6 +436,8 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     let direct: boolean;
     let writer: Db;
     try {
+      // An import has a connection of its own, which a closed store would otherwise still open.
+      if (!db.open) throw closedError();
       direct = sessionOptions.exclusive === true && enterDirectMode();
       // Otherwise a connection of its own: in-process readers keep seeing the last committed state until commit.
       writer = direct ? db : new Database(options.path);
