@@ -310,15 +310,6 @@ if (unreachable !== undefined) {
       });
     });
 
-    test('close() rolls back an import left open instead of waiting for it', async () => {
-      const closing = await createPostgresStore({ databaseUrl: postgresUrl, schema });
-      const id = newLocationId();
-      const session = await closing.records.beginImport({ id });
-      await session.put(PURCHASE_ORDERS, [purchaseOrder(1, T0)]);
-      await closing.close();
-      assert.equal(await store.locations.get(id), undefined);
-    });
-
     test('opening a store on an unreachable server fails with STORE_UNAVAILABLE', async () => {
       const proxy = await startTcpProxy('127.0.0.1', 1);
       await proxy.down();

@@ -133,6 +133,20 @@ for (const backend of await backends()) {
       await closed.close();
     });
 
+    test('close() rolls back an import left open instead of waiting for it, and frees the database', async () => {
+      const closing = await instance.openPeer();
+      const id = newLocationId();
+      const session = await closing.records.beginImport({ id });
+      await session.put(PURCHASE_ORDERS, [purchaseOrder(1, T0)]);
+      await closing.close();
+      await rejectsWithStoreError(session.put(PURCHASE_ORDERS, [purchaseOrder(2, T0)]), 'STORE_CLOSED');
+      await rejectsWithStoreError(session.commit(), 'STORE_CLOSED');
+      assert.equal(await store.locations.get(id), undefined);
+      const other = newLocationId();
+      await store.locations.upsert({ id: other });
+      assert.equal((await store.locations.get(other))?.id, other);
+    });
+
     describe('locations', () => {
       test('upsertLocation creates with the id as default name, renames only when a name is given', async () => {
         const id = newLocationId();

@@ -1,4 +1,5 @@
 import { RECORD_KINDS, zeroCounts } from '../../records/kinds.js';
+import { StoreError } from '../../shared/errors.js';
 import type { ImportCounts, ImportSession } from '../store.js';
 import type { Checkout } from './checkout.js';
 import { toStoreError } from './pg-errors.js';
@@ -15,6 +16,8 @@ export const postgresImportSession = (
   { client, release }: Checkout,
   locationId: string,
   onClosed: () => void,
+  /** Whether the store is closing: it rolls open sessions back, which their caller learns as STORE_CLOSED. */
+  storeClosing: () => boolean,
 ): ImportSession => {
   let state: 'open' | 'failed' | 'closed' = 'open';
   const counts: ImportCounts = zeroCounts();
@@ -43,7 +46,11 @@ export const postgresImportSession = (
     if (tables.length > 0) await client.query(`ANALYZE ${tables.join(', ')}`).catch(() => {});
   };
 
+  const closedUnder = () =>
+    new StoreError('STORE_CLOSED', 'The PostgreSQL store was closed before the import was committed.');
+
   const put = async (write: () => Promise<void>): Promise<void> => {
+    if (state === 'closed' && storeClosing()) throw closedUnder();
     if (state !== 'open') throw new Error(`This import session is ${state}.`);
     try {
       await write();
@@ -60,7 +67,8 @@ export const postgresImportSession = (
         counts[kind.name] += rows.length;
       }),
     commit: async () => {
-      if (state === 'closed') throw new Error('This import session is closed.');
+      if (state === 'closed')
+        throw storeClosing() ? closedUnder() : new Error('This import session is closed.');
       if (state === 'failed') {
         await finish('ROLLBACK');
         throw new Error('The import failed earlier and was rolled back.');

@@ -230,7 +230,7 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
         connection.release(error);
         throw storeError(error);
       }
-      const session = postgresImportSession(connection, id, () => imports.delete(session));
+      const session = postgresImportSession(connection, id, () => imports.delete(session), isClosing);
       imports.add(session);
       return session;
     },

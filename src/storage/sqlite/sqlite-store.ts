@@ -428,6 +428,9 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
        ON CONFLICT (location_id, id) DO UPDATE SET ${updated.join(', ')}`;
   };
 
+  /** Rollbacks of the imports open in this process: close() ends them rather than wait for them. */
+  const openImports = new Set<() => void>();
+
   const beginImport = async (
     location: { id: string; name?: string },
     sessionOptions: ImportSessionOptions = {},
@@ -476,6 +479,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     const finish = (commit: boolean) => {
       if (!open) return;
       open = false;
+      openImports.delete(abandon);
       try {
         if (writer.inTransaction) writer.exec(commit ? 'COMMIT' : 'ROLLBACK');
       } catch (error) {
@@ -487,8 +491,16 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
         release();
       }
     };
+    /** Rolled back by close(): the caller learns it from its next put or commit. */
+    let abandoned = false;
+    const abandon = () => {
+      abandoned = true;
+      finish(false);
+    };
+    openImports.add(abandon);
     return {
       put: async (kind, rows) => {
+        if (abandoned) throw closedError();
         let upsert = upserts.get(kind.name);
         if (upsert === undefined) {
           upsert = writer.prepare<unknown[]>(upsertSql(kind));
@@ -514,6 +526,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
         counts[kind.name] += rows.length;
       },
       commit: async () => {
+        if (abandoned) throw closedError();
         finish(true);
         // This process's reads see its own import from now, not from the next turn.
         snapshot.end();
@@ -623,6 +636,9 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
 
     close: async () => {
       if (!db.open) return;
+      // As on PostgreSQL, an import still open (one a stop cut) is rolled back: it holds the write lock, which
+      // PRAGMA optimize would otherwise wait the busy timeout for, with the event loop blocked.
+      for (const abandon of [...openImports]) abandon();
       snapshot.close();
       try {
         db.pragma('optimize');
