@@ -51,8 +51,8 @@ export interface AuthService {
   discovery: Hono;
   /** Sees changes made elsewhere now, as the next poll would (tests call it instead of waiting). */
   refresh(): Promise<void>;
-  /** Starts the authVersion poll; returns a stop function. */
-  start(): () => void;
+  /** Starts the authVersion poll; returns its stop (AuthState.startPolling). */
+  start(): () => Promise<void>;
 }
 
 export interface AuthServiceDeps {

@@ -21,8 +21,11 @@ export interface AuthState {
   reloadForUnknownKey(): Promise<boolean>;
   /** One poll: a refresh whose failure is logged (once per outage) rather than thrown. */
   pollOnce(): Promise<void>;
-  /** Runs `pollOnce` every `intervalMs`; returns a stop function. */
-  startPolling(intervalMs: number): () => void;
+  /**
+   * Runs `pollOnce` every `intervalMs`; returns a stop function: no poll starts after it is called, and it
+   * resolves once the poll in flight has ended, which logs nothing then (its store may be closing under it).
+   */
+  startPolling(intervalMs: number): () => Promise<void>;
 }
 
 const UNKNOWN_KEY_RELOAD_INTERVAL_MS = 1000;
@@ -72,13 +75,15 @@ export const createAuthState = async ({
 
   // Log an outage once and its end once, not four lines a second; cached tokens keep being served.
   let failing = false;
-  const pollOnce = (): Promise<void> =>
+  const poll = (stopped: () => boolean): Promise<void> =>
     refresh().then(
       () => {
+        if (stopped()) return;
         if (failing) logger.info('auth state reload recovered');
         failing = false;
       },
       (error: unknown) => {
+        if (stopped()) return;
         if (!failing)
           logger.warn('auth state reload failing; serving the last known clients and keys', { error });
         failing = true;
@@ -102,12 +107,13 @@ export const createAuthState = async ({
       await refresh(true);
       return true;
     },
-    pollOnce,
+    pollOnce: () => poll(() => false),
     startPolling: (intervalMs) => {
       let timer: NodeJS.Timeout | undefined;
       let stopped = false;
+      let polling: Promise<void> = Promise.resolve();
       const tick = (): void => {
-        void pollOnce().finally(() => {
+        polling = poll(() => stopped).finally(() => {
           if (!stopped) timer = setTimeout(tick, intervalMs).unref();
         });
       };
@@ -115,6 +121,7 @@ export const createAuthState = async ({
       return () => {
         stopped = true;
         clearTimeout(timer);
+        return polling;
       };
     },
   };

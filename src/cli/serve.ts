@@ -172,7 +172,10 @@ export const serve = async (
     stop: async () => {
       await metricsEndpoint?.stop();
       await server.stop();
+      // Closing the store ends the background work still waiting on it (a poll on a silent PostgreSQL); awaited
+      // after, so that none of it logs after "stopped".
       await store.close();
+      await server.settled();
       output.logger.info('stopped');
     },
   };

@@ -177,8 +177,12 @@ export interface LiveDemo {
    * Concurrent calls share one run. Resolves with what was written (nothing when already up to date).
    */
   catchUp(): Promise<{ days: number; records: number; ms: number } | undefined>;
-  /** Runs catchUp every `intervalMs` (real time passing midnight); returns a stop function. */
-  start(intervalMs: number): () => void;
+  /**
+   * Runs catchUp now (the days that passed while the server was stopped) and every `intervalMs` (real time passing
+   * midnight); returns a stop function. The stop cuts a catch-up in flight short at its next day (rolled back: the
+   * next start does those days again) and resolves once it has ended, which logs nothing then.
+   */
+  start(intervalMs: number): () => Promise<void>;
 }
 
 export const createLiveDemo = ({
@@ -191,6 +195,14 @@ export const createLiveDemo = ({
   logger: Logger;
 }): LiveDemo => {
   let running: Promise<{ days: number; records: number; ms: number } | undefined> | undefined;
+  let stopped = false;
+  const goOn = (): void => {
+    if (stopped)
+      throw new LarderError('ERR_UNAVAILABLE', {
+        message: 'Stopping: the live demo catch-up was cut short; the next start catches up.',
+        reported: true,
+      });
+  };
   const run = async () => {
     const state = await store.settings.liveDemo.get();
     const target = lastCompleteDay(clock.now());
@@ -198,6 +210,7 @@ export const createLiveDemo = ({
     const started = performance.now();
     let records = 0;
     for (const location of state.locations) {
+      goOn();
       // Deleted (or reset away) demo locations stay gone; imported locations are never in this list.
       if ((await store.locations.get(location.id)) === undefined) continue;
       const session = await store.records.beginImport({ id: location.id });
@@ -217,6 +230,7 @@ export const createLiveDemo = ({
           // A day at a time, so a long jump of the clock (years of activity) never holds the event loop:
           // requests are served meanwhile, reading the last committed state.
           await setImmediate();
+          goOn();
         }
         await session.commit();
       } catch (error) {
@@ -239,12 +253,19 @@ export const createLiveDemo = ({
   return {
     catchUp,
     start: (intervalMs) => {
-      const timer = setInterval(() => {
-        catchUp().catch((error: unknown) =>
-          logger.warn('live demo catch-up failed; retrying later', { error }),
-        );
-      }, intervalMs).unref();
-      return () => clearInterval(timer);
+      let current: Promise<unknown> = Promise.resolve();
+      const tick = () => {
+        current = catchUp().catch((error: unknown) => {
+          if (!stopped) logger.warn('live demo catch-up failed; retrying later', { error });
+        });
+      };
+      tick();
+      const timer = setInterval(tick, intervalMs).unref();
+      return () => {
+        stopped = true;
+        clearInterval(timer);
+        return current.then(() => {});
+      };
     },
   };
 };

@@ -108,8 +108,11 @@ export interface LarderApp {
   clock: Clock;
   /** The request journal, when the admin API is on and the journal not turned off (`--journal-size 0`). */
   journal: Journal | undefined;
-  /** Starts background work (auth and clock polls); returns a stop function. */
-  start(): () => void;
+  /**
+   * Starts background work (auth and clock polls, the live demo's catch-up); returns its stop: nothing starts
+   * after it is called, and it resolves once the runs in flight have ended, logging nothing more.
+   */
+  start(): () => Promise<void>;
   /** From now on /readyz answers 503, so balancers stop sending before the server stops. */
   drain(): void;
 }
@@ -398,10 +401,8 @@ export const createApp = async ({
         ...(virtualClock === undefined ? [] : [virtualClock.startSync(CLOCK_SYNC_MS)]),
         ...(live === undefined ? [] : [live.start(LIVE_CHECK_MS)]),
       ];
-      // Days that passed while the server was stopped.
-      live?.catchUp().catch((error: unknown) => logger.warn('live demo catch-up failed', { error }));
-      return () => {
-        for (const stop of stops) stop();
+      return async () => {
+        await Promise.all(stops.map((stop) => stop()));
       };
     },
   };

@@ -70,11 +70,31 @@ export interface RunningServer {
   url: string;
   publicUrl: string;
   port: number;
-  /** Stops accepting, lets in-flight requests finish (bounded), then stops background work. */
+  /** Stops accepting, lets in-flight requests finish (bounded), then tells background work to stop. */
   stop(): Promise<void>;
+  /**
+   * Resolves once the background work running at stop() has ended (at most BACKGROUND_STOP_GUARD_MS after it).
+   * A run waiting on a silent database ends when the store closes: close the store, then await this, so that
+   * nothing the run says comes after the stop.
+   */
+  settled(): Promise<void>;
 }
 
 const TIMEOUT_CHECK_INTERVAL_MS = 1000;
+
+/** A guard only: once the store is closed, a background run ends within one store call (or one live demo day). */
+const BACKGROUND_STOP_GUARD_MS = 5000;
+
+/** `work`, or nothing after `ms`: a stop must end even if some work never does. */
+const atMost = (work: Promise<void>, ms: number): Promise<void> =>
+  new Promise<void>((resolve) => {
+    const guard = setTimeout(resolve, ms).unref();
+    const done = () => {
+      clearTimeout(guard);
+      resolve();
+    };
+    work.then(done, done);
+  });
 
 /** The unspecified addresses, as the URL parser spells them (IPv4 any, IPv6 any, IPv4-mapped any). */
 const WILDCARD = new Set(['0.0.0.0', '[::]', '[::ffff:0:0]']);
@@ -223,7 +243,8 @@ export const startServer = async (deps: {
   logger.debug('bound; building the app (not ready yet)', { url });
 
   let larder: Awaited<ReturnType<typeof createApp>>;
-  let stopPolling: () => void;
+  let stopBackground: () => Promise<void>;
+  let backgroundStopped: Promise<void> = Promise.resolve();
   try {
     larder = await createApp({
       store,
@@ -248,7 +269,7 @@ export const startServer = async (deps: {
       },
       ...(config.metrics === undefined ? {} : { metrics: config.metrics }),
     });
-    stopPolling = larder.start();
+    stopBackground = larder.start();
   } catch (error) {
     built(undefined);
     server.close();
@@ -275,7 +296,8 @@ export const startServer = async (deps: {
       );
       await closed;
       clearTimeout(deadline);
-      stopPolling();
+      backgroundStopped = atMost(stopBackground(), BACKGROUND_STOP_GUARD_MS);
     },
+    settled: () => backgroundStopped,
   };
 };

@@ -36,8 +36,8 @@ export interface VirtualClock extends Clock {
   reset(): Promise<ClockView>;
   /** Takes up a change another instance made (polled, like revocations). */
   sync(): Promise<void>;
-  /** Polls the store every `intervalMs`; returns a stop function. */
-  startSync(intervalMs: number): () => void;
+  /** Polls the store every `intervalMs`; returns a stop function, resolved once the sync in flight has ended. */
+  startSync(intervalMs: number): () => Promise<void>;
 }
 
 /**
@@ -90,9 +90,10 @@ export const createVirtualClock = async ({
     startSync: (intervalMs) => {
       let stopped = false;
       let timer: NodeJS.Timeout | undefined;
+      let syncing: Promise<void> = Promise.resolve();
       const tick = (): void => {
         // A store outage keeps the last known time; the next poll tries again.
-        void sync()
+        syncing = sync()
           .catch(() => {})
           .finally(() => {
             if (!stopped) timer = setTimeout(tick, intervalMs).unref();
@@ -102,6 +103,7 @@ export const createVirtualClock = async ({
       return () => {
         stopped = true;
         clearTimeout(timer);
+        return syncing;
       };
     },
   };

@@ -67,10 +67,45 @@ describe('auth state polling', () => {
       await new Promise<void>((resolve) => setImmediate(resolve));
       mock.timers.tick(250);
       assert.equal(calls, 2);
-      stop();
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await stop();
       mock.timers.tick(1000);
       assert.equal(calls, 2);
+    } finally {
+      mock.timers.reset();
+      temp.store.auth.version = realVersion;
+    }
+  });
+
+  it('its stop waits for the poll in flight, whose failure (the store closing under it) logs nothing', async () => {
+    const lines: string[] = [];
+    const logger: Logger = { ...silent, warn: (msg) => lines.push(msg), info: (msg) => lines.push(msg) };
+    const state = await createAuthState({ store: temp.store, clock: createTestClock(), logger });
+    lines.length = 0;
+    const realVersion = temp.store.auth.version.bind(temp.store);
+    let fail!: (error: Error) => void;
+    let calls = 0;
+    temp.store.auth.version = () => {
+      calls++;
+      return new Promise((_, reject) => {
+        fail = reject;
+      });
+    };
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      const stop = state.startPolling(250);
+      mock.timers.tick(250);
+      assert.equal(calls, 1);
+      let settled = false;
+      const stopped = stop().then(() => {
+        settled = true;
+      });
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      assert.equal(settled, false, 'the stop waits for the poll in flight');
+      fail(new Error('Cannot use a pool after calling end on the pool'));
+      await stopped;
+      mock.timers.tick(1000);
+      assert.equal(calls, 1, 'no poll after the stop');
+      assert.deepEqual(lines, []);
     } finally {
       mock.timers.reset();
       temp.store.auth.version = realVersion;

@@ -175,7 +175,7 @@ for (const backend of await backends()) {
       await admin('PUT', '/clock', { now: '2030-06-01T00:00:00Z', frozen: true });
       await other.app.request('/healthz');
       const stop = other.start();
-      stop();
+      await stop();
       await (other.clock as unknown as { sync(): Promise<void> }).sync();
       assert.equal(new Date(other.clock.now()).toISOString(), '2030-06-01T00:00:00.000Z');
       await admin('DELETE', '/clock');

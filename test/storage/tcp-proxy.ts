@@ -14,6 +14,11 @@ export interface TcpProxy {
    * way, ever again, and new connections are accepted and then ignored. No reset reaches either side.
    */
   blackhole(): void;
+  /**
+   * Resolves once `connections` connections have sent something into the silence (a query on an open one, the
+   * startup of a new one): that many callers are then waiting on the database.
+   */
+  heard(connections: number): Promise<void>;
   /** New connections are forwarded again (the silent ones stay silent, as after a real failover). */
   forward(): void;
   close(): Promise<void>;
@@ -23,12 +28,22 @@ export const startTcpProxy = async (targetHost: string, targetPort: number): Pro
   const sockets = new Set<Socket>();
   const silenced = new Set<() => void>();
   let silent = false;
+  const speakers = new Set<Socket>();
+  const listeners = new Set<() => void>();
+  /** Reads what `socket` sends from now on and answers nothing: a peer that takes requests and never replies. */
+  const ignore = (socket: Socket): void => {
+    socket.on('data', () => {
+      speakers.add(socket);
+      for (const listener of listeners) listener();
+    });
+    socket.resume();
+  };
   const server = createServer((downstream) => {
     sockets.add(downstream);
     downstream.on('close', () => sockets.delete(downstream));
     downstream.on('error', () => downstream.destroy());
     if (silent) {
-      downstream.pause();
+      ignore(downstream);
       return;
     }
     const upstream = connect(targetPort, targetHost);
@@ -44,8 +59,8 @@ export const startTcpProxy = async (targetHost: string, targetPort: number): Pro
     silenced.add(() => {
       downstream.unpipe(upstream);
       upstream.unpipe(downstream);
-      downstream.pause();
       upstream.pause();
+      ignore(downstream);
     });
   });
   const listen = (port: number) =>
@@ -75,6 +90,16 @@ export const startTcpProxy = async (targetHost: string, targetPort: number): Pro
       for (const silence of silenced) silence();
       silenced.clear();
     },
+    heard: (connections) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (speakers.size < connections) return;
+          listeners.delete(check);
+          resolve();
+        };
+        listeners.add(check);
+        check();
+      }),
     forward: () => {
       silent = false;
     },
