@@ -4,6 +4,7 @@ import {
   type InventoryHistorySearchRequest,
   LOCATION_HEADER,
   LOGIN_PATH,
+  MAX_PAGE_SIZE,
   type PurchaseOrder,
   type PurchaseOrdersSearchRequest,
   RECORD_KINDS,
@@ -50,7 +51,7 @@ export interface CallOptions {
 }
 
 export interface SearchOptions extends CallOptions {
-  /** Records per page (Larder: 1–500, default 100). */
+  /** Records per page (Larder: 1–500, default 100); any other is a TypeError, nothing sent. */
   pageSize?: number | undefined;
   /** Start from this page (a `nextPageToken` of the same search) instead of the first. */
   pageToken?: string | undefined;
@@ -207,12 +208,19 @@ export const createClient = (options: ClientOptions): LarderClient => {
   const records = <T, F>(name: keyof typeof RECORD_KINDS): RecordsApi<T, F> => {
     const { idField } = RECORD_KINDS[name];
     const search = (filter: F, options: SearchOptions): SearchResult<T> => {
+      // The server would refuse it with a 400; said here, naming the option, before a login is spent on it.
+      const { pageSize } = options;
+      if (
+        pageSize !== undefined &&
+        !(Number.isInteger(pageSize) && pageSize >= 1 && pageSize <= MAX_PAGE_SIZE)
+      )
+        throw new TypeError(`pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE}, not ${pageSize}`);
       const pages = async function* (): AsyncGenerator<Page<T>> {
         let pageToken = options.pageToken ?? '';
         for (;;) {
           options.signal?.throwIfAborted();
           const query = new URLSearchParams();
-          if (options.pageSize !== undefined) query.set('pageSize', String(options.pageSize));
+          if (pageSize !== undefined) query.set('pageSize', String(pageSize));
           if (pageToken !== '') query.set('pageToken', pageToken);
           const text = query.toString();
           const page = await call<Page<T>>(

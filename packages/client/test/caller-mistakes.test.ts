@@ -63,6 +63,30 @@ test('a location no header can carry is a TypeError before anything is sent', as
   assert.deepEqual(sent, []);
 });
 
+test('a page size the server would refuse is a TypeError naming pageSize, before anything is sent', async () => {
+  for (const pageSize of [0, -1, 501, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+    const { client, sent } = scripted(LOGIN);
+    const named = (error: unknown) => {
+      assert.ok(error instanceof TypeError, String(error));
+      assert.equal(error.message, `pageSize must be a whole number from 1 to 500, not ${pageSize}`);
+      return true;
+    };
+    assert.throws(() => client.purchaseOrders.search({}, { location: 'loc', pageSize }), named);
+    await assert.rejects(
+      (async () => {
+        for await (const _ of client.inventoryHistory.sync({ location: 'loc', pageSize })) void _;
+      })(),
+      named,
+    );
+    assert.deepEqual(sent, []);
+  }
+  for (const pageSize of [1, 500]) {
+    const { client, sent } = scripted(LOGIN, { data: [], currentPageToken: '', nextPageToken: '' });
+    for await (const _ of client.purchaseOrders.search({}, { location: 'loc', pageSize })) void _;
+    assert.match(sent[1] ?? '', new RegExp(`pageSize=${pageSize}$`));
+  }
+});
+
 test('a login answered 200 without a token is a LarderClientError', async () => {
   for (const body of [
     { ok: true },
