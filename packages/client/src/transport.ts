@@ -166,8 +166,12 @@ export const createTransport = (options: TransportOptions) => {
     for (const done of wake) done();
   };
 
-  const attempt = async (request: HttpRequest, headers: Record<string, string>): Promise<HttpAnswer> => {
-    const timeout = AbortSignal.timeout(options.timeoutMs);
+  const attempt = async (
+    request: HttpRequest,
+    headers: Record<string, string>,
+    timeoutMs: number,
+  ): Promise<HttpAnswer> => {
+    const timeout = AbortSignal.timeout(timeoutMs);
     const signal = request.signal === undefined ? timeout : AbortSignal.any([request.signal, timeout]);
     try {
       const response = await options.fetch(request.url, {
@@ -180,10 +184,9 @@ export const createTransport = (options: TransportOptions) => {
     } catch (error) {
       if (request.signal?.aborted) throw request.signal.reason;
       if (timeout.aborted)
-        throw new LarderTimeoutError(
-          `${request.method} ${request.url}: no answer within ${options.timeoutMs} ms.`,
-          { cause: error },
-        );
+        throw new LarderTimeoutError(`${request.method} ${request.url}: no answer within ${timeoutMs} ms.`, {
+          cause: error,
+        });
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
       const detail = cause?.code ?? cause?.message ?? (error as Error).message;
       throw new LarderTransportError(`${request.method} ${request.url}: ${detail}`, { cause: error });
@@ -249,13 +252,25 @@ export const createTransport = (options: TransportOptions) => {
     // failures: they spend no attempt of maxAttempts, only time, as octokit's throttling treats them. Their own
     // cap ends the loop against a clock that stands still.
     let rateLimited = 0;
+    /** Ends the request with the last attempt's answer, or its failure; undefined before the first. */
+    let giveUp: (() => HttpAnswer) | undefined;
     for (let attempts = 1; ; attempts++) {
       const { headers, sent } = await ready(request, started);
+      // A retry gets what is left of the budget, at most timeoutMs: no attempt runs past maxElapsedMs.
+      let timeoutMs = options.timeoutMs;
+      if (retry !== false && giveUp !== undefined) {
+        const left = retry.maxElapsedMs - (now() - started);
+        if (left <= 0) {
+          settle(request.limit, sent, undefined);
+          return giveUp();
+        }
+        timeoutMs = Math.min(timeoutMs, left);
+      }
       const known = versions;
       let answer: HttpAnswer | undefined;
       let failure: unknown;
       try {
-        answer = await attempt(request, headers);
+        answer = await attempt(request, headers, timeoutMs);
       } catch (error) {
         if (!(error instanceof LarderTransportError)) throw error;
         failure = error;
@@ -284,7 +299,7 @@ export const createTransport = (options: TransportOptions) => {
         if (!RETRIED_STATUSES.has(answer.status)) return answer;
       }
       if (answer !== undefined && retryRefused(answer)) return answer;
-      const giveUp = () => {
+      giveUp = () => {
         if (answer !== undefined) return answer;
         throw failure;
       };

@@ -349,6 +349,46 @@ describe('retries and failures', () => {
     }
   });
 
+  test('a retry never runs past maxElapsedMs: it gets only the time left, and none is left for a third', async () => {
+    const silent: Server = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    try {
+      for (const [maxElapsedMs, left] of [
+        [150, 50],
+        [200, 100],
+      ] as const) {
+        let attempts = 0;
+        // The client's clock moves only when an attempt ends, by its timeout: each of these times out.
+        let clock = 0;
+        const api = createClient({
+          baseUrl: `http://127.0.0.1:${port}`,
+          clientId: 'x',
+          clientSecret: 'y',
+          timeoutMs: 100,
+          retry: { baseDelayMs: 0, maxElapsedMs },
+          now: () => clock,
+          sleep: async () => {},
+          fetch: (async (input, init) => {
+            attempts++;
+            try {
+              return await fetch(input, init);
+            } finally {
+              clock += attempts === 1 ? 100 : left;
+            }
+          }) as typeof fetch,
+        });
+        const error = await api.purchaseOrders.get('x', { location: 'l' }).catch((e: unknown) => e);
+        assert.ok(error instanceof LarderTimeoutError, String(error));
+        assert.match(error.message, new RegExp(`no answer within ${left} ms`));
+        assert.equal(attempts, 2, `maxElapsedMs ${maxElapsedMs}: the second attempt ends it`);
+      }
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
   test('a 5xx whose ErrorMessage says canRetry "false" is final: one request, no wait', async () => {
     let requests = 0;
     const final: Server = createServer((_request, response) => {
