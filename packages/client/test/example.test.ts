@@ -1,16 +1,17 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { runNode } from '../../../test/helpers/cli.js';
-import { inventoryFixture } from '../../../test/helpers/fixtures.js';
+import { inventoryFixture, purchaseOrderFixture } from '../../../test/helpers/fixtures.js';
 import { ADMIN_TOKEN, type Larder, startLarder } from './larder.js';
 
 /** The example integration, run as a user runs it (a process importing the built package), against Larder. */
 
 const EXAMPLE = join(import.meta.dirname, '..', 'examples', 'sync-inventory.ts');
 const SUITE = join(import.meta.dirname, '..', 'examples', 'sandbox-suite.ts');
+const README = join(import.meta.dirname, '..', 'README.md');
 let larder: Larder;
 let dir: string;
 let env: Record<string, string>;
@@ -67,4 +68,37 @@ test('examples/sandbox-suite.ts, an integration test suite driving the sandbox, 
   assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
   assert.match(run.stdout, /^# pass 1$/m);
   assert.match(run.stdout, /^# fail 0$/m);
+});
+
+test("the README's first example (Use) runs as written against Larder", async () => {
+  const readme = await readFile(README, 'utf8');
+  const block = /## Use\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+  assert.ok(block !== undefined, 'the README has a Use example');
+  const june = Date.UTC(2025, 5, 2, 8);
+  const order = purchaseOrderFixture(1, { modifiedAt: june });
+  await larder.load('loc-linden-table', 'purchaseOrders', [order]);
+  await larder.load(
+    'loc-linden-table',
+    'inventoryHistory',
+    (['WASTED', 'COUNT', 'THEFT'] as const).map((adjustmentType, n) =>
+      inventoryFixture(n + 1, { modifiedAt: june + n, adjustmentType }),
+    ),
+  );
+  const reader = await larder.createReader(['loc-linden-table']);
+  // Only what the reader cannot run as written: the package's name, the server's address and a real order id.
+  const code = block
+    .replace("'@larder/client'", JSON.stringify(join(import.meta.dirname, '..', 'src', 'index.ts')))
+    .replace("'http://127.0.0.1:8080'", JSON.stringify(larder.url))
+    .replace("'8c6f…'", JSON.stringify(order.id));
+  const file = join(dir, 'use.mts');
+  await writeFile(file, code);
+  const run = await runNode(['--import', 'tsx', file], {
+    env: { LARDER_CLIENT_ID: reader.clientId, LARDER_CLIENT_SECRET: reader.clientSecret },
+  });
+  assert.equal(run.code, 0, run.stderr);
+  const entries = [1, 3].map((n) => inventoryFixture(n, { modifiedAt: june }));
+  assert.equal(
+    run.stdout,
+    `${entries.map((entry) => `${entry.inventoryHistoryLogId} ${entry.quantityInfo.quantityOnHand}\n`).join('')}1 \n`,
+  );
 });
