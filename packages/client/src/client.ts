@@ -201,7 +201,7 @@ export const createClient = (options: ClientOptions): LarderClient => {
       tokens.invalidate(sentToken);
       answer = await send();
     }
-    if (answer.status < 200 || answer.status > 299) throw apiError(answer);
+    if (answer.status < 200 || answer.status > 299) throw apiError(answer, [sentToken]);
     return parseBody<R>(answer, `${method} ${path}`);
   };
 

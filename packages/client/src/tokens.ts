@@ -42,11 +42,30 @@ export const parseBody = <T>(answer: HttpAnswer, what: string): T => {
   }
 };
 
-/** The error an answer stands for: its ErrorMessage when it carries one. */
-export const apiError = (answer: HttpAnswer): LarderApiError => {
+/**
+ * The text with each secret masked, as it is and JSON-escaped: a server (or a proxy) that quotes the request in
+ * its error, as validation frameworks do, must not put a credential into an error message.
+ */
+const hide = (text: string, secrets: readonly string[]): string =>
+  secrets
+    .filter((secret) => secret !== '')
+    .flatMap((secret) => [JSON.stringify(secret).slice(1, -1), secret])
+    .reduce((shown, secret) => shown.split(secret).join('***'), text);
+
+/** Every string in a parsed body masked; names and structure left as they are (a short secret may be in them). */
+const hideIn = (value: unknown, secrets: readonly string[]): unknown => {
+  if (typeof value === 'string') return hide(value, secrets);
+  if (Array.isArray(value)) return value.map((item) => hideIn(item, secrets));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, hideIn(item, secrets)]));
+  return value;
+};
+
+/** The error an answer stands for: its ErrorMessage when it carries one; `secrets` the request sent are masked. */
+export const apiError = (answer: HttpAnswer, secrets: readonly string[] = []): LarderApiError => {
   let body: ErrorMessage | undefined;
   try {
-    const parsed = JSON.parse(answer.text) as Partial<ErrorMessage> | null;
+    const parsed = hideIn(JSON.parse(answer.text), secrets) as Partial<ErrorMessage> | null;
     if (parsed !== null && typeof parsed === 'object' && typeof parsed.message === 'string')
       body = parsed as ErrorMessage;
   } catch {
@@ -56,7 +75,7 @@ export const apiError = (answer: HttpAnswer): LarderApiError => {
     answer.status,
     body,
     answer.headers.get('x-request-id') ?? undefined,
-    answer.text,
+    hide(answer.text, secrets),
   );
 };
 
@@ -95,7 +114,7 @@ export const createTokenSource = (options: {
       signal,
       limit: 'login',
     });
-    if (answer.status !== 200) throw apiError(answer);
+    if (answer.status !== 200) throw apiError(answer, [options.clientSecret]);
     const token = parseBody<Partial<AuthenticationResponse> | null>(answer, 'The login')?.token;
     if (
       typeof token?.accessToken !== 'string' ||

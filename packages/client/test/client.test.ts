@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
+import { inspect } from 'node:util';
 import { StoreError } from '../../../src/shared/errors.js';
 import { inventoryFixture, purchaseOrderFixture } from '../../../test/helpers/fixtures.js';
 import {
@@ -386,6 +387,70 @@ describe('retries and failures', () => {
     } finally {
       silent.closeAllConnections();
       await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
+  test('an error answer that quotes the request never shows the client secret or the access token', async () => {
+    const secret = 'sec"ret-\\-0123456789';
+    // As validation frameworks that quote the input do (a 422 with each field's value): the request, echoed.
+    const echo: Server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += chunk;
+      });
+      request.on('end', () => {
+        if (request.url?.startsWith('/authentication/') && !body.includes('"clientId":"ok"')) {
+          response.writeHead(422, { 'content-type': 'application/json', 'x-request-id': 'req-1' });
+          response.end(
+            JSON.stringify({
+              status: '422',
+              code: 42201,
+              message: `Refused: ${body}`,
+              requestId: 'req-1',
+              fieldName: 'clientSecret',
+              developerMessage: body,
+              errors: [{ message: body }],
+            }),
+          );
+        } else if (request.url?.startsWith('/authentication/')) {
+          response.writeHead(200, { 'content-type': 'application/json' });
+          response.end(JSON.stringify({ token: { accessToken: 'tok.en-0123456789', expiresIn: 3600 } }));
+        } else {
+          response.writeHead(400, { 'content-type': 'text/plain' });
+          response.end(`Bad request with ${request.headers.authorization}`);
+        }
+      });
+    });
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+    const { port } = echo.address() as { port: number };
+    try {
+      const baseUrl = `http://127.0.0.1:${port}`;
+      const refused = await createClient({ baseUrl, clientId: 'x', clientSecret: secret })
+        .purchaseOrders.get('x', { location: 'l' })
+        .catch((e: unknown) => e);
+      assert.ok(refused instanceof LarderApiError);
+      assert.deepEqual(
+        [refused.status, refused.code, refused.requestId, refused.fieldName],
+        [422, 42201, 'req-1', 'clientSecret'],
+      );
+      const retail = await createClient({ baseUrl, clientId: 'ok', clientSecret: secret })
+        .purchaseOrders.get('x', { location: 'l' })
+        .catch((e: unknown) => e);
+      assert.ok(retail instanceof LarderApiError);
+      assert.equal(retail.status, 400);
+      for (const error of [refused, retail])
+        for (const shown of [
+          String(error),
+          JSON.stringify(error),
+          inspect(error, { depth: 10 }),
+          error.stack ?? '',
+        ]) {
+          assert.doesNotMatch(shown, /0123456789/, shown);
+        }
+      assert.match(refused.message, /"clientSecret":"\*\*\*"/, 'what was hidden is marked');
+      assert.equal(retail.message, 'HTTP 400: Bad request with Bearer ***');
+    } finally {
+      await new Promise<void>((resolve) => echo.close(() => resolve()));
     }
   });
 
