@@ -10,7 +10,7 @@ import {
   RECORD_KINDS,
 } from './generated/types.js';
 import { createSyncState, type Watermark } from './sync.js';
-import { apiError, createTokenSource, parseBody } from './tokens.js';
+import { apiError, type Cached, createTokenSource, parseBody } from './tokens.js';
 import {
   createTransport,
   DEFAULT_RETRY,
@@ -177,7 +177,7 @@ export const createClient = (options: ClientOptions): LarderClient => {
     body?: unknown,
   ): Promise<R> => {
     /** The token the last attempt carried. */
-    let sentToken = '';
+    let sent: Cached | undefined;
     const send = () =>
       transport.send({
         url: `${baseUrl}${path}`,
@@ -189,8 +189,8 @@ export const createClient = (options: ClientOptions): LarderClient => {
         },
         // Taken per attempt, after any wait for a rate limit: a token taken before a long wait may expire in it.
         authorize: async (signal) => {
-          sentToken = await tokens.token(signal);
-          return { authorization: `Bearer ${sentToken}` };
+          sent = await tokens.token(signal);
+          return { authorization: `Bearer ${sent.accessToken}` };
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         signal: call.signal,
@@ -198,10 +198,10 @@ export const createClient = (options: ClientOptions): LarderClient => {
       });
     let answer = await send();
     if (invalidToken(answer)) {
-      tokens.invalidate(sentToken);
+      if (sent !== undefined) tokens.invalidate(sent);
       answer = await send();
     }
-    if (answer.status < 200 || answer.status > 299) throw apiError(answer, [sentToken]);
+    if (answer.status < 200 || answer.status > 299) throw apiError(answer, [sent?.accessToken ?? '']);
     return parseBody<R>(answer, `${method} ${path}`);
   };
 

@@ -79,7 +79,8 @@ export const apiError = (answer: HttpAnswer, secrets: readonly string[] = []): L
   );
 };
 
-interface Cached {
+/** One login's token: compared by identity, since a login may answer the same token string as the one before. */
+export interface Cached {
   accessToken: string;
   /** When to renew it: before it expires by renewBefore(its lifetime). */
   renewAt: number;
@@ -151,13 +152,13 @@ export const createTokenSource = (options: {
   };
 
   return {
-    token: async (signal?: AbortSignal): Promise<string> => {
+    token: async (signal?: AbortSignal): Promise<Cached> => {
       signal?.throwIfAborted();
-      if (cached !== undefined && options.now() < cached.renewAt) return cached.accessToken;
+      if (cached !== undefined && options.now() < cached.renewAt) return cached;
       const flight = shared();
       flight.waiting++;
       try {
-        return (await abortable(flight.promise, signal)).accessToken;
+        return await abortable(flight.promise, signal);
       } finally {
         // The last caller to give up stops the login (and its backoff), so nothing runs on for nobody.
         if (--flight.waiting === 0 && signal?.aborted) {
@@ -166,9 +167,12 @@ export const createTokenSource = (options: {
         }
       }
     },
-    /** The server refused this token (expired or revoked): the next call logs in again, once for all callers. */
-    invalidate: (accessToken: string) => {
-      if (cached?.accessToken === accessToken) cached = undefined;
+    /**
+     * The server refused this login's token (expired or revoked): the next call logs in again, once for all
+     * callers. A refusal of an older login's token, even one equal to the current one, leaves the current one be.
+     */
+    invalidate: (refused: Cached) => {
+      if (cached === refused) cached = undefined;
     },
   };
 };

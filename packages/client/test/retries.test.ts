@@ -415,6 +415,51 @@ describe('with injected faults', () => {
     await larder.sandbox.faults.clear();
   });
 
+  test('calls refused the same token at once bring one re-login, even when the login answers that token again', async () => {
+    await larder.sandbox.requests.clear();
+    // An injected invalid_token leaves the token good: the next login may answer the very same one.
+    await faults([
+      {
+        match: { operation: 'getInventoryHistoryById' },
+        when: { next: 2 },
+        effect: { type: 'invalidToken' },
+      },
+    ]);
+    const retried = latch();
+    const tokens: string[] = [];
+    let answers = 0;
+    const client = createClient({
+      baseUrl: larder.url,
+      ...reader,
+      fetch: (async (input, init) => {
+        const response = await fetch(input, init);
+        if (new URL(String(input)).pathname === LOGIN_PATH)
+          tokens.push(
+            ((await response.clone().json()) as { token: { accessToken: string } }).token.accessToken,
+          );
+        else if (++answers === 3) retried.open();
+        // The second refusal comes once the first call has logged in again and retried: it must not undo that login.
+        else if (answers === 2) await retried.opened;
+        return response;
+      }) as typeof fetch,
+    });
+    const [first, second] = entries;
+    const got = await Promise.all(
+      [first!, second!].map((entry) =>
+        client.inventoryHistory.get(entry.inventoryHistoryLogId, { location: 'loc-1' }),
+      ),
+    );
+    assert.deepEqual(got, [first, second]);
+    assert.equal(tokens.length, 2, `one login, then one re-login for both calls: ${tokens.length} logins`);
+    const journal = await larder.journal();
+    assert.deepEqual(
+      journal.filter((e) => e.operation === 'getInventoryHistoryById').map((e) => e.status),
+      [401, 401, 200, 200],
+    );
+    assert.deepEqual(await larder.report(reader.clientId), []);
+    await larder.sandbox.faults.clear();
+  });
+
   test('a 4xx fault such as a bad page token is not retried', async () => {
     await larder.sandbox.requests.clear();
     await faults([
