@@ -135,6 +135,12 @@ const checkOptions = (options: ClientOptions, retry: RetrySettings | false, time
           `${name} must not hold credentials (user:password@): the client logs in with clientId and clientSecret`,
         );
     }
+  // Never echoed: the value may be a secret.
+  for (const [name, value] of [
+    ['clientId', options.clientId],
+    ['clientSecret', options.clientSecret],
+  ] as const)
+    if (typeof value !== 'string' || value === '') throw new TypeError(`${name} must be a non-empty string`);
   const whole = (name: string, value: number, min: number) => {
     if (!Number.isInteger(value) || value < min || value > MAX_TIMER_MS)
       throw new TypeError(`${name} must be a whole number from ${min} to ${MAX_TIMER_MS}, not ${value}`);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createClient, LarderClientError } from '../src/index.js';
+import { type ClientOptions, createClient, LarderClientError } from '../src/index.js';
 import { createSyncState } from '../src/sync.js';
 
 /**
@@ -43,9 +43,13 @@ test('options that cannot work are refused when the client is made', () => {
     [{ baseUrl: 'http://larder.test', timeoutMs: 2 ** 40 }, /timeoutMs/],
     [{ baseUrl: 'http://larder.test', retry: { maxAttempts: 0 } }, /retry\.maxAttempts/],
     [{ baseUrl: 'http://larder.test', retry: { baseDelayMs: -1 } }, /retry\.baseDelayMs/],
+    // An environment variable not set: said when the client is made, not by the server at the first call.
+    [{ baseUrl: 'http://larder.test', clientId: undefined }, /^clientId must be a non-empty string$/],
+    [{ baseUrl: 'http://larder.test', clientSecret: undefined }, /^clientSecret must be a non-empty string$/],
+    [{ baseUrl: 'http://larder.test', clientSecret: '' }, /^clientSecret must be a non-empty string$/],
   ] as const)
     assert.throws(
-      () => createClient({ ...base, ...options }),
+      () => createClient({ ...base, ...options } as ClientOptions),
       (error: unknown) => {
         assert.ok(error instanceof TypeError);
         assert.match(error.message, named);
