@@ -1,6 +1,6 @@
 import { LarderError } from '../shared/errors.js';
 import type { Journal, JournalFilter } from './journal.js';
-import type { JournalEntry, JournalRow } from './journal-entry.js';
+import { byArrival, type JournalRow, type StampedEntry } from './journal-entry.js';
 
 /**
  * What the admin API reads and clears: this process's journal, or, under `--workers N`, every worker's, merged.
@@ -29,7 +29,7 @@ export type ViewFilter = Omit<JournalFilter, 'fromSeq'> & { after?: JournalCurso
  * cleared: a report or a listing over a journal that wrapped covers only the newest traffic, and says so.
  */
 export interface JournalRead {
-  entries: JournalEntry[];
+  entries: StampedEntry[];
   dropped: number;
   /** Where each journal stood when listed. */
   next: JournalCursor;
@@ -86,19 +86,19 @@ export const journalOffView: JournalView = {
 };
 
 /**
- * Several journals' answers as one: entries oldest first (ties by worker order), each with its `id` (the journal's
- * id and its `seq`, as in the cursor), at most `filter.limit`; drops summed, and `missed` when the filter had
- * `after`.
+ * Several journals' answers as one: entries oldest first (`byArrival`: those of one instant in the order they were
+ * answered, whichever worker answered them), each with its `id` (the journal's id and its `seq`, as in the cursor),
+ * at most `filter.limit`; drops summed, and `missed` when the filter had `after`.
  */
 export const mergeJournals = (
   parts: readonly { id: string; part: JournalPart }[],
   filter: Pick<ViewFilter, 'limit' | 'after'>,
 ): JournalRead => {
-  // In worker order, not the order the parts arrived in: entries at one instant then list alike every time.
+  // In worker order, not the order the parts arrived in: entries whose stamps tie then list alike every time.
   const ordered = [...parts].sort((a, b) => Number(a.id) - Number(b.id));
   const merged = ordered
-    .flatMap(({ id, part }) => part.entries.map((row): JournalEntry => ({ id: `${id}:${row.seq}`, ...row })))
-    .sort((a, b) => a.timeMs - b.timeMs);
+    .flatMap(({ id, part }) => part.entries.map((row): StampedEntry => ({ id: `${id}:${row.seq}`, ...row })))
+    .sort(byArrival);
   const read: JournalRead = {
     entries: filter.limit === undefined ? merged : merged.slice(Math.max(merged.length - filter.limit, 0)),
     dropped: ordered.reduce((sum, { part }) => sum + part.dropped, 0),

@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { FindingSchema } from './admin-schemas.js';
-import { type JournalEntry, SEARCH_OPERATIONS, TOKEN_OPERATIONS } from './journal-entry.js';
+import { byArrival, SEARCH_OPERATIONS, type StampedEntry, TOKEN_OPERATIONS } from './journal-entry.js';
 
 /**
  * The integration report's rules: how one client's recorded traffic (the request journal) measures up to the
@@ -148,21 +148,28 @@ export const canonicalJson = (value: unknown): string =>
       : v,
   ) ?? 'undefined';
 
-const answeredAtMs = (entry: JournalEntry) => entry.timeMs + entry.durationMs;
-const isTokenRequest = (entry: JournalEntry) =>
+const answeredAtMs = (entry: StampedEntry) => entry.timeMs + entry.durationMs;
+const isTokenRequest = (entry: StampedEntry) =>
   entry.operation !== undefined && TOKEN_OPERATIONS.includes(entry.operation);
-const isSearch = (entry: JournalEntry) =>
+const isSearch = (entry: StampedEntry) =>
   entry.operation !== undefined && SEARCH_OPERATIONS.includes(entry.operation);
-const isSuccess = (entry: JournalEntry) => entry.status >= 200 && entry.status < 300;
+const isSuccess = (entry: StampedEntry) => entry.status >= 200 && entry.status < 300;
 /** A request that used an access token (not a token request, whose fingerprint is of the token it issued). */
-const usesToken = (entry: JournalEntry): entry is JournalEntry & { tokenFingerprint: string } =>
+const usesToken = (entry: StampedEntry): entry is StampedEntry & { tokenFingerprint: string } =>
   entry.tokenFingerprint !== undefined && !isTokenRequest(entry);
-const where = (entry: JournalEntry) => (entry.location === undefined ? '' : ` at ${entry.location}`);
+const where = (entry: StampedEntry) => (entry.location === undefined ? '' : ` at ${entry.location}`);
 const hasDateRange = (body: unknown) =>
   body !== null &&
   typeof body === 'object' &&
   (body as { updatedDateRange?: unknown }).updatedDateRange !== undefined &&
   (body as { updatedDateRange?: unknown }).updatedDateRange !== null;
+
+/**
+ * The order a client's entries are judged in, whatever order they were given in: by arrival, then by answer order
+ * (`byArrival`; a slow request is answered late), then, for stamps that tie (made-up entries), by `seq` and `id`.
+ */
+const inOrder = (a: StampedEntry, b: StampedEntry): number =>
+  byArrival(a, b) || a.seq - b.seq || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 const groupBy = <K, V>(items: readonly V[], key: (item: V) => K): Map<K, V[]> => {
   const groups = new Map<K, V[]>();
@@ -177,11 +184,11 @@ const groupBy = <K, V>(items: readonly V[], key: (item: V) => K): Map<K, V[]> =>
 
 // ---------------------------------------------------------------------------------------------------------------
 
-const tokenRequestsPerHour = (entries: readonly JournalEntry[], options: JudgeOptions): Finding[] => {
+const tokenRequestsPerHour = (entries: readonly StampedEntry[], options: JudgeOptions): Finding[] => {
   const allowed = tokenAllowancePerHour(options);
   const requests = entries.filter(isTokenRequest);
   // A request is one too many when two or more token requests came in the 60 minutes before it.
-  const excess: JournalEntry[] = [];
+  const excess: StampedEntry[] = [];
   let busiest = { count: 0, startMs: 0 };
   let start = 0;
   for (let i = 0; i < requests.length; i++) {
@@ -204,7 +211,7 @@ const tokenRequestsPerHour = (entries: readonly JournalEntry[], options: JudgeOp
   ];
 };
 
-const severalTokensAtOnce = (entries: readonly JournalEntry[]): Finding[] => {
+const severalTokensAtOnce = (entries: readonly StampedEntry[]): Finding[] => {
   // A token refused with 401 is not in use: its reuse is token-reused-after-401's business.
   const uses = entries.filter(usesToken).filter((e) => e.status !== 401);
   const spans = [...groupBy(uses, (e) => e.tokenFingerprint).values()].map((group) => ({
@@ -244,8 +251,8 @@ const severalTokensAtOnce = (entries: readonly JournalEntry[]): Finding[] => {
   ];
 };
 
-const retryBeforeRetryAfter = (entries: readonly JournalEntry[]): Finding[] => {
-  const early: { entry: JournalEntry; waitedMs: number; askedSeconds: number }[] = [];
+const retryBeforeRetryAfter = (entries: readonly StampedEntry[]): Finding[] => {
+  const early: { entry: StampedEntry; waitedMs: number; askedSeconds: number }[] = [];
   for (const kind of [true, false]) {
     const requests = entries.filter((e) => isTokenRequest(e) === kind);
     // The pending 429s: until when each holds back the requests of its kind.
@@ -266,7 +273,7 @@ const retryBeforeRetryAfter = (entries: readonly JournalEntry[]): Finding[] => {
     }
   }
   if (early.length === 0) return [];
-  early.sort((a, b) => a.entry.timeMs - b.entry.timeMs || a.entry.seq - b.entry.seq);
+  early.sort((a, b) => inOrder(a.entry, b.entry));
   const first = early[0]!;
   return [
     finding(
@@ -284,7 +291,7 @@ const retryBeforeRetryAfter = (entries: readonly JournalEntry[]): Finding[] => {
  * What makes two requests the same one. A search whose body was never recorded (not JSON, not sent as JSON) may
  * have differed each time, so it is only ever the same as itself: the report does not claim "unchanged" blind.
  */
-const requestKey = (entry: JournalEntry) =>
+const requestKey = (entry: StampedEntry) =>
   JSON.stringify([
     entry.method,
     entry.path,
@@ -297,10 +304,10 @@ const requestKey = (entry: JournalEntry) =>
     entry.pageToken ?? null,
   ]);
 
-const repeatedFailingRequest = (entries: readonly JournalEntry[]): Finding[] => {
+const repeatedFailingRequest = (entries: readonly StampedEntry[]): Finding[] => {
   const failures = entries.filter((e) => e.status >= 400 && e.status < 500 && e.status !== 429);
   // A 401 sent with a new token each time (each expired in turn) is not the same request repeated.
-  const key = (e: JournalEntry) =>
+  const key = (e: StampedEntry) =>
     `${requestKey(e)} ${e.status}${e.status === 401 ? ` ${e.tokenFingerprint ?? ''}` : ''}`;
   const repeated = [...groupBy(failures, key).values()].filter(
     (group) => group.length >= REPEATED_FAILURE_THRESHOLD,
@@ -321,11 +328,11 @@ const repeatedFailingRequest = (entries: readonly JournalEntry[]): Finding[] => 
   ];
 };
 
-const tokenReusedAfter401 = (entries: readonly JournalEntry[]): Finding[] => {
+const tokenReusedAfter401 = (entries: readonly StampedEntry[]): Finding[] => {
   const uses = entries.filter(usesToken);
   // When each token was first answered 401.
   const refusedAt = new Map<string, number>();
-  const reuses: JournalEntry[] = [];
+  const reuses: StampedEntry[] = [];
   for (const entry of uses) {
     const refused = refusedAt.get(entry.tokenFingerprint);
     if (refused !== undefined && refused <= entry.timeMs) reuses.push(entry);
@@ -348,7 +355,7 @@ const tokenReusedAfter401 = (entries: readonly JournalEntry[]): Finding[] => {
   ];
 };
 
-const firstPageKey = (entry: JournalEntry) =>
+const firstPageKey = (entry: StampedEntry) =>
   JSON.stringify([
     entry.operation,
     entry.location ?? null,
@@ -356,9 +363,9 @@ const firstPageKey = (entry: JournalEntry) =>
     entry.pageSize ?? null,
   ]);
 
-const firstPagePolled = (entries: readonly JournalEntry[]): Finding[] => {
+const firstPagePolled = (entries: readonly StampedEntry[]): Finding[] => {
   const firstPages = entries.filter((e) => isSearch(e) && e.pageToken === undefined);
-  const polled: { entry: JournalEntry; gapMs: number }[] = [];
+  const polled: { entry: StampedEntry; gapMs: number }[] = [];
   for (const group of groupBy(firstPages, firstPageKey).values()) {
     // Measured from the last successful answer, so retrying a failed first page is not polling.
     let lastSuccessMs: number | undefined;
@@ -369,7 +376,7 @@ const firstPagePolled = (entries: readonly JournalEntry[]): Finding[] => {
     }
   }
   if (polled.length === 0) return [];
-  polled.sort((a, b) => a.entry.timeMs - b.entry.timeMs || a.entry.seq - b.entry.seq);
+  polled.sort((a, b) => inOrder(a.entry, b.entry));
   const first = polled[0]!;
   return [
     finding(
@@ -383,13 +390,13 @@ const firstPagePolled = (entries: readonly JournalEntry[]): Finding[] => {
   ];
 };
 
-const walkKey = (entry: JournalEntry) =>
+const walkKey = (entry: StampedEntry) =>
   JSON.stringify([entry.operation, entry.location ?? null, canonicalJson(entry.body)]);
 
-const fullRewalk = (entries: readonly JournalEntry[]): Finding[] => {
+const fullRewalk = (entries: readonly StampedEntry[]): Finding[] => {
   // Full walks without updatedDateRange, by search; an open walk per search awaits its last page.
-  const walks = new Map<string, { first: JournalEntry; pages: number }[]>();
-  const open = new Map<string, { first: JournalEntry; pages: number }>();
+  const walks = new Map<string, { first: StampedEntry; pages: number }[]>();
+  const open = new Map<string, { first: StampedEntry; pages: number }>();
   for (const entry of entries) {
     if (!isSearch(entry) || !isSuccess(entry) || hasDateRange(entry.body)) continue;
     const key = walkKey(entry);
@@ -408,7 +415,7 @@ const fullRewalk = (entries: readonly JournalEntry[]): Finding[] => {
   }
   const rewalks = [...walks.values()].filter((w) => w.length >= 2);
   if (rewalks.length === 0) return [];
-  const again = rewalks.flatMap((w) => w.slice(1)).sort((a, b) => a.first.timeMs - b.first.timeMs);
+  const again = rewalks.flatMap((w) => w.slice(1)).sort((a, b) => inOrder(a.first, b.first));
   const worst = rewalks.reduce((a, b) => (b.length > a.length ? b : a));
   const example = worst[0]!.first;
   return [
@@ -424,8 +431,8 @@ const fullRewalk = (entries: readonly JournalEntry[]): Finding[] => {
   ];
 };
 
-const serverErrorRetriedAtOnce = (entries: readonly JournalEntry[]): Finding[] => {
-  const hasty: { entry: JournalEntry; waitedMs: number; status: number }[] = [];
+const serverErrorRetriedAtOnce = (entries: readonly StampedEntry[]): Finding[] => {
+  const hasty: { entry: StampedEntry; waitedMs: number; status: number }[] = [];
   for (const group of groupBy(entries, requestKey).values()) {
     for (let i = 1; i < group.length; i++) {
       const previous = group[i - 1]!;
@@ -438,7 +445,7 @@ const serverErrorRetriedAtOnce = (entries: readonly JournalEntry[]): Finding[] =
     }
   }
   if (hasty.length === 0) return [];
-  hasty.sort((a, b) => a.entry.timeMs - b.entry.timeMs || a.entry.seq - b.entry.seq);
+  hasty.sort((a, b) => inOrder(a.entry, b.entry));
   const first = hasty[0]!;
   return [
     finding(
@@ -452,7 +459,7 @@ const serverErrorRetriedAtOnce = (entries: readonly JournalEntry[]): Finding[] =
   ];
 };
 
-const JUDGES: readonly ((entries: readonly JournalEntry[], options: JudgeOptions) => Finding[])[] = [
+const JUDGES: readonly ((entries: readonly StampedEntry[], options: JudgeOptions) => Finding[])[] = [
   tokenRequestsPerHour,
   severalTokensAtOnce,
   retryBeforeRetryAfter,
@@ -468,13 +475,10 @@ const JUDGES: readonly ((entries: readonly JournalEntry[], options: JudgeOptions
  * `entries` may hold many clients' requests; only those with this `clientId` count.
  */
 export const judgeClient = (
-  entries: readonly JournalEntry[],
+  entries: readonly StampedEntry[],
   clientId: string,
   options: JudgeOptions = {},
 ): Finding[] => {
-  // By arrival, then by answer order: the journal keeps answer order, and a slow request is answered late.
-  const mine = entries
-    .filter((e) => e.clientId === clientId)
-    .sort((a, b) => a.timeMs - b.timeMs || a.seq - b.seq);
+  const mine = entries.filter((e) => e.clientId === clientId).sort(inOrder);
   return JUDGES.flatMap((judge) => judge(mine, options));
 };

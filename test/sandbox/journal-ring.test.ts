@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -10,12 +11,17 @@ import {
   MAX_KEPT_TEXT,
   type RecordedEntry,
 } from '../../src/sandbox/journal.js';
+import { type JournalRow, OPERATIONS } from '../../src/sandbox/journal-entry.js';
 import {
   clusterJournalView,
   type JournalView,
   localJournalView,
   serveClusterJournal,
 } from '../../src/sandbox/journal-view.js';
+import { judgeClient } from '../../src/sandbox/report.js';
+
+/** A listed entry without its stamp, which no recorded entry has to compare with. */
+const unstamped = ({ stamp: _stamp, ...row }: JournalRow) => row;
 
 const entry = (n: number, extra: Partial<RecordedEntry> = {}): RecordedEntry => ({
   timeMs: 1_700_000_000_000 + n,
@@ -34,7 +40,7 @@ test('the journal gives back what was recorded, the optional fields only when th
   );
   journal.record(entry(2, { status: 429, code: 42902, retryAfterSeconds: 3, fault: 'status=429' }));
   journal.record(entry(3, { body: { includeArchived: true }, pageSize: 10, hasNextPage: false }));
-  const [first, second, third] = journal.list();
+  const [first, second, third] = journal.list().map(unstamped);
   assert.deepEqual(first, {
     seq: 0,
     time: new Date(1_700_000_000_001).toISOString(),
@@ -172,7 +178,7 @@ test('client ids, locations and fingerprints past the dictionaries’ bound come
   assert.equal(kept.length, 5000);
   for (const [k, got] of kept.entries()) {
     const n = 1000 + k;
-    assert.deepEqual(got, {
+    assert.deepEqual(unstamped(got), {
       seq: n,
       time: new Date(1_700_000_000_000 + n).toISOString(),
       ...entry(n, shape(n)),
@@ -182,7 +188,7 @@ test('client ids, locations and fingerprints past the dictionaries’ bound come
   assert.equal(journal.list({ clientId: 'client-1000' })[0]?.seq, 1000);
   // A slot that held extras or spilled values, reused by a plain entry, keeps none of them.
   for (let n = 6000; n < 11000; n++) journal.record(entry(n));
-  assert.deepEqual(journal.list({ limit: 1 })[0], {
+  assert.deepEqual(unstamped(journal.list({ limit: 1 })[0]!), {
     seq: 10999,
     time: new Date(1_700_000_010_999).toISOString(),
     ...entry(10999),
@@ -333,20 +339,92 @@ test('a single process lists its entries with ids `0:<seq>`, journal 0 as in its
   assert.deepEqual(next, { 0: 2 });
 });
 
-test('under --workers entries of one instant list in worker order, whichever worker answered the primary first', async () => {
-  const journals = [createJournal(4), createJournal(4)];
+test('each entry is stamped as recorded from the host’s monotonic clock, which another process reads alike', () => {
+  const journal = createJournal(4);
+  journal.record(entry(0));
+  // A worker is another process: its clock reading, taken between two entries, falls between their stamps.
+  const other = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.hrtime.bigint()))'], {
+    encoding: 'utf8',
+  });
+  journal.record(entry(0));
+  journal.record(entry(0));
+  const [before, after, last] = journal.list().map(({ stamp }) => stamp);
+  assert.ok(
+    before! < Number(other.stdout) && Number(other.stdout) < after!,
+    `${before} < ${other.stdout} < ${after}`,
+  );
+  assert.ok(after! < last!);
+});
+
+test('under --workers entries of one instant list in the order they were recorded, though each worker counts its own seq', async () => {
+  const journals = [createJournal(8), createJournal(8)];
   const [view] = cluster(journals);
-  for (const [index, journal] of journals.entries())
-    for (let n = 0; n < 2; n++) journal.record(entry(0, { requestId: `worker-${index + 1}-${n}` }));
+  const [first, second] = journals as [Journal, Journal];
+  // One virtual instant (a frozen clock); the first worker was busier, so the seqs say nothing of the order.
+  const order: [Journal, string][] = [
+    [first, 'a'],
+    [first, 'b'],
+    [second, 'c'],
+    [first, 'd'],
+    [second, 'e'],
+    [second, 'f'],
+    [first, 'g'],
+  ];
+  for (const [journal, requestId] of order) journal.record(entry(0, { requestId }));
   const { entries, next } = await view!.list();
   assert.deepEqual(
     entries.map(({ id, requestId }) => [id, requestId]),
     [
-      ['1:0', 'worker-1-0'],
-      ['1:1', 'worker-1-1'],
-      ['2:0', 'worker-2-0'],
-      ['2:1', 'worker-2-1'],
+      ['1:0', 'a'],
+      ['1:1', 'b'],
+      ['2:0', 'c'],
+      ['1:2', 'd'],
+      ['2:1', 'e'],
+      ['2:2', 'f'],
+      ['1:3', 'g'],
     ],
   );
   assert.deepEqual(Object.keys(next), ['1', '2']);
+  // The newest of them, as recorded, whichever worker answered the primary first.
+  assert.deepEqual(
+    (await view!.list({ limit: 2 })).entries.map(({ requestId }) => requestId),
+    ['f', 'g'],
+  );
+});
+
+test('under --workers the report judges a client’s requests of one frozen instant in the order they were answered', async () => {
+  const journals = [createJournal(8), createJournal(8)];
+  const [view] = cluster(journals);
+  const [first, second] = journals as [Journal, Journal];
+  // Another client's traffic: the first worker's seqs run ahead of the second's.
+  for (let n = 0; n < 3; n++) first.record(entry(0, { clientId: 'other' }));
+  const page = (journal: Journal, requestId: string, pageToken?: string) =>
+    journal.record(
+      entry(0, {
+        method: 'POST',
+        path: '/v1/purchaseOrders/search',
+        operation: OPERATIONS.searchPurchaseOrders,
+        clientId: 'client',
+        location: 'loc-1',
+        requestId,
+        body: {},
+        hasNextPage: pageToken === undefined,
+        ...(pageToken === undefined ? {} : { pageToken }),
+      }),
+    );
+  // The whole history, two pages, walked twice, each page answered by one worker or the other.
+  page(first, 'walk-1-page-1');
+  page(second, 'walk-1-page-2', 'p2');
+  page(second, 'walk-2-page-1');
+  page(first, 'walk-2-page-2', 'p2');
+  const { entries } = await view!.list({ clientId: 'client' });
+  // Taken in seq order, the second walk's first page came first: one walk, and the first walk's page polled.
+  const findings = judgeClient(entries, 'client');
+  assert.deepEqual(
+    findings.map(({ rule, exampleRequestIds }) => [rule, exampleRequestIds]),
+    [
+      ['first-page-polled', ['walk-2-page-1']],
+      ['full-rewalk-without-date-range', ['walk-2-page-1']],
+    ],
+  );
 });

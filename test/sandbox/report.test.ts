@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { type JournalEntry, OPERATIONS } from '../../src/sandbox/journal-entry.js';
+import { OPERATIONS, type StampedEntry } from '../../src/sandbox/journal-entry.js';
 import { type Finding, judgeClient, MAX_EXAMPLES, RULES } from '../../src/sandbox/report.js';
 
 const T0 = Date.UTC(2025, 2, 10, 10);
@@ -10,17 +10,21 @@ const MIN = 60 * S;
 const CLIENT = 'client-a';
 const OTHER = 'client-b';
 
-/** Builds journal entries in order; `at` is ms after T0. Each entry gets the next seq and request id `r<seq>`. */
+/**
+ * Builds journal entries in order; `at` is ms after T0. Each entry gets the next seq, a stamp of the same (answered
+ * in the order built) and request id `r<seq>`.
+ */
 const journal = () => {
-  const entries: JournalEntry[] = [];
-  const add = (at: number, fields: Partial<JournalEntry>): JournalEntry => {
+  const entries: StampedEntry[] = [];
+  const add = (at: number, fields: Partial<StampedEntry>): StampedEntry => {
     const seq = entries.length;
     const timeMs = T0 + at;
-    const entry: JournalEntry = {
+    const entry: StampedEntry = {
       id: `0:${seq}`,
       seq,
       time: new Date(timeMs).toISOString(),
       timeMs,
+      stamp: seq,
       method: 'GET',
       path: '/',
       status: 200,
@@ -34,7 +38,7 @@ const journal = () => {
   };
   return {
     entries,
-    login: (at: number, fields: Partial<JournalEntry> = {}) =>
+    login: (at: number, fields: Partial<StampedEntry> = {}) =>
       add(at, {
         method: 'POST',
         path: '/authentication/v1/authentication/login',
@@ -45,10 +49,10 @@ const journal = () => {
           : {}),
         ...fields,
       }),
-    oauth: (at: number, fields: Partial<JournalEntry> = {}) =>
+    oauth: (at: number, fields: Partial<StampedEntry> = {}) =>
       add(at, { method: 'POST', path: '/oauth2/token', operation: OPERATIONS.oauthToken, ...fields }),
     /** A purchase-order search (inventory with `operation` and `path`). */
-    search: (at: number, fields: Partial<JournalEntry> = {}) =>
+    search: (at: number, fields: Partial<StampedEntry> = {}) =>
       add(at, {
         method: 'POST',
         path: '/v1/purchaseOrders/search',
@@ -59,7 +63,7 @@ const journal = () => {
         hasNextPage: false,
         ...fields,
       }),
-    get: (at: number, fields: Partial<JournalEntry> = {}) =>
+    get: (at: number, fields: Partial<StampedEntry> = {}) =>
       add(at, {
         path: '/v1/purchaseOrders/0b7f1f4e-0000-4000-8000-000000000001',
         operation: OPERATIONS.getPurchaseOrder,
@@ -72,14 +76,14 @@ const journal = () => {
 };
 
 /** The entry without a client id (a request whose client is not known). */
-const anonymous = (entry: JournalEntry) => {
+const anonymous = (entry: StampedEntry) => {
   delete entry.clientId;
   return entry;
 };
 /** An incremental search body. */
 const SINCE_TODAY = { updatedDateRange: { startDate: '2025-03-10' } };
 
-const ids = (...entries: JournalEntry[]) => entries.map((e) => e.requestId);
+const ids = (...entries: StampedEntry[]) => entries.map((e) => e.requestId);
 const only = (findings: Finding[], rule: Finding['rule']) => {
   assert.deepEqual(
     findings.map((f) => f.rule),
@@ -442,8 +446,8 @@ describe('full-rewalk-without-date-range', () => {
     j: ReturnType<typeof journal>,
     at: number,
     pages: number,
-    fields: Partial<JournalEntry> = {},
-  ): JournalEntry => {
+    fields: Partial<StampedEntry> = {},
+  ): StampedEntry => {
     const first = j.search(at, { hasNextPage: pages > 1, ...fields });
     for (let p = 2; p <= pages; p++)
       j.search(at + p * S, { pageToken: `p${p}`, hasNextPage: p < pages, ...fields });
@@ -650,7 +654,7 @@ describe('properties', () => {
   const journalArb = fc.array(rawEntry, { maxLength: 120 }).map((raws) =>
     raws
       .sort((x, y) => x.second - y.second)
-      .map((r, seq): JournalEntry => {
+      .map((r, seq): StampedEntry => {
         const timeMs = T0 + r.second * S;
         const search = r.op.operation.startsWith('search');
         return {
@@ -658,6 +662,7 @@ describe('properties', () => {
           seq,
           time: new Date(timeMs).toISOString(),
           timeMs,
+          stamp: seq,
           method: r.op.method,
           path: r.op.path,
           operation: r.op.operation,
