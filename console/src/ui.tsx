@@ -114,6 +114,21 @@ export const useRoute = () => {
   return route;
 };
 
+/** Longer than any id or operation name Larder makes: such a value may have no break in it. */
+const LONG_VALUE = 48;
+
+/**
+ * A value an integration chose (a path, a location id): one too long to fit wraps anywhere rather than widen its
+ * table past the screen (a 512-character path pushed the journal's other columns 8,000 px to the right). A shorter
+ * one is left as it is, so at phone width a table still scrolls sideways rather than break words.
+ */
+export const Long = ({ text, block }: { text: string; block?: boolean }) =>
+  text.length <= LONG_VALUE ? (
+    <>{text}</>
+  ) : (
+    <span class={block === true ? 'long block' : 'long'}>{text}</span>
+  );
+
 export const Json = ({ value }: { value: unknown }) => (
   <pre class="json">{JSON.stringify(value, null, 2)}</pre>
 );

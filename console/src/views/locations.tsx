@@ -1,5 +1,5 @@
 import { api } from '../api';
-import { Card, formatDate, href, Problem, useLoad } from '../ui';
+import { Card, formatDate, href, Long, Problem, useLoad } from '../ui';
 
 /** Every location with its record counts and the span of its records' modifiedDate. */
 export const LocationsView = () => {
@@ -28,8 +28,12 @@ export const LocationsView = () => {
                 return (
                   <tr key={location.id}>
                     <td>
-                      <strong>{location.name}</strong>
-                      <div class="muted">{location.id}</div>
+                      <strong>
+                        <Long text={location.name} />
+                      </strong>
+                      <div class="muted">
+                        <Long text={location.id} block />
+                      </div>
                     </td>
                     <td class="number">
                       <a href={href('orders', { location: location.id })}>{orders?.count ?? 0}</a>

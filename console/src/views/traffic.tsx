@@ -1,7 +1,7 @@
 import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, type JournalEntry } from '../api';
-import { Card, formatTime, Json, Problem, useLoad, usePoll } from '../ui';
+import { Card, formatTime, Json, Long, Problem, useLoad, usePoll } from '../ui';
 
 /** How often the journal is read again while live. */
 const POLL_MS = 1500;
@@ -174,7 +174,8 @@ export const TrafficView = () => {
                     >
                       <td>{formatTime(entry.time)}</td>
                       <td>
-                        <span class="method">{entry.method}</span> {entry.operation ?? entry.path}
+                        <span class="method">{entry.method}</span>{' '}
+                        <Long text={entry.operation ?? entry.path} />
                         {entry.fault === undefined ? null : <span class="fault">fault {entry.fault}</span>}
                       </td>
                       <td>
@@ -182,8 +183,12 @@ export const TrafficView = () => {
                         {entry.code === undefined ? null : <span class="muted"> {entry.code}</span>}
                       </td>
                       <td class="number">{entry.durationMs.toFixed(1)}</td>
-                      <td class="mono">{entry.clientId ?? '–'}</td>
-                      <td>{entry.location ?? '–'}</td>
+                      <td class="mono">
+                        <Long text={entry.clientId ?? '–'} />
+                      </td>
+                      <td>
+                        <Long text={entry.location ?? '–'} />
+                      </td>
                     </tr>
                     {open === entry.id ? (
                       <tr class="entry-detail">

@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { type BrowserSession, LAPTOP, openBrowser, PHONE } from '../helpers/browser.js';
+import { logInOver, startTestServer, type TestServer } from '../helpers/test-server.js';
+
+/**
+ * The console at its edges, as an integrator meets them: values longer than any demo one, and answers that are
+ * not Larder's. The happy paths are in console.test.ts.
+ */
+
+let running: TestServer;
+let browser: BrowserSession;
+let page: Page;
+let url: string;
+
+/** The longest location id the fixtures API takes. */
+const LONG_LOCATION = `loc-${'long'.repeat(49)}`;
+
+const admin = (method: string, path: string, body?: unknown) =>
+  fetch(`${url}/_larder${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${running.demo!.adminToken}`,
+      'content-type': 'application/json',
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+
+const view = async (name: string) => {
+  await page.click(`header nav a:has-text("${name}")`);
+  await page.waitForSelector(`header nav a[aria-current="page"]:has-text("${name}")`);
+  await page.waitForLoadState('networkidle');
+};
+
+/** How far the page, and each table past its scroll box, reach beyond what the screen shows. */
+const overflow = async () =>
+  (await page.evaluate(`({
+    page: document.documentElement.scrollWidth - window.innerWidth,
+    tables: [...document.querySelectorAll('.scroll')].map((box) => box.scrollWidth - box.clientWidth),
+  })`)) as { page: number; tables: number[] };
+
+before(async () => {
+  running = await startTestServer({ demo: true });
+  url = running.server.url;
+  const { clientId, clientSecret, adminToken } = running.demo!;
+  assert.equal((await admin('POST', `/locations/${LONG_LOCATION}/purchaseOrders`, [])).status, 200);
+  const rule = { match: { location: 'y'.repeat(200) }, effect: { type: 'latency', ms: 0 } };
+  assert.equal((await admin('POST', '/faults', rule)).status, 201);
+  const accessToken = await logInOver(url, clientId, clientSecret);
+  const retail = { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' };
+  // A 512-character path and a 512-character location header: journaled as sent.
+  await fetch(`${url}/v1/${'segment'.repeat(73)}x`, { headers: retail });
+  await fetch(`${url}/v1/purchaseOrders/search`, {
+    method: 'POST',
+    headers: { ...retail, 'platform-restaurant-external-id': 'x'.repeat(512) },
+    body: '{}',
+  });
+  browser = await openBrowser(url, { path: `/console#token=${encodeURIComponent(adminToken)}` });
+  page = browser.page;
+  await page.waitForSelector('table.locations tbody tr');
+});
+after(async () => {
+  await browser?.close();
+  await running?.stop();
+});
+
+test('long values (a 512-character path and location, a 200-character location id and rule) wrap, at laptop and phone width', async () => {
+  for (const viewport of [LAPTOP, PHONE]) {
+    await page.setViewportSize(viewport);
+    await view('Traffic');
+    await page.waitForSelector(`table.journal tr.entry:has-text("${'x'.repeat(512)}")`);
+    await page.click('table.journal tr.entry:has-text("segmentsegment")');
+    await page.waitForSelector('table.journal tr.entry-detail pre');
+    const traffic = await overflow();
+    assert.ok(traffic.page <= 0, `Traffic at ${viewport.width}px: the page is ${traffic.page}px too wide`);
+    // At laptop width the whole journal shows: one long value does not push Status and the rest off the card.
+    if (viewport === LAPTOP)
+      assert.deepEqual(traffic.tables, [0], `Traffic at ${viewport.width}px: the journal scrolls sideways`);
+    await view('Controls');
+    await page.waitForSelector('li.rule');
+    const controls = await overflow();
+    assert.ok(controls.page <= 0, `Controls at ${viewport.width}px: the page is ${controls.page}px too wide`);
+  }
+  await page.setViewportSize(LAPTOP);
+  await view('Locations');
+  await page.waitForSelector(`table.locations td:has-text("${LONG_LOCATION}")`);
+  assert.deepEqual((await overflow()).tables, [0], 'the locations table scrolls sideways at laptop width');
+});
