@@ -84,7 +84,19 @@ export const call = async <T>(method: string, path: string, body?: unknown): Pro
     throw new ApiError(0, 'Larder did not answer: is it still running? Retrying as you go on.');
   }
   const text = await response.text();
-  const json = text === '' ? undefined : (JSON.parse(text) as unknown);
+  let json: unknown;
+  try {
+    json = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    // Something in front of Larder answered (a proxy's error page, a login page): the parser's own words
+    // ("Unexpected token '<'") would not say so.
+    const type = response.headers.get('content-type')?.split(';')[0] ?? 'no content type';
+    const status = response.ok ? '' : `${response.status}: ${response.statusText}, `;
+    throw new ApiError(
+      response.status,
+      `${status}not Larder's answer (${type}, not JSON): is a proxy or a login page in front of it?`,
+    );
+  }
   if (!response.ok) {
     const error = json as { message?: string; fieldName?: string } | undefined;
     const field = error?.fieldName === undefined ? '' : ` (${error.fieldName})`;

@@ -87,3 +87,25 @@ test('long values (a 512-character path and location, a 200-character location i
   await page.waitForSelector(`table.locations td:has-text("${LONG_LOCATION}")`);
   assert.deepEqual((await overflow()).tables, [0], 'the locations table scrolls sideways at laptop width');
 });
+
+test('an answer that is not Larder’s (a proxy’s HTML error page, a login page) is said in words, not as a JSON parse error', async () => {
+  await view('Traffic');
+  await page.waitForSelector('table.journal tr.entry');
+  const larder = '**/_larder/**';
+  for (const [status, html, expected] of [
+    [502, '<html><body><h1>502 Bad Gateway</h1></body></html>', /502: Bad Gateway.*not Larder's answer/],
+    [200, '<html><body>Sign in</body></html>', /not Larder's answer.*text\/html/],
+  ] as const) {
+    await page.route(larder, (route) => route.fulfill({ status, contentType: 'text/html', body: html }));
+    try {
+      const problem = page.locator('.problem').first();
+      await problem.waitFor();
+      const text = (await problem.textContent()) ?? '';
+      assert.match(text, expected);
+      assert.doesNotMatch(text, /Unexpected token|is not valid JSON/);
+    } finally {
+      await page.unroute(larder);
+    }
+    await page.waitForSelector('.problem', { state: 'detached' });
+  }
+});
