@@ -120,6 +120,11 @@ export interface LarderApp {
 /** Every instance keeps its virtual time in step with the store within a second, as with revocations. */
 const CLOCK_SYNC_MS = 500;
 
+const NO_CONSOLE =
+  'No console here: the console drives the admin API, which this server runs without. Start larder serve with ' +
+  '--admin-token (or LARDER_ADMIN_TOKEN), or on a new database without --no-demo, and open the /console#token=… ' +
+  'link it prints.';
+
 /** How often real time is checked for a passed midnight (a clock moved through the admin API catches up at once). */
 const LIVE_CHECK_MS = 60_000;
 
@@ -261,6 +266,10 @@ export const createApp = async ({
         }),
         c,
       );
+    // Someone who opens the console the README describes on a server without it is told why, and how to have
+    // it; the admin API's own paths stay a plain 404 (the CLI says the same when it meets one).
+    if (!sandbox && (c.req.path === CONSOLE_PATH || c.req.path.startsWith(`${CONSOLE_PATH}/`)))
+      return errorEdge(new LarderError('ERR_ROUTE_NOT_FOUND', { message: NO_CONSOLE }), c);
     const meant = routeHint(c.req.path);
     const message = meant === undefined ? undefined : `No such endpoint. Did you mean ${meant}?`;
     return errorEdge(new LarderError('ERR_ROUTE_NOT_FOUND', message === undefined ? {} : { message }), c);

@@ -109,3 +109,24 @@ test('an answer that is not Larder’s (a proxy’s HTML error page, a login pag
     await page.waitForSelector('.problem', { state: 'detached' });
   }
 });
+
+test('without the admin API, /console says why there is no console and how to have one', async () => {
+  const plain = await startTestServer();
+  const off = await openBrowser(plain.server.url);
+  try {
+    for (const path of ['/console', '/console/', '/console/assets/index.js']) {
+      const response = await off.page.goto(`${plain.server.url}${path}`);
+      assert.equal(response?.status(), 404);
+      const text = (await off.page.textContent('body')) ?? '';
+      assert.match(text, /runs without the admin API|the admin API, which this server runs without/);
+      assert.match(text, /--admin-token/);
+    }
+    // Any other unknown path is still a plain 404.
+    await off.page.goto(`${plain.server.url}/consoles`);
+    assert.doesNotMatch((await off.page.textContent('body')) ?? '', /admin/);
+    assert.deepEqual(off.offOrigin(), []);
+  } finally {
+    await off.close();
+    await plain.stop();
+  }
+});

@@ -65,14 +65,20 @@ test('with the admin API on, /console and /console/ serve the page with headers 
   assert.equal(((await missing.json()) as { code: number }).code, 40402);
 });
 
-test('without the admin API there is no console', async () => {
+test('without the admin API there is no console, and its 404 says why; the admin API stays a plain 404', async () => {
   const larder = await app();
   for (const path of ['/console', '/console/', '/console/assets/app.js']) {
     const response = await larder.request(path);
     assert.equal(response.status, 404);
-    // A plain 404: no "did you mean" naming the console this server does not have.
-    assert.equal(((await response.json()) as { message: string }).message, 'No such endpoint.');
+    const body = (await response.json()) as { code: number; message: string };
+    assert.equal(body.code, 40402);
+    assert.match(
+      body.message,
+      /the admin API, which this server runs without\. Start larder serve with --admin-token/,
+    );
   }
+  const admin = await larder.request('/_larder/clock');
+  assert.equal(((await admin.json()) as { message: string }).message, 'No such endpoint.');
 });
 
 test('the console’s own page loads are not the integration’s traffic: the journal leaves them out', async () => {
