@@ -88,20 +88,28 @@ const initScript = (
       return request;
     },
   });
-  ${
-    demo === undefined
-      ? `window.ui = start({ url: ${JSON.stringify(OPENAPI_PATH)} });`
-      : `// On a demo database the login's example body is the demo client's, so its try-it logs in as it stands.
+  // Sampled from its schema, the token form would send scope=string (a scope no client has) and
+  // client_id=string: blank, the scope asks for every granted one and the client is the Authorize dialog's.
   fetch(${JSON.stringify(OPENAPI_PATH)})
     .then((response) => response.json())
     .then((spec) => {
+      const formRef = spec.paths[${JSON.stringify(TOKEN_ENDPOINT_PATH)}].post.requestBody.content['application/x-www-form-urlencoded'].schema.$ref;
+      const form = spec.components.schemas[formRef.split('/').pop()].properties;
+      for (const field of ['scope', 'client_id', 'client_secret']) form[field].example = '';
+      ${
+        demo === undefined
+          ? `const ui = start({ spec });`
+          : `// On a demo database the login's example body and the token form are the demo client's, so their
+      // try-it gets a token as it stands.
       const body = spec.paths[${JSON.stringify(LOGIN_PATH)}].post.requestBody.content['application/json'];
       body.example = { ...body.example, ${`clientId: ${JSON.stringify(demo.clientId)}, clientSecret: ${JSON.stringify(demo.clientSecret)}`} };
+      form.client_id.example = ${JSON.stringify(demo.clientId)};
+      form.client_secret.example = ${JSON.stringify(demo.clientSecret)};
       const ui = start({ spec });
-      ui.initOAuth(${JSON.stringify({ clientId: demo.clientId, clientSecret: demo.clientSecret, scopes: [...KNOWN_SCOPES] })});
+      ui.initOAuth(${JSON.stringify({ clientId: demo.clientId, clientSecret: demo.clientSecret, scopes: [...KNOWN_SCOPES] })});`
+      }
       window.ui = ui;
-    });`
-  }
+    });
 })();
 `;
 

@@ -925,7 +925,19 @@ export const openApiDocument = (publicUrl: string) => {
       ...(options.request === undefined ? {} : { requestBody: { required: true, content: options.request } }),
       responses: { [options.status ?? '200']: ok('Done.', use(answer)), ...adminErrors, ...options.errors },
     });
-  const jsonBody = (schema: TSchema) => ({ 'application/json': { schema: use(schema) } });
+  /**
+   * `example`: where one sampled from the schema is not a valid body (a fault effect with every type's fields, a
+   * client with both locations and allLocations), so the docs page's try-it works as it stands.
+   */
+  const jsonBody = (schema: TSchema, example?: unknown) => ({
+    'application/json': { schema: use(schema), ...(example === undefined ? {} : { example }) },
+  });
+  // Effects without an if/then of FaultEffect: Redocly's example check misreads those (status, latency).
+  const faultRule = {
+    match: { operation: OPERATIONS.searchPurchaseOrders },
+    when: { next: 1 },
+    effect: { type: 'invalidToken' },
+  };
   const pathLocation = {
     name: 'locationId',
     in: 'path',
@@ -1030,7 +1042,16 @@ export const openApiDocument = (publicUrl: string) => {
         'Injects errors, latency, expired tokens and bad page tokens into matching requests; counters start again.',
         FaultRulesStateSchema,
         {
-          request: jsonBody(FaultRulesSchema),
+          request: jsonBody(FaultRulesSchema, {
+            rules: [
+              faultRule,
+              {
+                match: { operation: OPERATIONS.searchInventoryHistory },
+                when: { probability: 0.1 },
+                effect: { type: 'cutBody' },
+              },
+            ],
+          }),
           errors: jsonBodyErrors('a rule is not valid or could never fire'),
         },
       ),
@@ -1046,7 +1067,7 @@ export const openApiDocument = (publicUrl: string) => {
         'Appends a rule (its id defaults to the next free rule-N); the other rules keep their counters.',
         FaultRulesStateSchema,
         {
-          request: jsonBody(FaultRuleSchema),
+          request: jsonBody(FaultRuleSchema, faultRule),
           status: '201',
           errors: {
             ...jsonBodyErrors(
@@ -1085,7 +1106,7 @@ export const openApiDocument = (publicUrl: string) => {
         'A new API client; its secret is answered once, never again.',
         ClientCredentialsSchema,
         {
-          request: jsonBody(NewClientRequestSchema),
+          request: jsonBody(NewClientRequestSchema, { name: 'my-integration', allLocations: true }),
           status: '201',
           errors: jsonBodyErrors('a field is not valid'),
         },

@@ -75,6 +75,33 @@ test('try-it: on a demo database the login body is the demo client’s, so Execu
   await executeAsShown('authentication-authenticationLoginPost', 200);
 });
 
+test('try-it: the token endpoint’s form as it stands gets a token, with every scope granted (no placeholder "string")', async () => {
+  const operation = await executeAsShown('authentication-oauthToken', 200);
+  const body = await operation.locator('.live-responses-table .microlight').first().textContent();
+  assert.equal((JSON.parse(body ?? '') as { scope: string }).scope, 'retail.inventory:read retail:read');
+});
+
+test('try-it: the sandbox bodies the page shows (a fault rule, the rule list, a new client) are accepted as they stand', async () => {
+  const { page } = browser;
+  await page.locator('.auth-wrapper .btn.authorize').click();
+  const dialog = page.locator('.modal-ux');
+  const admin = dialog.locator('.auth-container', { has: page.locator('h4', { hasText: /^admin\b/ }) });
+  await admin.locator('input').fill(running.demo!.adminToken);
+  await admin.locator('button.authorize').click();
+  await admin.locator('button', { hasText: 'Logout' }).waitFor();
+  await dialog.locator('button.close-modal').click();
+  try {
+    await executeAsShown('sandbox-addFault', 201);
+    await executeAsShown('sandbox-setFaults', 200);
+    await executeAsShown('sandbox-createClient', 201);
+  } finally {
+    await fetch(`${running.server.url}/_larder/faults`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${running.demo!.adminToken}` },
+    });
+  }
+});
+
 test('the page reads on a phone width', async () => {
   const phone = await browser.context.newPage();
   await phone.setViewportSize(PHONE);
