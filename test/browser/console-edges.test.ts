@@ -130,3 +130,14 @@ test('without the admin API, /console says why there is no console and how to ha
     await plain.stop();
   }
 });
+
+test('Controls: a jump to a time the clock cannot take is refused naming the field, not "Invalid time value"', async () => {
+  await view('Controls');
+  // A year of five digits, as a slip of the keyboard in the year part gives.
+  await page.fill('input[name="at"]', '20266-01-01T00:00');
+  await page.click('form:has(input[name="at"]) button[type="submit"]');
+  const problem = page.locator('.card[aria-label="Clock"] .problem');
+  await problem.waitFor();
+  assert.match((await problem.textContent()) ?? '', /^Jump to \(UTC\): 20266-01-01T00:00 /);
+  await page.fill('input[name="at"]', '');
+});

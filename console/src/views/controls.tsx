@@ -90,7 +90,15 @@ const ClockCard = ({ onChange }: { onChange: (clock: ClockView) => void }) => {
         class="filters"
         onSubmit={(e) => {
           e.preventDefault();
-          if (at !== '') void run(() => api.setClock(new Date(`${at}Z`).toISOString(), frozen));
+          if (at === '') return;
+          // The field takes years past 9999, which no ISO time (nor the clock) has: said here, naming the field,
+          // rather than as the parser's "Invalid time value".
+          const time = new Date(`${at}Z`);
+          if (Number.isNaN(time.getTime())) {
+            setError(`Jump to (UTC): ${at} is not a time the clock can take (years 0000 to 9999).`);
+            return;
+          }
+          void run(() => api.setClock(time.toISOString(), frozen));
         }}
       >
         <label>
