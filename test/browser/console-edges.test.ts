@@ -141,3 +141,19 @@ test('Controls: a jump to a time the clock cannot take is refused naming the fie
   assert.match((await problem.textContent()) ?? '', /^Jump to \(UTC\): 20266-01-01T00:00 /);
   await page.fill('input[name="at"]', '');
 });
+
+test('Controls: an emptied "Advance by" asks for a number and leaves the clock where it was', async () => {
+  await view('Controls');
+  const before = (await (await admin('GET', '/clock')).json()) as { offsetSeconds: number };
+  await page.fill('input[name="amount"]', '');
+  await page.click('button[name="advance"]');
+  assert.equal(await page.evaluate(`document.querySelector('input[name="amount"]').validity.valid`), false);
+  // The same form advanced by a day when it still held one: the clock moved is seen by the next read.
+  await page.fill('input[name="amount"]', '1');
+  await page.selectOption('select[name="unit"]', { label: 'minutes' });
+  await page.click('button[name="advance"]');
+  await page.waitForSelector('.clock-now:has-text("+0d 0h 1m")');
+  const after = (await (await admin('GET', '/clock')).json()) as { offsetSeconds: number };
+  assert.equal(after.offsetSeconds - before.offsetSeconds, 60);
+  await admin('DELETE', '/clock');
+});

@@ -25,7 +25,8 @@ const ClockCard = ({ onChange }: { onChange: (clock: ClockView) => void }) => {
   usePoll(clock.reload, CLOCK_POLL_MS);
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
-  const [amount, setAmount] = useState(1);
+  // As typed: a field emptied to type another number stays empty (and required), never silently 1.
+  const [amount, setAmount] = useState('1');
   const [unit, setUnit] = useState(DAY);
   const [at, setAt] = useState('');
   const [frozen, setFrozen] = useState(false);
@@ -59,7 +60,7 @@ const ClockCard = ({ onChange }: { onChange: (clock: ClockView) => void }) => {
         class="filters"
         onSubmit={(e) => {
           e.preventDefault();
-          void run(() => api.advanceClock(amount * unit));
+          void run(() => api.advanceClock(Number(amount) * unit));
         }}
       >
         <label>
@@ -67,9 +68,11 @@ const ClockCard = ({ onChange }: { onChange: (clock: ClockView) => void }) => {
           <input
             type="number"
             name="amount"
+            required
             min={1}
+            step={1}
             value={amount}
-            onInput={(e) => setAmount(Math.max(1, Math.floor(Number(e.currentTarget.value) || 1)))}
+            onInput={(e) => setAmount(e.currentTarget.value)}
           />
         </label>
         <select
