@@ -64,20 +64,34 @@ export const Problem = ({ error }: { error: string | undefined }) =>
     </p>
   );
 
+/**
+ * `focus`: the card is what a link opened (an order, an entry), which replaces the link: its heading takes the
+ * focus, so Tab goes on from it and a screen reader reads it, rather than both starting again at the top.
+ */
 export const Card = ({
   title,
   children,
   wide,
+  focus,
 }: {
   title: string;
   children: ComponentChildren;
   wide?: boolean;
-}) => (
-  <section class={wide === true ? 'card wide' : 'card'} aria-label={title}>
-    <h2>{title}</h2>
-    {children}
-  </section>
-);
+  focus?: boolean;
+}) => {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (focus === true) heading.current?.focus();
+  }, []);
+  return (
+    <section class={wide === true ? 'card wide' : 'card'} aria-label={title}>
+      <h2 ref={heading} tabIndex={focus === true ? -1 : undefined}>
+        {title}
+      </h2>
+      {children}
+    </section>
+  );
+};
 
 const money = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 export const formatMoney = (amount: number | null | undefined) =>

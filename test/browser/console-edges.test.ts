@@ -157,3 +157,25 @@ test('Controls: an emptied "Advance by" asks for a number and leaves the clock w
   assert.equal(after.offsetSeconds - before.offsetSeconds, 60);
   await admin('DELETE', '/clock');
 });
+
+test('keyboard: opening an order or an inventory entry moves the focus to it, so Tab goes on from there, not from the top', async () => {
+  await view('Purchase orders');
+  await page.waitForSelector('table.orders tbody tr');
+  await page.focus('table.orders tbody tr >> nth=0 >> a');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('.detail');
+  assert.match(await page.evaluate('document.activeElement.textContent'), /^Purchase order/);
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate('document.activeElement.textContent'), '← back to the list');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('table.orders tbody tr');
+
+  await page.check('label:has-text("RECEIVED") >> nth=1 >> input');
+  await page.click('form.filters button[type="submit"]');
+  await page.locator(`p[data-search='${JSON.stringify({ purchaseOrderStatuses: ['RECEIVED'] })}']`).waitFor();
+  await page.click('table.orders tbody tr >> nth=0 >> a');
+  await page.focus('.detail .receive-link >> nth=0');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('h2:has-text("RECEIVE entry")');
+  assert.match(await page.evaluate('document.activeElement.textContent'), /entry/);
+});

@@ -127,6 +127,7 @@ export const EntryView = ({ location, id }: { location: string; id: string }) =>
           : `${data.adjustmentType} entry ${shortId(data.inventoryHistoryLogId)}`
       }
       wide
+      focus
     >
       <Problem error={error} />
       {data === undefined ? null : (

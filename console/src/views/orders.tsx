@@ -42,6 +42,7 @@ const OrderDetail = ({ location, id }: { location: string; id: string }) => {
           : `Purchase order #${order.platformGeneratedPurchaseOrderNumber}`
       }
       wide
+      focus
     >
       <p>
         <a href={href('orders', { location })}>← back to the list</a>
