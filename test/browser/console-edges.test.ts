@@ -179,3 +179,12 @@ test('keyboard: opening an order or an inventory entry moves the focus to it, so
   await page.waitForSelector('h2:has-text("RECEIVE entry")');
   assert.match(await page.evaluate('document.activeElement.textContent'), /entry/);
 });
+
+test('empty states: a location with no records says so in Purchase orders and Inventory, with no bare table or empty picker', async () => {
+  await page.goto(`${url}/console#/orders?location=${LONG_LOCATION}`);
+  await page.waitForSelector('p.empty:has-text("No purchase orders at this location.")');
+  assert.equal(await page.locator('table.orders').count(), 0);
+  await page.goto(`${url}/console#/inventory?location=${LONG_LOCATION}`);
+  await page.waitForSelector('p.empty:has-text("No inventory entries in this window.")');
+  assert.equal(await page.locator('select[name="item"]').count(), 0);
+});

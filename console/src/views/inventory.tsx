@@ -45,20 +45,22 @@ export const InventoryView = ({ location, params }: { location: string; params: 
               ))}
             </select>
           </label>
-          <label>
-            Item
-            <select
-              name="item"
-              value={stock?.itemVersionId ?? ''}
-              onChange={(e) => show({ days, item: e.currentTarget.value })}
-            >
-              {(data?.items ?? []).map((i) => (
-                <option key={i.itemVersionId} value={i.itemVersionId}>
-                  {i.name ?? shortId(i.itemVersionId)} ({i.entries})
-                </option>
-              ))}
-            </select>
-          </label>
+          {data?.items.length === 0 ? null : (
+            <label>
+              Item
+              <select
+                name="item"
+                value={stock?.itemVersionId ?? ''}
+                onChange={(e) => show({ days, item: e.currentTarget.value })}
+              >
+                {(data?.items ?? []).map((i) => (
+                  <option key={i.itemVersionId} value={i.itemVersionId}>
+                    {i.name ?? shortId(i.itemVersionId)} ({i.entries})
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
           {loading ? <span class="muted">loading…</span> : null}
         </form>
         <Problem error={error} />

@@ -240,65 +240,75 @@ export const OrdersView = ({ location, id }: { location: string; id: string | un
             <span class="result-count">{page.data.data.length}</span> order(s) on page {page.data.number}
             {page.data.nextPageToken === '' ? ' (last page)' : ''}
           </p>
-          <div class="scroll">
-            <table class="orders">
-              <thead>
-                <tr>
-                  <th>#</th>
-                  <th>Supplier</th>
-                  <th>Status</th>
-                  <th>Created</th>
-                  <th>Modified</th>
-                  <th>Items</th>
-                  <th>Received</th>
-                  <th>Total</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.data.data.map((order) => (
-                  <tr key={order.id}>
-                    <td>
-                      <a href={href('orders', { location, id: order.id })}>
-                        {order.platformGeneratedPurchaseOrderNumber}
-                      </a>
-                    </td>
-                    <td>{order.supplier.name}</td>
-                    <td>
-                      <span class={`status ${order.status}`}>{order.status}</span>
-                      {order.archived ? <span class="muted"> archived</span> : null}
-                    </td>
-                    <td>{formatDate(order.createdDate)}</td>
-                    <td>{formatTime(order.modifiedDate)}</td>
-                    <td class="number">{order.items.length}</td>
-                    <td class="number">{received(order)}</td>
-                    <td class="number">{formatMoney(order.purchaseOrderTotals.totalCost)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <nav class="pager">
-            <button
-              type="button"
-              disabled={tokens.length === 0}
-              onClick={() => {
-                setToken(tokens.at(-1) ?? '');
-                setTokens(tokens.slice(0, -1));
-              }}
-            >
-              ← Previous
-            </button>
-            <button
-              type="button"
-              disabled={page.data.nextPageToken === ''}
-              onClick={() => {
-                setTokens([...tokens, token]);
-                setToken(page.data?.nextPageToken ?? '');
-              }}
-            >
-              Next →
-            </button>
-          </nav>
+          {page.data.data.length === 0 && tokens.length === 0 ? (
+            <p class="empty">
+              {Object.keys(page.data.body).length === 0
+                ? 'No purchase orders at this location.'
+                : 'No purchase order matches this search.'}
+            </p>
+          ) : (
+            <>
+              <div class="scroll">
+                <table class="orders">
+                  <thead>
+                    <tr>
+                      <th>#</th>
+                      <th>Supplier</th>
+                      <th>Status</th>
+                      <th>Created</th>
+                      <th>Modified</th>
+                      <th>Items</th>
+                      <th>Received</th>
+                      <th>Total</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {page.data.data.map((order) => (
+                      <tr key={order.id}>
+                        <td>
+                          <a href={href('orders', { location, id: order.id })}>
+                            {order.platformGeneratedPurchaseOrderNumber}
+                          </a>
+                        </td>
+                        <td>{order.supplier.name}</td>
+                        <td>
+                          <span class={`status ${order.status}`}>{order.status}</span>
+                          {order.archived ? <span class="muted"> archived</span> : null}
+                        </td>
+                        <td>{formatDate(order.createdDate)}</td>
+                        <td>{formatTime(order.modifiedDate)}</td>
+                        <td class="number">{order.items.length}</td>
+                        <td class="number">{received(order)}</td>
+                        <td class="number">{formatMoney(order.purchaseOrderTotals.totalCost)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <nav class="pager">
+                <button
+                  type="button"
+                  disabled={tokens.length === 0}
+                  onClick={() => {
+                    setToken(tokens.at(-1) ?? '');
+                    setTokens(tokens.slice(0, -1));
+                  }}
+                >
+                  ← Previous
+                </button>
+                <button
+                  type="button"
+                  disabled={page.data.nextPageToken === ''}
+                  onClick={() => {
+                    setTokens([...tokens, token]);
+                    setToken(page.data?.nextPageToken ?? '');
+                  }}
+                >
+                  Next →
+                </button>
+              </nav>
+            </>
+          )}
         </>
       )}
     </Card>
