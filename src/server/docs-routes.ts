@@ -53,7 +53,11 @@ const PAGE = `<!doctype html>
 <title>Larder API reference</title>
 <link rel="icon" type="image/png" href="${DOCS_ASSETS_PATH}/favicon-32x32.png">
 <link rel="stylesheet" href="${DOCS_ASSETS_PATH}/swagger-ui.css">
-<style>.swagger-ui .markdown table, .swagger-ui .renderedMarkdown table { display: block; max-width: 100%; overflow-x: auto; }</style>
+<style>
+/* At phone width a wide table (the error codes, an operation's parameters and responses) scrolls in its own box, not the page. */
+.swagger-ui .markdown table, .swagger-ui .renderedMarkdown table { display: block; max-width: 100%; overflow-x: auto; }
+.swagger-ui .opblock .opblock-body { overflow-x: auto; }
+</style>
 </head>
 <body>
 <div id="swagger-ui"></div>
