@@ -188,3 +188,12 @@ test('empty states: a location with no records says so in Purchase orders and In
   await page.waitForSelector('p.empty:has-text("No inventory entries in this window.")');
   assert.equal(await page.locator('select[name="item"]').count(), 0);
 });
+
+test('accessibility: each fault rule’s Remove button is named for its rule', async () => {
+  await view('Controls');
+  await page.waitForSelector('li.rule');
+  const ids = await page.locator('li.rule strong').allTextContents();
+  assert.ok(ids.length > 0);
+  for (const id of ids)
+    assert.equal(await page.getByRole('button', { name: `Remove ${id}`, exact: true }).count(), 1);
+});

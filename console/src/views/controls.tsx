@@ -231,7 +231,8 @@ const FaultsCard = () => {
                 type="button"
                 class="remove"
                 name={`remove-${rule.id}`}
-                title={`Remove ${rule.id}`}
+                // Named for its rule: a screen reader's list of buttons otherwise reads "Remove" once a rule.
+                aria-label={`Remove ${rule.id}`}
                 onClick={() => void change(() => api.removeFault(rule.id))}
               >
                 Remove
