@@ -197,3 +197,19 @@ test('accessibility: each fault rule’s Remove button is named for its rule', a
   for (const id of ids)
     assert.equal(await page.getByRole('button', { name: `Remove ${id}`, exact: true }).count(), 1);
 });
+
+test('keyboard: the focus ring of a header link is drawn whole, not cut off by the header’s scrolling nav', async () => {
+  await view('Locations');
+  await page.focus('header nav a >> nth=0');
+  await page.keyboard.press('Tab');
+  const fits = await page.evaluate(`(() => {
+    const link = document.activeElement;
+    const nav = link.closest('nav');
+    const style = getComputedStyle(link);
+    const reach = parseFloat(style.outlineWidth) + parseFloat(style.outlineOffset);
+    const l = link.getBoundingClientRect();
+    const n = nav.getBoundingClientRect();
+    return style.outlineStyle !== 'none' && l.top - reach >= n.top && l.bottom + reach <= n.bottom;
+  })()`);
+  assert.equal(fits, true);
+});
