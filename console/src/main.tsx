@@ -134,7 +134,8 @@ const Console = ({ onUnauthorized }: { onUnauthorized: () => void }) => {
         </a>
       </header>
       <main>
-        <Problem error={locations.error} />
+        {/* Only where the picker needs the list: elsewhere a view's own read says the same thing once. */}
+        {needsLocation ? <Problem error={locations.error} /> : null}
         {needsLocation && ids.length > 0 ? (
           <label class="location-picker">
             Location{' '}

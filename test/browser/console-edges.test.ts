@@ -213,3 +213,24 @@ test('keyboard: the focus ring of a header link is drawn whole, not cut off by t
   })()`);
   assert.equal(fits, true);
 });
+
+test('when Larder does not answer, Locations says so once, not once for the page and again for its table', async () => {
+  await view('Traffic');
+  const larder = '**/_larder/**';
+  await page.route(larder, (route) => route.abort('connectionrefused'));
+  try {
+    // Both reads of the locations (the header's, for its picker, and the table's) have failed.
+    let failed = 0;
+    const bothFailed = new Promise<void>((resolve) =>
+      page.on('requestfailed', (request) => {
+        if (new URL(request.url()).pathname === '/_larder/locations' && ++failed === 2) resolve();
+      }),
+    );
+    await page.click('header nav a:has-text("Locations")');
+    await bothFailed;
+    await page.locator('.card[aria-label="Locations"] .problem').waitFor();
+    assert.equal(await page.locator('.problem').count(), 1);
+  } finally {
+    await page.unroute(larder);
+  }
+});
