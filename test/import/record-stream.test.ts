@@ -84,6 +84,10 @@ test('the import reports a bad comma as FILE:LINE', async () => {
   const store = {
     capabilities: { writesOnMainThread: false, embedded: false },
     records: { beginImport: async () => session },
+    settings: {
+      databaseKind: { get: async () => 'plain' },
+      demoClient: { get: async () => undefined },
+    },
   } as unknown as Store;
   const result = await importFiles(store, {
     locationId: 'L1',
@@ -130,6 +134,10 @@ test('the import reports bytes that are not UTF-8 as FILE:LINE', async () => {
   const store = {
     capabilities: { writesOnMainThread: false, embedded: false },
     records: { beginImport: async () => ({ rollback: async () => {} }) },
+    settings: {
+      databaseKind: { get: async () => 'plain' },
+      demoClient: { get: async () => undefined },
+    },
   } as unknown as Store;
   const result = await importFiles(store, {
     locationId: 'L1',
