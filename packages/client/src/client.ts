@@ -223,6 +223,12 @@ export const createClient = (options: ClientOptions): LarderClient => {
         throw new TypeError(`pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE}, not ${pageSize}`);
       const pages = async function* (): AsyncGenerator<Page<T>> {
         let pageToken = options.pageToken ?? '';
+        // A server whose tokens loop (A, B, A, …) would walk forever. Brent's cycle check: one saved token, moved
+        // to the current one at each power of two, finds any loop within a few of its own lengths, in constant
+        // memory however long the walk (a Set of every token would grow with it).
+        let saved = pageToken;
+        let stride = 1;
+        let sinceSaved = 0;
         for (;;) {
           options.signal?.throwIfAborted();
           const query = new URLSearchParams();
@@ -241,12 +247,15 @@ export const createClient = (options: ClientOptions): LarderClient => {
             throw new LarderClientError(`POST /v1/${name}/search answered something that is not a page.`);
           yield page;
           if (page.nextPageToken === '') return;
-          // A server that hands back the token it was given would walk forever.
-          if (page.nextPageToken === pageToken)
-            throw new LarderClientError(
-              `The server repeated page token ${pageToken}: the walk would not end.`,
-            );
+          if (page.nextPageToken === saved)
+            throw new LarderClientError(`The server repeated page token ${saved}: the walk would not end.`);
           pageToken = page.nextPageToken;
+          sinceSaved += 1;
+          if (sinceSaved === stride) {
+            saved = pageToken;
+            stride *= 2;
+            sinceSaved = 0;
+          }
         }
       };
       return {

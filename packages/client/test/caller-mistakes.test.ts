@@ -124,6 +124,45 @@ test('a search answered with something that is not a page ends the walk with a L
   }
 });
 
+test('a server whose page tokens loop ends the walk with a LarderClientError, after a few pages of the loop', async () => {
+  const page = (next: string) => ({ data: [{ id: next }], currentPageToken: '', nextPageToken: next });
+  for (const [tokens, loopStart] of [
+    [['A'], 0],
+    [['A', 'B'], 0],
+    [['A', 'B', 'C', 'D', 'E'], 2],
+    [['A', 'B', 'C', 'D', 'E', 'F', 'G'], 6],
+  ] as const) {
+    // The walk's pages, then the loop's tokens again and again: far more than the check may take to see it.
+    const loop = tokens.slice(loopStart);
+    const answers = [...tokens, ...Array.from({ length: 64 }, (_, i) => loop[i % loop.length] ?? '')].map(
+      page,
+    );
+    const { client, sent } = scripted(LOGIN, ...answers);
+    await assert.rejects(
+      (async () => {
+        for await (const _ of client.purchaseOrders.search({}, { location: 'loc', pageToken: 'START' }))
+          void _;
+      })(),
+      (error: unknown) => {
+        assert.ok(error instanceof LarderClientError, String(error));
+        assert.match(error.message, /repeated page token [A-G]: the walk would not end/);
+        return true;
+      },
+    );
+    assert.ok(
+      sent.length - 1 <= tokens.length + 3 * loop.length,
+      `${tokens.join('')}: ${sent.length - 1} pages`,
+    );
+  }
+  // A long walk with no loop is never taken for one.
+  const walk = Array.from({ length: 300 }, (_, i) => page(i === 299 ? '' : `T${i}`));
+  const { client } = scripted(LOGIN, ...walk);
+  let records = 0;
+  for await (const record of client.purchaseOrders.search({}, { location: 'loc' }))
+    records += record === undefined ? 0 : 1;
+  assert.equal(records, 300);
+});
+
 test('sync since takes a real day or an RFC 3339 instant, nothing Date.parse merely guesses at', () => {
   for (const since of [
     '2026-02-30',
