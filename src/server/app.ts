@@ -53,6 +53,7 @@ import { instrumentStore } from '../storage/instrumented-store.js';
 import type { Store } from '../storage/store.js';
 import { createDocsRoutes } from './docs-routes.js';
 import { openApiDocument } from './openapi.js';
+import { demoExamples } from './openapi-examples.js';
 import { withoutSandbox } from './served-document.js';
 
 export interface AppConfig {
@@ -320,6 +321,16 @@ export const createApp = async ({
         const demo = await store.settings.demoClient.get();
         const client = demo === undefined ? undefined : await store.auth.getClient(demo.clientId);
         return client === undefined || client.revokedAt !== null ? undefined : demo;
+      },
+      exampleIds: async () => {
+        const ids: Record<string, string> = {};
+        if (config.demo === false || (await store.settings.databaseKind.get()) !== 'demo') return ids;
+        const locationId = demoExamples().location;
+        for (const kind of RECORD_KINDS) {
+          const [row] = await store.records.search(kind, { locationId, where: [], limit: 1 });
+          if (row !== undefined) ids[kind.idParam] = row.id;
+        }
+        return ids;
       },
     }),
   );

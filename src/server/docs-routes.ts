@@ -21,6 +21,11 @@ export interface DocsDeps {
   publicUrl: string;
   /** The demo client of a demo database, prefilled in the page's Authorize dialog; undefined elsewhere. */
   demoClient: () => Promise<{ clientId: string; clientSecret: string } | undefined>;
+  /**
+   * On a demo database, a real record id per GET-by-id path parameter (`purchaseOrderId`, …) at the documented
+   * example location, prefilled in try-it; the document's own example ids are generated and not stored.
+   */
+  exampleIds: () => Promise<Readonly<Record<string, string>>>;
 }
 
 /** Read once (about 2 MB), at the first request, so later ones never touch the disk. */
@@ -74,6 +79,7 @@ const PAGE = `<!doctype html>
 const initScript = (
   publicUrl: string,
   demo: { clientId: string; clientSecret: string } | undefined,
+  ids: Readonly<Record<string, string>>,
 ) => `'use strict';
 (() => {
   const publicUrl = ${JSON.stringify(publicUrl)};
@@ -100,6 +106,10 @@ const initScript = (
       const formRef = spec.paths[${JSON.stringify(TOKEN_ENDPOINT_PATH)}].post.requestBody.content['application/x-www-form-urlencoded'].schema.$ref;
       const form = spec.components.schemas[formRef.split('/').pop()].properties;
       for (const field of ['scope', 'client_id', 'client_secret']) form[field].example = '';
+      const ids = ${JSON.stringify(ids)};
+      for (const item of Object.values(spec.paths))
+        for (const parameter of item.get?.parameters ?? [])
+          if (parameter.in === 'path' && Object.hasOwn(ids, parameter.name)) parameter.example = ids[parameter.name];
       ${
         demo === undefined
           ? `const ui = start({ spec });`
@@ -125,7 +135,7 @@ const wantsHtml = (c: Context): boolean => {
   return /\btext\/html\b/i.test(accept);
 };
 
-export const createDocsRoutes = ({ publicUrl, demoClient }: DocsDeps): Hono => {
+export const createDocsRoutes = ({ publicUrl, demoClient, exampleIds }: DocsDeps): Hono => {
   const routes = new Hono();
   const index = JSON.stringify({
     name: 'Larder',
@@ -150,7 +160,7 @@ export const createDocsRoutes = ({ publicUrl, demoClient }: DocsDeps): Hono => {
     c.html(PAGE, 200, { 'Content-Security-Policy': CONTENT_SECURITY_POLICY, ...noCache }),
   );
   routes.get(`${DOCS_PATH}/init.js`, async (c) =>
-    c.body(initScript(publicUrl, await demoClient()), 200, {
+    c.body(initScript(publicUrl, await demoClient(), await exampleIds()), 200, {
       'content-type': 'text/javascript; charset=utf-8',
       ...noCache,
     }),

@@ -3,6 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { parseCommandArgs } from '../../src/cli/command.js';
 import { serveCommand } from '../../src/cli/commands/serve-command.js';
 import { parseServeConfig } from '../../src/cli/serve-config.js';
+import { LOCATION_HEADER } from '../../src/shared/limits.js';
+import { LOGIN, loginRequest } from '../auth/harness.js';
 import { larder } from '../helpers/cli.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -58,6 +60,31 @@ describe('on a demo database', () => {
     assert.ok(script.includes(JSON.stringify(running.demo!.clientSecret)));
     assert.match(script, /validatorUrl: null/);
   });
+
+  test("the page script prefills try-it's GET-by-id paths with ids the demo location really holds", async () => {
+    const script = await (await fetch(`${running.server.url}/docs/init.js`)).text();
+    const ids = JSON.parse(/const ids = (\{.*\});/.exec(script)?.[1] ?? '{}') as Record<string, string>;
+    const served = (await (await fetch(`${running.server.url}/openapi.json`)).json()) as {
+      paths: Record<string, { get?: { parameters: { name: string; in: string; example?: string }[] } }>;
+    };
+    const login = await fetch(`${running.server.url}${LOGIN}`, loginRequest(running.demo!));
+    const { token } = (await login.json()) as { token: { accessToken: string } };
+    const tried: string[] = [];
+    for (const [path, item] of Object.entries(served.paths)) {
+      const parameters = item.get?.parameters ?? [];
+      const idParameter = parameters.find((parameter) => parameter.in === 'path' && path.startsWith('/v1/'));
+      if (idParameter === undefined) continue;
+      const id = ids[idParameter.name];
+      assert.ok(id, `no example for ${idParameter.name}`);
+      const location = parameters.find((parameter) => parameter.in === 'header')?.example;
+      const answer = await fetch(`${running.server.url}${path.replace(`{${idParameter.name}}`, id)}`, {
+        headers: { authorization: `Bearer ${token.accessToken}`, [LOCATION_HEADER]: String(location) },
+      });
+      assert.equal(answer.status, 200, `${path} with ${id}`);
+      tried.push(idParameter.name);
+    }
+    assert.deepEqual(tried.sort(), ['inventoryHistoryEntryId', 'purchaseOrderId'].sort());
+  });
 });
 
 test('without a demo client the page script names no credentials', async () => {
@@ -65,6 +92,7 @@ test('without a demo client the page script names no credentials', async () => {
   try {
     const script = await (await fetch(`${running.server.url}/docs/init.js`)).text();
     assert.doesNotMatch(script, /initOAuth|clientSecret/);
+    assert.match(script, /const ids = \{\};/, 'no example ids outside a demo database');
   } finally {
     await running.stop();
   }
