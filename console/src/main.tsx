@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   ApiError,
   api,
@@ -40,6 +40,9 @@ const TokenForm = ({
   problem: string | undefined;
 }) => {
   const [value, setValue] = useState('');
+  const input = useRef<HTMLInputElement>(null);
+  // The form is the page's only task; a refused token brings it back, ready for the next try.
+  useEffect(() => input.current?.focus(), [problem]);
   return (
     <main class="gate">
       <h1>Larder console</h1>
@@ -55,6 +58,7 @@ const TokenForm = ({
         }}
       >
         <input
+          ref={input}
           type="password"
           name="token"
           autocomplete="off"

@@ -316,6 +316,8 @@ test('a console link opened in the tab already showing the console takes its tok
   await page.goto(`${url}/console#token=not-the-admin-token`);
   await page.waitForSelector('.problem:has-text("That admin token was refused")');
   assert.doesNotMatch(page.url(), /token=/);
+  // The token field has the focus, so the next token can be pasted straight away.
+  assert.equal(await page.evaluate('document.activeElement?.getAttribute("aria-label")'), 'Admin token');
   await page.goto(`${url}/console#token=${encodeURIComponent(demo.adminToken)}`);
   await page.waitForSelector('table.locations tbody tr');
   assert.doesNotMatch(page.url(), /token=/);
