@@ -59,6 +59,6 @@ test('Traffic under --workers 2: two requests with the same seq are two rows, an
     await details.first().waitFor();
     assert.equal(await details.count(), 1, `only the clicked row opens (seq ${twin.seq})`);
     assert.match((await details.textContent()) ?? '', new RegExp(`"${twin.requestId}"`));
-    assert.equal(await page.locator('table.journal tr.entry[aria-expanded="true"]').count(), 1);
+    assert.equal(await page.locator('table.journal tr.entry button[aria-expanded="true"]').count(), 1);
   }
 });

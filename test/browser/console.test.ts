@@ -166,9 +166,14 @@ test('Traffic: the journal lists the integration’s requests, an entry opens, f
   await page.click('table.journal tr.entry >> nth=0');
   await page.waitForSelector('table.journal tr.entry-detail pre');
   assert.match((await page.textContent('tr.entry-detail pre')) ?? '', /"requestId"/);
-  assert.equal(await page.getAttribute('table.journal tr.entry >> nth=0', 'aria-expanded'), 'true');
-  // From the keyboard as a button: Space closes it (without scrolling), Enter opens it again.
-  await page.focus('table.journal tr.entry >> nth=0');
+  const toggle = 'table.journal tr.entry >> nth=0 >> button';
+  assert.equal(await page.getAttribute(toggle, 'aria-expanded'), 'true');
+  // From the keyboard, a real button named for its request: Space closes it, Enter opens it again.
+  assert.match(
+    (await page.getAttribute(toggle, 'aria-label')) ?? '',
+    /^Details of \S+ \S+, \d{3}, at \d{4}-/,
+  );
+  await page.focus(toggle);
   await page.keyboard.press('Space');
   await page.waitForSelector('table.journal tr.entry-detail', { state: 'detached' });
   await page.keyboard.press('Enter');

@@ -162,17 +162,23 @@ export const TrafficView = () => {
                   <Fragment key={entry.id}>
                     <tr
                       class={`entry${open === entry.id ? ' open' : ''}`}
-                      tabIndex={0}
-                      aria-expanded={open === entry.id}
                       onClick={() => setOpen(open === entry.id ? undefined : entry.id)}
-                      onKeyDown={(e) => {
-                        // As a button: Enter or Space, and Space must not scroll the page.
-                        if (e.key !== 'Enter' && e.key !== ' ') return;
-                        e.preventDefault();
-                        setOpen(open === entry.id ? undefined : entry.id);
-                      }}
                     >
-                      <td>{formatTime(entry.time)}</td>
+                      <td>
+                        {/* The row opens on a click anywhere; the keyboard and screen readers get a real button. */}
+                        <button
+                          type="button"
+                          class="toggle"
+                          aria-expanded={open === entry.id}
+                          aria-label={`Details of ${entry.method} ${entry.operation ?? entry.path}, ${entry.status}, at ${formatTime(entry.time)}`}
+                          onClick={(e) => {
+                            e.stopPropagation();
+                            setOpen(open === entry.id ? undefined : entry.id);
+                          }}
+                        >
+                          {formatTime(entry.time)}
+                        </button>
+                      </td>
                       <td>
                         <span class="method">{entry.method}</span>{' '}
                         <Long text={entry.operation ?? entry.path} />
