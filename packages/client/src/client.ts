@@ -184,8 +184,11 @@ export const createClient = (options: ClientOptions): LarderClient => {
   ): Promise<R> => {
     /** The token the last attempt carried. */
     let sent: Cached | undefined;
-    const send = () =>
+    const startedAt = now();
+    // One maxElapsedMs for the call: a send after a new login gets what the first left, not a budget of its own.
+    const send = (again: boolean) =>
       transport.send({
+        ...(again ? { startedAt } : {}),
         url: `${baseUrl}${path}`,
         method,
         headers: {
@@ -202,10 +205,10 @@ export const createClient = (options: ClientOptions): LarderClient => {
         signal: call.signal,
         limit: `location:${call.location}`,
       });
-    let answer = await send();
+    let answer = await send(false);
     if (invalidToken(answer)) {
       if (sent !== undefined) tokens.invalidate(sent);
-      answer = await send();
+      if (retry === false || now() - startedAt < retry.maxElapsedMs) answer = await send(true);
     }
     if (answer.status < 200 || answer.status > 299) throw apiError(answer, [sent?.accessToken ?? '']);
     return parseBody<R>(answer, `${method} ${path}`);

@@ -66,6 +66,8 @@ export interface HttpRequest {
   limit: string;
   /** More headers, taken just before each attempt, after any wait: an access token may expire during one. */
   authorize?: ((signal: AbortSignal | undefined) => Promise<Record<string, string>>) | undefined;
+  /** When the request's `maxElapsedMs` began, if before this send: a call sent again after a new login. */
+  startedAt?: number | undefined;
 }
 
 /** Worth another attempt, as ky and octokit retry them; Larder's ErrorMessage says `canRetry: "true"` for each. */
@@ -247,7 +249,7 @@ export const createTransport = (options: TransportOptions) => {
     // A header value fetch cannot send (a location with a line break) is the caller's mistake: a TypeError at
     // once, as fetch throws it, not a network failure retried for a minute.
     new Headers(request.headers);
-    const started = now();
+    const started = request.startedAt ?? now();
     // 429s that named their wait are the server pacing the client (calls at once past a limit take turns), not
     // failures: they spend no attempt of maxAttempts, only time, as octokit's throttling treats them. Their own
     // cap ends the loop against a clock that stands still.
@@ -258,13 +260,15 @@ export const createTransport = (options: TransportOptions) => {
       const { headers, sent } = await ready(request, started);
       // A retry gets what is left of the budget, at most timeoutMs: no attempt runs past maxElapsedMs.
       let timeoutMs = options.timeoutMs;
-      if (retry !== false && giveUp !== undefined) {
+      if (retry !== false && (giveUp !== undefined || request.startedAt !== undefined)) {
         const left = retry.maxElapsedMs - (now() - started);
-        if (left <= 0) {
+        if (left <= 0 && giveUp !== undefined) {
           settle(request.limit, sent, undefined);
           return giveUp();
         }
-        timeoutMs = Math.min(timeoutMs, left);
+        // A first attempt always goes, even with the budget spent by a login meanwhile: its timeout says so. Whole
+        // milliseconds: AbortSignal.timeout throws a RangeError for a fraction, which a caller's `now` may give.
+        timeoutMs = Math.min(timeoutMs, Math.max(Math.ceil(left), 1));
       }
       const known = versions;
       let answer: HttpAnswer | undefined;

@@ -163,6 +163,55 @@ test('a server whose page tokens loop ends the walk with a LarderClientError, af
   assert.equal(records, 300);
 });
 
+test('a call sent again after a new login keeps its one maxElapsedMs; with none left it is not sent again', async () => {
+  /**
+   * A client on a fake clock (fractions of a millisecond too, as performance.now gives) whose first GET takes
+   * `takes` ms and the others 0.25 ms, answering with the next of `statuses`, then 503s.
+   */
+  const timed = (takes: number, statuses: number[]) => {
+    let t = 0;
+    const sent: string[] = [];
+    const client = createClient({
+      baseUrl: 'http://larder.test',
+      clientId: 'id',
+      clientSecret: 'secret',
+      retry: { maxElapsedMs: 10_000 },
+      now: () => t,
+      sleep: async (ms) => {
+        t += ms;
+      },
+      fetch: (async (input: string | URL | Request) => {
+        const url = String(input);
+        sent.push(`${t} ${url.includes('/login') ? 'login' : 'get'}`);
+        if (url.includes('/login')) return Response.json(LOGIN);
+        t += sent.length <= 2 ? takes : 0.25;
+        const status = statuses.shift() ?? 503;
+        return Response.json(
+          { code: status * 100 + 1, message: 'no', requestId: 'r', canRetry: String(status !== 401) },
+          {
+            status,
+            headers: status === 401 ? { 'www-authenticate': 'Bearer error="invalid_token"' } : {},
+          },
+        );
+      }) as typeof fetch,
+    });
+    return { client, sent, elapsed: () => t };
+  };
+  // 6 s to a 401, a new login, then 503s: the retries stop within the call's 10 s, not 10 s after the login.
+  const slow = timed(6_000, [401]);
+  await assert.rejects(slow.client.purchaseOrders.get('x', { location: 'loc' }), { status: 503 });
+  assert.ok(slow.elapsed() <= 10_000, `ended at ${slow.elapsed()} ms`);
+  assert.ok(slow.sent.length >= 4, `retried after the new login: ${slow.sent.join(', ')}`);
+  assert.ok(
+    slow.sent.filter((line) => line.endsWith('get')).every((line) => Number(line.split(' ')[0]) < 10_000),
+    slow.sent.join(', '),
+  );
+  // 10 s to the 401: the budget is spent, so the 401 is the answer, without a second login.
+  const spent = timed(10_000, [401]);
+  await assert.rejects(spent.client.purchaseOrders.get('x', { location: 'loc' }), { status: 401 });
+  assert.deepEqual(spent.sent, ['0 login', '0 get']);
+});
+
 test('sync since takes a real day or an RFC 3339 instant, nothing Date.parse merely guesses at', () => {
   for (const since of [
     '2026-02-30',
