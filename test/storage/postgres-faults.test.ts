@@ -310,6 +310,34 @@ if (unreachable !== undefined) {
       });
     });
 
+    test('closing a store whose connection went silent cuts the waiting read at once (not after its timeout)', {
+      // Before the fix, close() waited for the read's own timeout: a minute here.
+      timeout: 15_000,
+    }, async () => {
+      const proxy = await startTcpProxy('127.0.0.1', Number(new URL(postgresUrl).port || 5432));
+      const store = await createPostgresStore({
+        databaseUrl: withUrl('127.0.0.1', proxy.port),
+        schema,
+        poolSize: 1,
+        statementTimeoutMs: 60_000,
+      });
+      try {
+        await store.ping();
+        proxy.blackhole();
+        const waiting = store.ping();
+        waiting.catch(() => {});
+        await proxy.heard(1);
+        await store.close();
+        await assert.rejects(waiting, (error: unknown) => {
+          assert.ok(error instanceof StoreError, `expected a StoreError, got ${String(error)}`);
+          assert.equal(error.code, 'STORE_CLOSED');
+          return true;
+        });
+      } finally {
+        await proxy.close();
+      }
+    });
+
     test('opening a store on an unreachable server fails with STORE_UNAVAILABLE', async () => {
       const proxy = await startTcpProxy('127.0.0.1', 1);
       await proxy.down();

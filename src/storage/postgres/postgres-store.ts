@@ -64,6 +64,10 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
   // An idle pooled connection that dies (server restart, pg_terminate_backend) is dropped by the pool and
   // reported here; without a listener the event would crash the process. The next query opens a new one.
   pool.on('error', () => {});
+  /** Connections in use, by a pool.query or a checkout: close() cuts them (see there). */
+  const inUse = new Set<pg.PoolClient>();
+  pool.on('acquire', (client) => inUse.add(client));
+  pool.on('release', (_error, client) => inUse.delete(client));
 
   /** Set as close() begins: work still waiting on the database then was cut by a stop (see toStoreError). */
   let closing = false;
@@ -445,6 +449,10 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
       closing = true;
       closed ??= (async () => {
         await Promise.all([...imports].map((session) => session.rollback()));
+        // The server closes the store only after it stopped serving, so a statement still running belongs to cut
+        // work. On a silent connection it would hold pool.end() for its whole read timeout; ending the client
+        // drops the socket, the statement fails (STORE_CLOSED to its caller) and the pool lets go at once.
+        for (const client of inUse) client.end().catch(() => {});
         await pool.end();
       })();
       return closed;
