@@ -182,13 +182,14 @@ export const createClient = (options: ClientOptions): LarderClient => {
     call: CallOptions,
     body?: unknown,
   ): Promise<R> => {
-    /** The token the last attempt carried. */
+    /** The token the last attempt carried, and every token the call carried (an error masks each). */
     let sent: Cached | undefined;
+    const carried: string[] = [];
     const startedAt = now();
     // One maxElapsedMs for the call: a send after a new login gets what the first left, not a budget of its own.
-    const send = (again: boolean) =>
+    const send = (again?: HttpAnswer) =>
       transport.send({
-        ...(again ? { startedAt } : {}),
+        ...(again === undefined ? {} : { again: { startedAt, answer: again } }),
         url: `${baseUrl}${path}`,
         method,
         headers: {
@@ -197,20 +198,24 @@ export const createClient = (options: ClientOptions): LarderClient => {
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         // Taken per attempt, after any wait for a rate limit: a token taken before a long wait may expire in it.
-        authorize: async (signal) => {
-          sent = await tokens.token(signal);
+        // A login the token needs ends within the call's maxElapsedMs (`deadline`).
+        authorize: async (signal, deadline) => {
+          sent = await tokens.token(signal, deadline);
+          carried.push(sent.accessToken);
           return { authorization: `Bearer ${sent.accessToken}` };
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         signal: call.signal,
         limit: `location:${call.location}`,
       });
-    let answer = await send(false);
+    let answer = await send();
+    // Sent again within what is left: with nothing left (before, or once a hold or the login took it), the 401 is
+    // the answer.
     if (invalidToken(answer)) {
       if (sent !== undefined) tokens.invalidate(sent);
-      if (retry === false || now() - startedAt < retry.maxElapsedMs) answer = await send(true);
+      answer = await send(answer);
     }
-    if (answer.status < 200 || answer.status > 299) throw apiError(answer, [sent?.accessToken ?? '']);
+    if (answer.status < 200 || answer.status > 299) throw apiError(answer, carried);
     return parseBody<R>(answer, `${method} ${path}`);
   };
 

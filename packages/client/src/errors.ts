@@ -39,7 +39,10 @@ export class LarderTransportError extends LarderClientError {
   override name = 'LarderTransportError';
 }
 
-/** No answer within `timeoutMs` (per attempt). A kind of transport error. */
+/**
+ * No answer within `timeoutMs` (per attempt), or a login a call needed that its `maxElapsedMs` left no time to
+ * send. A kind of transport error.
+ */
 export class LarderTimeoutError extends LarderTransportError {
   override name = 'LarderTimeoutError';
 }

@@ -88,7 +88,9 @@ export interface Cached {
 
 /**
  * One access token for every location and every concurrent call: cached, renewed only in its final minute, and
- * fetched by one login however many calls need it at once (single flight).
+ * fetched by one login however many calls need it at once (single flight). A login ends by the deadline of the
+ * calls waiting for it: the earliest, so a call that joins a login bounded by an earlier call's deadline gets that
+ * login's outcome, a failure too, though it had more time.
  */
 export const createTokenSource = (options: {
   transport: Transport;
@@ -98,10 +100,13 @@ export const createTokenSource = (options: {
   now: () => number;
 }) => {
   let cached: Cached | undefined;
-  /** The login in flight, the callers waiting for it, and how to stop it once none waits any more. */
-  let pending: { promise: Promise<Cached>; waiting: number; controller: AbortController } | undefined;
+  /**
+   * The login in flight, the deadlines of the callers waiting for it (one each; Infinity for none), and how to stop
+   * it once none waits any more.
+   */
+  let pending: { promise: Promise<Cached>; deadlines: number[]; controller: AbortController } | undefined;
 
-  const login = async (signal: AbortSignal): Promise<Cached> => {
+  const login = async (signal: AbortSignal, deadline: () => number): Promise<Cached> => {
     const sent = options.now();
     const answer = await options.transport.send({
       url: options.loginUrl,
@@ -114,6 +119,7 @@ export const createTokenSource = (options: {
       }),
       signal,
       limit: 'login',
+      deadline,
     });
     if (answer.status !== 200) throw apiError(answer, [options.clientSecret]);
     const token = parseBody<Partial<AuthenticationResponse> | null>(answer, 'The login')?.token;
@@ -130,13 +136,19 @@ export const createTokenSource = (options: {
     return { accessToken: token.accessToken, renewAt: sent + lifetimeMs - renewBefore(lifetimeMs) };
   };
 
-  const shared = () => {
-    if (pending !== undefined) return pending;
+  /** The login in flight, joined with this deadline, or a new one. */
+  const join = (deadline: number) => {
+    if (pending !== undefined) {
+      pending.deadlines.push(deadline);
+      return pending;
+    }
     const controller = new AbortController();
+    // Its deadline is read at each step: a caller with an earlier one may join, and one may give up.
+    const deadlines = [deadline];
     const flight = {
       controller,
-      waiting: 0,
-      promise: login(controller.signal)
+      deadlines,
+      promise: login(controller.signal, () => Math.min(...deadlines))
         .then((fresh) => {
           cached = fresh;
           return fresh;
@@ -152,16 +164,17 @@ export const createTokenSource = (options: {
   };
 
   return {
-    token: async (signal?: AbortSignal): Promise<Cached> => {
+    /** The token; a login it needs ends by `deadline` (epoch ms), or by an earlier caller's. */
+    token: async (signal?: AbortSignal, deadline = Number.POSITIVE_INFINITY): Promise<Cached> => {
       signal?.throwIfAborted();
       if (cached !== undefined && options.now() < cached.renewAt) return cached;
-      const flight = shared();
-      flight.waiting++;
+      const flight = join(deadline);
       try {
         return await abortable(flight.promise, signal);
       } finally {
+        flight.deadlines.splice(flight.deadlines.indexOf(deadline), 1);
         // The last caller to give up stops the login (and its backoff), so nothing runs on for nobody.
-        if (--flight.waiting === 0 && signal?.aborted) {
+        if (flight.deadlines.length === 0 && signal?.aborted) {
           flight.controller.abort(signal.reason);
           if (pending === flight) pending = undefined;
         }

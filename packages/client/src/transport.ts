@@ -64,10 +64,18 @@ export interface HttpRequest {
   signal?: AbortSignal | undefined;
   /** Requests sharing a rate limit (one location's, or the login's): a limit used up holds them all back. */
   limit: string;
-  /** More headers, taken just before each attempt, after any wait: an access token may expire during one. */
-  authorize?: ((signal: AbortSignal | undefined) => Promise<Record<string, string>>) | undefined;
-  /** When the request's `maxElapsedMs` began, if before this send: a call sent again after a new login. */
-  startedAt?: number | undefined;
+  /**
+   * More headers, taken just before each attempt, after any wait: an access token may expire during one.
+   * `deadline` is when the request's attempts and waits must be over (undefined without retries): a login it needs
+   * ends by then too.
+   */
+  authorize?:
+    | ((signal: AbortSignal | undefined, deadline: number | undefined) => Promise<Record<string, string>>)
+    | undefined;
+  /** A call sent again after a new login: when its `maxElapsedMs` began, and its answer should no time be left. */
+  again?: { startedAt: number; answer: HttpAnswer } | undefined;
+  /** Read at each step: the latest its attempts and waits may end, when sooner than its own `maxElapsedMs`. */
+  deadline?: (() => number) | undefined;
 }
 
 /** Worth another attempt, as ky and octokit retry them; Larder's ErrorMessage says `canRetry: "true"` for each. */
@@ -205,42 +213,58 @@ export const createTransport = (options: TransportOptions) => {
    * and `authorize` had its say after any wait. A wait is looked at again after it ends (another call's 429 may
    * have lengthened the hold meanwhile), and after `authorize` (it may have meant a login, and a hold may have come
    * then: after that wait, it authorizes again). The request is counted in flight in the same step as the last
-   * look, so calls woken together cannot all pass it.
+   * look, so calls woken together cannot all pass it. Undefined when a `boxed` request (one that may not run past
+   * `end`) has no time left for the attempt, or would have none once the hold ends: it gives up at once, before
+   * `authorize` spends a login on an attempt that cannot go.
    */
   const ready = async (
     request: HttpRequest,
-    started: number,
-  ): Promise<{ headers: Record<string, string>; sent: number }> => {
+    end: () => number,
+    boxed: boolean,
+  ): Promise<{ headers: Record<string, string>; sent: number } | undefined> => {
     // How far the waits reached, counted even when `sleep` does not move `now` (a test's fake).
     let reached = now();
-    /** True when it waited. */
-    const waitForLimit = async (): Promise<boolean> => {
+    /** True when it waited; undefined when a boxed request has no time left. */
+    const waitForLimit = async (): Promise<boolean | undefined> => {
       for (let waited = false; ; waited = true) {
         reached = Math.max(reached, now());
-        // A hold never outlasts the request's budget: past it the request goes, and the server says whether it may.
-        const budget = (retry === false ? options.timeoutMs : retry.maxElapsedMs) - (reached - started);
-        const held = Math.min((holds.get(request.limit)?.until ?? 0) - reached, budget);
-        if (held <= 0) return waited;
-        await options.sleep(held, request.signal);
-        reached += held;
+        const budget = end() - reached;
+        const held = (holds.get(request.limit)?.until ?? 0) - reached;
+        if (boxed && Math.max(held, 0) >= budget) return undefined;
+        // A hold never outlasts the request's budget: past it a call's first send goes, and the server says
+        // whether it may.
+        const wait = Math.min(held, budget);
+        if (wait <= 0) return waited;
+        await options.sleep(wait, request.signal);
+        reached += wait;
       }
     };
     /** Waits out holds and the meter; with `take`, returns the send number once the request is counted in flight. */
-    const clear = async (take: boolean): Promise<{ waited: boolean; sent: number }> => {
+    const clear = async (take: boolean): Promise<{ waited: boolean; sent: number } | undefined> => {
       for (let waited = false; ; waited = true) {
-        if (await waitForLimit()) waited = true;
+        const free = await waitForLimit();
+        if (free === undefined) return undefined;
+        if (free) waited = true;
         const sent = turn(request.limit, take);
         if (sent !== undefined) return { waited, sent };
         await nextAnswer(request.limit, request.signal);
       }
     };
     const { authorize } = request;
-    if (authorize === undefined) return { headers: request.headers, sent: (await clear(true)).sent };
-    await clear(false);
+    if (authorize === undefined) {
+      const cleared = await clear(true);
+      return cleared && { headers: request.headers, sent: cleared.sent };
+    }
+    if ((await clear(false)) === undefined) return undefined;
     for (;;) {
-      const headers = { ...request.headers, ...(await authorize(request.signal)) };
-      const { waited, sent } = await clear(true);
-      if (!waited) return { headers, sent };
+      const headers = {
+        ...request.headers,
+        ...(await authorize(request.signal, retry === false ? undefined : end())),
+      };
+      // The login may have taken what was left: then the attempt does not go either.
+      const cleared = await clear(true);
+      if (cleared === undefined) return undefined;
+      if (!cleared.waited) return { headers, sent: cleared.sent };
       settle(request.limit, 0, undefined);
     }
   };
@@ -249,27 +273,39 @@ export const createTransport = (options: TransportOptions) => {
     // A header value fetch cannot send (a location with a line break) is the caller's mistake: a TypeError at
     // once, as fetch throws it, not a network failure retried for a minute.
     new Headers(request.headers);
-    const started = request.startedAt ?? now();
+    const started = request.again?.startedAt ?? now();
+    /** When its attempts and waits must be over: its budget, or a caller's deadline when sooner (a login's). */
+    const end = () =>
+      retry === false
+        ? started + options.timeoutMs
+        : Math.min(started + retry.maxElapsedMs, request.deadline?.() ?? Number.POSITIVE_INFINITY);
     // 429s that named their wait are the server pacing the client (calls at once past a limit take turns), not
     // failures: they spend no attempt of maxAttempts, only time, as octokit's throttling treats them. Their own
     // cap ends the loop against a clock that stands still.
     let rateLimited = 0;
-    /** Ends the request with the last attempt's answer, or its failure; undefined before the first. */
+    /**
+     * Ends the request with the last attempt's answer, or its failure; undefined before the first (a call sent
+     * again has the answer it had).
+     */
     let giveUp: (() => HttpAnswer) | undefined;
+    const { again } = request;
+    if (again !== undefined) giveUp = () => again.answer;
     for (let attempts = 1; ; attempts++) {
-      const { headers, sent } = await ready(request, started);
-      // A retry gets what is left of the budget, at most timeoutMs: no attempt runs past maxElapsedMs.
-      let timeoutMs = options.timeoutMs;
-      if (retry !== false && (giveUp !== undefined || request.startedAt !== undefined)) {
-        const left = retry.maxElapsedMs - (now() - started);
-        if (left <= 0 && giveUp !== undefined) {
-          settle(request.limit, sent, undefined);
-          return giveUp();
-        }
-        // A first attempt always goes, even with the budget spent by a login meanwhile: its timeout says so. Whole
-        // milliseconds: AbortSignal.timeout throws a RangeError for a fraction, which a caller's `now` may give.
-        timeoutMs = Math.min(timeoutMs, Math.max(Math.ceil(left), 1));
+      // A retry, a call sent again and a login for a call never run past `end`; only a call's first send goes
+      // whatever time is left.
+      const boxed = retry !== false && (giveUp !== undefined || request.deadline !== undefined);
+      const turn = await ready(request, end, boxed);
+      if (turn === undefined) {
+        if (giveUp !== undefined) return giveUp();
+        throw new LarderTimeoutError(
+          `${request.method} ${request.url}: not sent: no time left within the maxElapsedMs of the call it is for.`,
+        );
       }
+      const { headers, sent } = turn;
+      // A boxed attempt gets what is left of the budget, at most timeoutMs. Whole milliseconds: AbortSignal.timeout
+      // throws a RangeError for a fraction, which a caller's `now` may give.
+      let timeoutMs = options.timeoutMs;
+      if (boxed) timeoutMs = Math.min(timeoutMs, Math.max(Math.ceil(end() - now()), 1));
       const known = versions;
       let answer: HttpAnswer | undefined;
       let failure: unknown;
@@ -312,7 +348,7 @@ export const createTransport = (options: TransportOptions) => {
       const failed = attempts - rateLimited;
       if (!pacedRetry && failed >= retry.maxAttempts) return giveUp();
       if (silence !== undefined) {
-        if (now() - started + silence > retry.maxElapsedMs) return giveUp();
+        if (now() + silence > end()) return giveUp();
         if (pacedRetry) rateLimited++;
         continue;
       }
@@ -320,7 +356,7 @@ export const createTransport = (options: TransportOptions) => {
       // A 5xx's Retry-After is a floor for the backoff.
       const asked = answer === undefined ? undefined : retryAfterMs(answer.headers, now());
       if (asked !== undefined) wait = Math.max(wait, asked);
-      if (now() - started + wait > retry.maxElapsedMs) return giveUp();
+      if (now() + wait > end()) return giveUp();
       await options.sleep(wait, request.signal);
     }
   };
