@@ -173,10 +173,6 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
         if (!truncated) report({ line: error.line, fieldName: `(${noun})`, message: error.message });
         return;
       }
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-        report({ line: 0, fieldName: `(${noun})`, message: 'no such file' });
-        return;
-      }
       throw error;
     } finally {
       await converter.close();

@@ -8,12 +8,35 @@ export interface RawRecord {
   text: string;
 }
 
+/** A problem of the input rather than of one record's fields, at its line (0: the input as a whole). */
 export class RecordSyntaxError extends Error {
   constructor(
     readonly line: number,
     message: string,
   ) {
     super(message);
+  }
+}
+
+/** What a file that cannot be read at all is said to be, by the system's error code. */
+const UNREADABLE: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  EISDIR: 'is a directory, not a file',
+  EACCES: 'cannot be read: permission denied',
+  EPERM: 'cannot be read: permission denied',
+};
+
+/**
+ * The input's chunks. Failing to open or read it (a directory, no permission) is a problem of the whole input,
+ * at line 0, like its other problems: a raw EISDIR would say neither which file nor that nothing was imported.
+ */
+async function* chunksOf(input: Readable): AsyncGenerator<Buffer | string> {
+  try {
+    yield* input as AsyncIterable<Buffer | string>;
+  } catch (error) {
+    const { code, syscall, message } = error as NodeJS.ErrnoException;
+    if (typeof syscall !== 'string') throw error;
+    throw new RecordSyntaxError(0, UNREADABLE[code ?? ''] ?? `cannot be read (${message})`);
   }
 }
 
@@ -60,7 +83,7 @@ export async function* readRecords(input: Readable, noun = 'file'): AsyncGenerat
     }
   };
 
-  for await (const chunk of input as AsyncIterable<Buffer | string>) {
+  for await (const chunk of chunksOf(input)) {
     const text = pending + decode(chunk);
     // Inside strings (most of the text) the scan jumps to the next character that matters with native indexOf;
     // the next backslash and newline are remembered, so each is searched for once per occurrence.

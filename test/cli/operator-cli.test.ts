@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -270,6 +270,51 @@ describe('larder import', () => {
       assert.match(result.stderr, new RegExp(`${name}:0 \\(file\\): holds no records`));
     }
     assert.equal(existsSync(db()), false);
+  });
+
+  test('a directory or a file that cannot be opened is a problem at line 0, exit 1, and nothing is imported', async () => {
+    const existing = join(dir, 'unreadable.db');
+    const valid = join(dir, 'valid.ndjson');
+    await writeFile(valid, JSON.stringify(order(1)));
+    assert.equal(
+      (await run('import', '--location', 'first', '--purchase-orders', valid, '--db', existing)).code,
+      0,
+    );
+    const directory = await mkdtemp(join(dir, 'a-directory-'));
+    const loop = join(dir, 'loop.ndjson');
+    await symlink(loop, loop);
+    for (const [path, problem] of [
+      [directory, 'is a directory, not a file'],
+      [loop, 'cannot be read (ELOOP: too many symbolic links encountered'],
+    ] as const) {
+      const result = await run(
+        'import',
+        '--location',
+        'second',
+        '--purchase-orders',
+        valid,
+        '--inventory-history',
+        path,
+        '--db',
+        existing,
+      );
+      assert.equal(result.code, 1, path);
+      assert.equal(result.stdout, '');
+      assert.ok(result.stderr.startsWith(`${path}:0 (file): ${problem}`), result.stderr);
+      assert.match(result.stderr, /1 problem\(s\); nothing was imported\.\n$/);
+    }
+    const listed = JSON.parse((await run('locations', 'list', '--db', existing, '--json')).stdout) as {
+      id: string;
+    }[];
+    assert.deepEqual(
+      listed.map((location) => location.id),
+      ['first'],
+    );
+    // Into a new database: it is not left behind.
+    const fresh = join(dir, 'never.db');
+    const result = await run('import', '--location', 'x', '--purchase-orders', directory, '--db', fresh);
+    assert.equal(result.code, 1);
+    assert.equal(existsSync(fresh), false);
   });
 
   test('repeated ids say so, naming both lines, and nothing is imported', async () => {

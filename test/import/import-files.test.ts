@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { after, before, test } from 'node:test';
-import { importFiles } from '../../src/import/import-files.js';
+import { formatProblem, importFiles } from '../../src/import/import-files.js';
 import { INVENTORY_HISTORY } from '../../src/records/kinds.js';
 import { interceptInventoryPuts } from '../helpers/intercept-import.js';
 import { collectLocation } from '../seed/collect.js';
@@ -163,6 +163,36 @@ for (const backend of await backends()) {
           ['ih.ndjson', 2, 'inventoryHistoryLogId'],
         ],
       );
+    });
+
+    test('a file that cannot be read (a directory, no permission) is a problem at line 0, and nothing is stored', async () => {
+      const locationId = newLocationId();
+      // What a read stream of a file the user may not read fails with (root may read anything, so it is made here).
+      const refused = new Readable({
+        read() {
+          this.destroy(
+            Object.assign(new Error("EACCES: permission denied, open 'ih.ndjson'"), {
+              code: 'EACCES',
+              syscall: 'open',
+              path: 'ih.ndjson',
+            }),
+          );
+        },
+      });
+      const result = await importFiles(instance.store, {
+        locationId,
+        purchaseOrders: { path: import.meta.dirname },
+        inventoryHistory: { path: 'ih.ndjson', input: refused },
+      });
+      assert.equal(result.committed, false);
+      assert.deepEqual(
+        result.problems.map((problem) => formatProblem(problem)),
+        [
+          `${import.meta.dirname}:0 (file): is a directory, not a file`,
+          'ih.ndjson:0 (file): cannot be read: permission denied',
+        ],
+      );
+      assert.equal(await instance.store.locations.get(locationId), undefined);
     });
 
     test('an invalid record after batches were written stores nothing', async () => {

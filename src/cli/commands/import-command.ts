@@ -23,7 +23,8 @@ export const importCommand: Command = {
   notes:
     'Every record is validated; if any is invalid nothing is stored and each problem is printed as\n' +
     'FILE:LINE field.path: message (first 50), LINE being the line of the field itself. A file with no records,\n' +
-    'or an id repeated within a file, is a problem too. Records are upserted by id within the location.',
+    'an id repeated within a file, or a file that cannot be read (FILE:0) is a problem too. Records are upserted\n' +
+    'by id within the location.',
   run: async (args, io) => {
     const locationId = requiredOption(args, 'location');
     if (!LOCATION_ID.test(locationId)) {
