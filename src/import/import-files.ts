@@ -40,6 +40,8 @@ export interface ImportOptions extends Partial<Record<RecordKindName, ImportSour
   exclusive?: boolean;
   /** Called at most every batch with the records read so far. */
   onProgress?: (records: number) => void;
+  /** The longest record, in UTF-8 bytes (default MAX_RECORD_BYTES); a longer one is a problem at its line. */
+  maxRecordBytes?: number;
   /** A source with no records is a problem (the CLI: an empty file is a mistake); else it imports nothing. */
   refuseEmpty?: boolean;
 }
@@ -150,7 +152,11 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
       if (converting.length > AHEAD) await takeOldest();
     };
     try {
-      for await (const raw of readRecords(source.input ?? openInput(source.path), noun)) {
+      for await (const raw of readRecords(
+        source.input ?? openInput(source.path),
+        noun,
+        options.maxRecordBytes,
+      )) {
         if (truncated) return;
         read++;
         inFile++;

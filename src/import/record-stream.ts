@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { MAX_RECORD_BYTES } from '../shared/limits.js';
 import { strictUtf8, utf8FaultAt } from '../shared/utf8.js';
 
 /** One record's text and the line it starts on. */
@@ -45,9 +46,19 @@ async function* chunksOf(input: Readable): AsyncGenerator<Buffer | string> {
  * and nesting state across chunks and hands each complete element to JSON.parse separately. The format is
  * detected from the first non-blank character (`[` = array; anything else = one value per line). A UTF-8
  * byte-order mark at the very start of the file is skipped. In an array, elements must be separated by exactly
- * one comma: `[,{}]`, `[{},,{}]` and `[{},]` are syntax errors, as they are for JSON.parse.
+ * one comma: `[,{}]`, `[{},,{}]` and `[{},]` are syntax errors, as they are for JSON.parse. A record longer
+ * than `maxRecordBytes` (in UTF-8) is a syntax error at its first line, raised as soon as it is that long: one
+ * unending line must not hold the whole file in memory.
+ *
+ * Each chunk is scanned once, by itself: the scan's state (nesting, string, escape) carries over, and a record
+ * spanning chunks is kept as its pieces, joined once when it ends. Appending each chunk to the unfinished record
+ * and scanning that copied the record so far for every chunk: quadratic in its size.
  */
-export async function* readRecords(input: Readable, noun = 'file'): AsyncGenerator<RawRecord> {
+export async function* readRecords(
+  input: Readable,
+  noun = 'file',
+  maxRecordBytes = MAX_RECORD_BYTES,
+): AsyncGenerator<RawRecord> {
   let mode: 'unknown' | 'array' | 'lines' | 'done' = 'unknown';
   let line = 1;
   let depth = 0;
@@ -55,7 +66,9 @@ export async function* readRecords(input: Readable, noun = 'file'): AsyncGenerat
   let escaped = false;
   let start = -1;
   let startLine = 0;
-  let pending = '';
+  /** The unfinished record's text in earlier chunks, and its length in UTF-8 bytes. */
+  let held: string[] = [];
+  let heldBytes = 0;
   let atFileStart = true;
   /** Between an array's elements: what may come next. */
   let expect: 'first' | 'element' | 'comma' = 'first';
@@ -68,6 +81,15 @@ export async function* readRecords(input: Readable, noun = 'file'): AsyncGenerat
         ? `the ${noun} ends in the middle of a UTF-8 character`
         : `the ${noun} is not UTF-8: byte 0x${byte.toString(16).padStart(2, '0')} here; save it as UTF-8`,
     );
+  const tooLong = () =>
+    new RecordSyntaxError(
+      startLine,
+      `this record is longer than ${describeBytes(maxRecordBytes)}, the most one record may be`,
+    );
+  /** Whether a piece takes the record past the limit: n UTF-16 units are at most 3n bytes, so few are measured. */
+  const overLimit = (piece: string) =>
+    heldBytes + piece.length * 3 > maxRecordBytes && heldBytes + Buffer.byteLength(piece) > maxRecordBytes;
+
   /** A chunk of bytes as text; `line` is the line the chunk starts on. Strings (a stream of text) pass as they are. */
   const decode = (chunk: Buffer | string): string => {
     if (typeof chunk === 'string') return chunk;
@@ -84,7 +106,7 @@ export async function* readRecords(input: Readable, noun = 'file'): AsyncGenerat
   };
 
   for await (const chunk of chunksOf(input)) {
-    const text = pending + decode(chunk);
+    const text = decode(chunk);
     // Inside strings (most of the text) the scan jumps to the next character that matters with native indexOf;
     // the next backslash and newline are remembered, so each is searched for once per occurrence.
     const next = (code: number, from: number) => {
@@ -93,8 +115,7 @@ export async function* readRecords(input: Readable, noun = 'file'): AsyncGenerat
     };
     let nextBackslash = -1;
     let nextNewline = -1;
-    // `pending` was scanned already; only the new chunk is.
-    let from = pending.length;
+    let from = 0;
     if (atFileStart && text.length > 0) {
       atFileStart = false;
       if (text.charCodeAt(0) === 0xfeff) from = 1;
@@ -158,16 +179,27 @@ export async function* readRecords(input: Readable, noun = 'file'): AsyncGenerat
       else if (ch === 125 || ch === 93) {
         depth--;
         if (depth === 0) {
-          yield { line: startLine, text: text.slice(start, i + 1) };
+          const piece = text.slice(start, i + 1);
+          if (overLimit(piece)) throw tooLong();
+          if (held.length === 0) yield { line: startLine, text: piece };
+          else {
+            held.push(piece);
+            const whole = held.join('');
+            held = [];
+            heldBytes = 0;
+            yield { line: startLine, text: whole };
+          }
           start = -1;
           expect = 'comma';
         }
       }
     }
     // Keep the unfinished element for the next chunk.
-    if (start === -1) pending = '';
-    else {
-      pending = text.slice(start);
+    if (start !== -1) {
+      const piece = text.slice(start);
+      if (overLimit(piece)) throw tooLong();
+      held.push(piece);
+      heldBytes += Buffer.byteLength(piece);
       start = 0;
     }
   }
@@ -180,6 +212,10 @@ export async function* readRecords(input: Readable, noun = 'file'): AsyncGenerat
     throw new RecordSyntaxError(startLine || line, `the ${noun} ends inside a record`);
   if (mode === 'array') throw new RecordSyntaxError(line, `the ${noun} ends before the closing ]`);
 }
+
+/** 64 MiB, 1024 bytes. */
+const describeBytes = (bytes: number): string =>
+  bytes % (1 << 20) === 0 ? `${bytes / (1 << 20)} MiB` : `${bytes} bytes`;
 
 export const openInput = (path: string): Readable =>
   path === '-' ? process.stdin : createReadStream(path, { highWaterMark: 1 << 20 });

@@ -3,6 +3,13 @@
 /** decisions.md: request bodies over 64 KiB are refused with 413. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/**
+ * The longest record `larder import` and fixture uploads take, in UTF-8 bytes: a file's records stream, but each
+ * is held whole to be parsed, so one endless line must not take the memory. Far above any real record (a
+ * purchase order of hundreds of items is a few hundred KB).
+ */
+export const MAX_RECORD_BYTES = 64 * 1024 * 1024;
+
 /** Records per search page: the default and the largest a client may ask for (`pageSize`). */
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 500;

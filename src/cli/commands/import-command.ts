@@ -1,5 +1,5 @@
 import { formatProblem, importFiles } from '../../import/import-files.js';
-import { LOCATION_ID, LOCATION_ID_RULE } from '../../shared/limits.js';
+import { LOCATION_ID, LOCATION_ID_RULE, MAX_RECORD_BYTES } from '../../shared/limits.js';
 import { type Command, requiredOption, STORE_OPTIONS, UsageError } from '../command.js';
 import { kindFileOptions, kindFiles } from '../kind-files.js';
 import { createProgress } from '../progress.js';
@@ -23,8 +23,8 @@ export const importCommand: Command = {
   notes:
     'Every record is validated; if any is invalid nothing is stored and each problem is printed as\n' +
     'FILE:LINE field.path: message (first 50), LINE being the line of the field itself. A file with no records,\n' +
-    'an id repeated within a file, or a file that cannot be read (FILE:0) is a problem too. Records are upserted\n' +
-    'by id within the location.',
+    `an id repeated within a file, a file that cannot be read (FILE:0), or a record longer than ${MAX_RECORD_BYTES / 2 ** 20} MiB is a\n` +
+    'problem too. Records are upserted by id within the location.',
   run: async (args, io) => {
     const locationId = requiredOption(args, 'location');
     if (!LOCATION_ID.test(locationId)) {
