@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, openSync, rmSync } from 'node:fs';
-import { rename } from 'node:fs/promises';
+import { createWriteStream, open, openSync, rmSync } from 'node:fs';
+import { lstat, readlink, realpath, rename } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
+import { promisify } from 'node:util';
 import {
   type FieldCounts,
   RECORD_KINDS,
@@ -38,10 +40,44 @@ export class ExportTargetError extends Error {
     /** The system's error code (ENOENT, EISDIR, ENOSPC, EPIPE), when it gave one. */
     readonly errno: string | undefined,
     cause: unknown,
+    /** Records had gone to the target, a device or FIFO written directly, before it failed. */
+    readonly partlyWritten = false,
   ) {
     super(`cannot write ${path === '-' ? 'standard output' : path}: ${(cause as Error).message}`, { cause });
   }
 }
+
+/**
+ * How a target is written. A regular file, or one not there yet, is replaced whole: written beside it and renamed
+ * into place, symlinks followed so that a link stays and its target is replaced. Anything else is written
+ * directly, as it goes: a rename would replace a device (/dev/null) or FIFO with a regular file, and a name for
+ * an open descriptor (/dev/stdout is /proc/self/fd/1) with a file of its own, rather than write through it.
+ */
+type Placement = { direct: true } | { direct: false; path: string };
+
+/** Links followed before giving up, as the kernel does (ELOOP). */
+const MAX_LINKS = 40;
+
+const placementOf = async (path: string): Promise<Placement> => {
+  let at = resolve(path);
+  for (let links = 0; links <= MAX_LINKS; links++) {
+    const directory = await realpath(dirname(at));
+    // Every name under /proc is the kernel's: the descriptors of /proc/self/fd, where /dev/stdout leads.
+    if (directory === '/proc' || directory.startsWith('/proc/')) return { direct: true };
+    at = join(directory, basename(at));
+    const stats = await lstat(at).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (stats === undefined || stats.isFile()) return { direct: false, path: at };
+    if (!stats.isSymbolicLink()) return { direct: true };
+    at = resolve(directory, await readlink(at));
+  }
+  throw Object.assign(new Error(`ELOOP: too many symbolic links encountered, open '${path}'`), {
+    code: 'ELOOP',
+    syscall: 'open',
+  });
+};
 
 /** Resolves once the stream has taken the text, rejects on its error (a destroyed stream never drains). */
 const write = (stream: Writable, text: string) =>
@@ -58,7 +94,8 @@ const finish = (stream: Writable) =>
 /**
  * Writes a location's records as NDJSON, one stored record per line exactly as it is served, in keyset order
  * (modifiedDate, id): what `larder import` reads back into the same bytes. Files are written beside their final
- * name and renamed into place once every kind is complete, so a failed export leaves no file half-written.
+ * name and renamed into place once every kind is complete, so a failed export leaves no file half-written; a
+ * device, FIFO or descriptor is written directly (see Placement).
  */
 export const exportLocation = async (store: Store, options: ExportOptions): Promise<FieldCounts> => {
   if ((await store.locations.get(options.locationId)) === undefined)
@@ -69,18 +106,26 @@ export const exportLocation = async (store: Store, options: ExportOptions): Prom
   const renames: [temporary: string, final: string, kind: RecordKindName][] = [];
   let written = 0;
   const files: Writable[] = [];
-  let current: { kind: RecordKindName; path: string } | undefined;
+  let current: { kind: RecordKindName; path: string; direct?: boolean; wrote?: boolean } | undefined;
   try {
     for (const kind of RECORD_KINDS) {
       const target = options[kind.name];
       if (target === undefined) continue;
       current = { kind: kind.name, path: target.path };
       let stream: Writable;
-      if (target.path === '-') {
+      const placement = target.path === '-' ? undefined : await placementOf(target.path);
+      if (placement === undefined) {
         stream = target.output ?? process.stdout;
+      } else if (placement.direct) {
+        current.direct = true;
+        // Appending: a descriptor's file (/dev/stdout into `>> log`) keeps what it held; to a device or FIFO it is
+        // the same as writing. Opened without blocking the event loop, since a FIFO's open waits for its reader.
+        stream = createWriteStream('', { fd: await promisify(open)(target.path, 'a') });
+        files.push(stream);
+        stream.on('error', () => {});
       } else {
-        const temporary = `${target.path}.${randomBytes(4).toString('hex')}.tmp`;
-        renames.push([temporary, target.path, kind.name]);
+        const temporary = `${placement.path}.${randomBytes(4).toString('hex')}.tmp`;
+        renames.push([temporary, placement.path, kind.name]);
         // Opened now, not when the stream gets round to it: a file opened after a failure's cleanup would stay.
         stream = createWriteStream(temporary, { fd: openSync(temporary, 'wx') });
         files.push(stream);
@@ -90,6 +135,7 @@ export const exportLocation = async (store: Store, options: ExportOptions): Prom
       for await (const batch of store.records.scan(kind, options.locationId)) {
         options.signal?.throwIfAborted();
         await write(stream, `${batch.join('\n')}\n`);
+        current.wrote = true;
         counts[kind.name] += batch.length;
         written += batch.length;
         options.onProgress?.(written);
@@ -98,7 +144,7 @@ export const exportLocation = async (store: Store, options: ExportOptions): Prom
     }
     options.signal?.throwIfAborted();
     for (const [temporary, final, kind] of renames) {
-      current = { kind, path: final };
+      current = { kind, path: options[kind]?.path ?? final };
       await rename(temporary, final);
     }
   } catch (error) {
@@ -106,7 +152,13 @@ export const exportLocation = async (store: Store, options: ExportOptions): Prom
     for (const stream of files) stream.destroy();
     for (const [temporary] of renames) rmSync(temporary, { force: true });
     if (options.signal?.aborted === true || current === undefined || !isSystemError(error)) throw error;
-    throw new ExportTargetError(current.kind, current.path, error.code, error);
+    throw new ExportTargetError(
+      current.kind,
+      current.path,
+      error.code,
+      error,
+      current.direct === true && current.wrote === true,
+    );
   }
   return toFieldCounts(counts);
 };

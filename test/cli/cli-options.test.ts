@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, existsSync, openSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, watch } from 'node:fs/promises';
+import { lstat, mkdtemp, readdir, readFile, rm, symlink, watch, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -350,19 +350,41 @@ describe('larder export', () => {
     assert.deepEqual(await readdir(out), []);
   });
 
-  test('a full disk behind standard output is one line and exit 1, no stack trace', async () => {
-    const full = openSync('/dev/full', 'w');
-    const child = spawn(process.execPath, [BIN, ...(await exportArgs('--inventory-history', '-'))], {
-      stdio: ['ignore', full, 'pipe'],
+  /** The real CLI with its standard output on `stdout`, a descriptor it takes over. */
+  const exportWithStdout = async (stdout: number, ...targets: string[]) => {
+    const child = spawn(process.execPath, [BIN, ...(await exportArgs(...targets))], {
+      stdio: ['ignore', stdout, 'pipe'],
     });
-    closeSync(full);
+    closeSync(stdout);
     let stderr = '';
     child.stderr?.on('data', (chunk) => {
       stderr += chunk;
     });
     const [code] = (await once(child, 'close')) as [number];
+    return { code, stderr };
+  };
+
+  test('a full disk behind standard output is one line and exit 1, no stack trace', async () => {
+    const { code, stderr } = await exportWithStdout(openSync('/dev/full', 'w'), '--inventory-history', '-');
     assert.equal(stderr, 'larder: cannot write to standard output: ENOSPC: no space left on device, write\n');
     assert.equal(code, 1);
+  });
+
+  test('a descriptor named as a file (/dev/stdout) is written through, after what it already holds', async () => {
+    // /dev/stdout is a link to /proc/self/fd/1; one made here stands for it, so /dev itself is never at stake.
+    const out = await mkdtemp(join(dir, 'descriptor-'));
+    const stdout = join(out, 'stdout');
+    await symlink('/proc/self/fd/1', stdout);
+    const file = join(out, 'appended.ndjson');
+    await writeFile(file, 'earlier output\n');
+    const { code, stderr } = await exportWithStdout(openSync(file, 'a'), '--purchase-orders', stdout);
+    assert.equal(code, 0, stderr);
+    const orders = Number(/Exported (\d+) purchase orders/.exec(stderr)?.[1]);
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    assert.equal(lines[0], 'earlier output');
+    assert.equal(lines.length, orders + 2);
+    assert.ok((await lstat(stdout)).isSymbolicLink());
+    assert.deepEqual((await readdir(out)).sort(), ['appended.ndjson', 'stdout']);
   });
 
   test('one file named for both kinds is a usage error', async () => {

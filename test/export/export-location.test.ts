@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { constants, openSync } from 'node:fs';
+import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { text } from 'node:stream/consumers';
 import { after, before, test } from 'node:test';
 import { exportLocation } from '../../src/export/export-location.js';
 import { importFiles } from '../../src/import/import-files.js';
@@ -72,6 +76,70 @@ for (const backend of await backends()) {
       const expected = [orders[2]!, orders[1]!, orders[0]!].map((o) => JSON.stringify(o)).join('\n');
       assert.equal(await readFile(out.po, 'utf8'), `${expected}\n`);
       assert.equal(await readFile(out.ih, 'utf8'), `${JSON.stringify(entries[0])}\n`);
+    });
+
+    test('a FIFO or a device is written directly, never replaced, and no temporary file is left', async () => {
+      const expected = await exportTo(seeded, 'regular');
+      const out = await mkdtemp(join(dir, 'special-'));
+      const fifo = join(out, 'po.fifo');
+      assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+      // A character device as /dev/null is: root may make one here (mknod), so /dev itself is never at stake.
+      const device = join(out, 'null');
+      const hasDevice = spawnSync('mknod', [device, 'c', '1', '3']).status === 0;
+      const entries = hasDevice ? device : join(out, 'ih.ndjson');
+      // The reader opens without waiting for a writer, so the export's open finds it there.
+      const reader = new Socket({
+        fd: openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK),
+        writable: false,
+      });
+      try {
+        const received = text(reader);
+        // Left unread when the FIFO was replaced: its end never comes, and the reader is destroyed below.
+        received.catch(() => {});
+        const counts = await exportLocation(db.store, {
+          locationId: seeded,
+          purchaseOrders: { path: fifo },
+          inventoryHistory: { path: entries },
+        });
+        assert.deepEqual(counts, expected.counts);
+        assert.ok((await lstat(fifo)).isFIFO(), 'the FIFO was replaced');
+        if (hasDevice) assert.ok((await lstat(device)).isCharacterDevice(), 'the device was replaced');
+        else assert.equal(await readFile(entries, 'utf8'), await readFile(expected.ih, 'utf8'));
+        assert.deepEqual(
+          (await readdir(out)).sort(),
+          hasDevice ? ['null', 'po.fifo'] : ['ih.ndjson', 'po.fifo'],
+        );
+        assert.equal(await received, await readFile(expected.po, 'utf8'));
+      } finally {
+        reader.destroy();
+      }
+    });
+
+    test('a symlink is followed: its target is replaced whole (written beside it, renamed), and the link stays', async () => {
+      const expected = await exportTo(seeded, 'unlinked');
+      const out = await mkdtemp(join(dir, 'linked-'));
+      await mkdir(join(out, 'real'));
+      await writeFile(join(out, 'real', 'po.ndjson'), 'older\n');
+      await symlink(join('real', 'po.ndjson'), join(out, 'po.ndjson'));
+      // A link to a file not there yet makes that file.
+      await symlink(join(out, 'real', 'ih.ndjson'), join(out, 'ih.ndjson'));
+      await exportLocation(db.store, {
+        locationId: seeded,
+        purchaseOrders: { path: join(out, 'po.ndjson') },
+        inventoryHistory: { path: join(out, 'ih.ndjson') },
+      });
+      assert.equal(await readlink(join(out, 'po.ndjson')), join('real', 'po.ndjson'));
+      assert.equal(await readlink(join(out, 'ih.ndjson')), join(out, 'real', 'ih.ndjson'));
+      assert.equal(
+        await readFile(join(out, 'real', 'po.ndjson'), 'utf8'),
+        await readFile(expected.po, 'utf8'),
+      );
+      assert.equal(
+        await readFile(join(out, 'real', 'ih.ndjson'), 'utf8'),
+        await readFile(expected.ih, 'utf8'),
+      );
+      assert.deepEqual((await readdir(out)).sort(), ['ih.ndjson', 'po.ndjson', 'real']);
+      assert.deepEqual((await readdir(join(out, 'real'))).sort(), ['ih.ndjson', 'po.ndjson']);
     });
 
     test('an unknown location is an error and leaves no file behind', async () => {

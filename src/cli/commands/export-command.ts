@@ -17,7 +17,9 @@ export const exportCommand: Command = {
   },
   notes:
     'One record per line, exactly as the API serves it, ordered by modifiedDate then id. Files appear only\n' +
-    'once the export is complete (an existing file is replaced). It reads the database directly.',
+    "once the export is complete (an existing file is replaced; a symlink's target is, the link stays). A\n" +
+    'device, FIFO or descriptor (/dev/null, /dev/stdout) is written directly as the export goes, appending.\n' +
+    'It reads the database directly.',
   run: async (args, io) => {
     const locationId = requiredOption(args, 'location');
     const files = kindFiles(args);
@@ -69,6 +71,8 @@ export const exportCommand: Command = {
       // Standard output failing is reported once, for every command, by bin/larder.js: quietly when the reader
       // stopped early (`larder export … - | head`), as Unix tools do; in one line otherwise (ENOSPC).
       if (error.path === '-') return error.errno === 'EPIPE' ? 0 : 1;
+      // The same reader gone early through a pipe named as a file (/dev/stdout, a FIFO).
+      if (error.errno === 'EPIPE') return 0;
       io.stderr(`larder export: ${kindFlag(error.kind)} ${error.path}: ${describeWriteError(error)}\n`);
       return 1;
     } finally {
@@ -81,5 +85,8 @@ export const exportCommand: Command = {
 const describeWriteError = (error: ExportTargetError): string => {
   if (error.errno === 'ENOENT') return 'cannot write it: its directory does not exist. Nothing was written.';
   if (error.errno === 'EISDIR') return 'cannot write it: it is a directory. Nothing was written.';
-  return `cannot write it (${(error.cause as Error).message}). Nothing was written.`;
+  const written = error.partlyWritten
+    ? 'What was written before stays (a device or FIFO is written as the export goes).'
+    : 'Nothing was written.';
+  return `cannot write it (${(error.cause as Error).message}). ${written}`;
 };
