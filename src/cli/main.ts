@@ -20,7 +20,7 @@ import { requestsCommand } from './commands/requests-command.js';
 import { seedCommand } from './commands/seed-command.js';
 import { serveCommand } from './commands/serve-command.js';
 
-const COMMANDS: readonly Command[] = [
+export const COMMANDS: readonly Command[] = [
   serveCommand,
   importCommand,
   exportCommand,

@@ -183,6 +183,7 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
       ...(databaseUrl === undefined ? {} : { databaseUrl }),
       // The primary migrates (once); workers only check the schema.
       migrate: args.flags['migrate'] === true && !cluster.isWorker,
+      migrateAtStart: 'larder serve --migrate …',
       poolSize: intOption(args, 'pool-size', 1, 1000),
       ...(keyEncryptionKey === undefined ? {} : { keyEncryptionKey }),
     },

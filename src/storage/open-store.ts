@@ -11,6 +11,8 @@ export interface StoreLocation {
   databaseUrl?: string;
   /** PostgreSQL: apply pending migrations instead of refusing an out-of-date schema. */
   migrate?: boolean;
+  /** PostgreSQL: how the command migrates as it starts, offered when it refuses an old schema (only `serve` can). */
+  migrateAtStart?: string;
   /** PostgreSQL: connections in this process's pool. */
   poolSize?: number;
   /** Key-encryption key material: signing keys and secrets are sealed under it at rest. */
@@ -74,6 +76,7 @@ const openBackend = async (location: StoreLocation): Promise<Store> => {
       return await createPostgresStore({
         databaseUrl: location.databaseUrl,
         migrate: location.migrate === true,
+        ...(location.migrateAtStart === undefined ? {} : { migrateAtStart: location.migrateAtStart }),
         ...(location.poolSize === undefined ? {} : { poolSize: location.poolSize }),
       });
     }

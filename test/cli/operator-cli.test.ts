@@ -5,9 +5,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { COMMANDS } from '../../src/cli/main.js';
 import { larder, runMain } from '../helpers/cli.js';
 import { purchaseOrderFixture } from '../helpers/fixtures.js';
-import { postgresUnreachable, postgresUrl } from '../storage/backends.js';
+import { adminQuery, freshSchemaName, postgresUnreachable, postgresUrl } from '../storage/backends.js';
 
 /** The operator's CLI as a new user meets it, run in process through `main` with captured output. */
 
@@ -333,6 +334,56 @@ describe('larder import', () => {
     assert.ok(statusLine > recordLine + 1);
     const result = await importFile('pretty.json', text);
     assert.match(result.stderr, new RegExp(`pretty\\.json:${statusLine} status: must be one of`));
+  });
+});
+
+describe('an unmigrated PostgreSQL schema', { skip: pgUnreachable ?? false }, () => {
+  const schema = freshSchemaName();
+  const url = new URL(postgresUrl);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  before(() => adminQuery(`CREATE SCHEMA ${schema}`));
+  after(() => adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+
+  const flagsOf = (name: string): string[] =>
+    Object.keys(COMMANDS.find((command) => command.name === name)?.options ?? {});
+
+  /**
+   * What the refusal tells the user to run: each `larder CMD …` it quotes names only flags CMD takes, and any
+   * flag it names outside one is the failed command's own.
+   */
+  const advice = (command: string, stderr: string): string[] => {
+    assert.match(stderr, /schema is at version 0, this Larder needs version \d+/, stderr);
+    const quoted = [...stderr.matchAll(/`larder (\w+)([^`]*)`/g)];
+    for (const [, name, rest] of quoted)
+      for (const [, flag] of rest!.matchAll(/--([a-z-]+)/g))
+        assert.ok(flagsOf(name!).includes(flag!), `\`larder ${name}\` has no --${flag}: ${stderr}`);
+    for (const [, flag] of stderr.replace(/`[^`]*`/g, '').matchAll(/--([a-z-]+)/g))
+      assert.ok(flagsOf(command).includes(flag!), `larder ${command} has no --${flag}: ${stderr}`);
+    return quoted.map(([text]) => text);
+  };
+
+  test('each command says what to run, naming no flag it lacks', async () => {
+    const file = join(dir, 'unmigrated.ndjson');
+    await writeFile(file, JSON.stringify(purchaseOrderFixture(1, { modifiedAt: Date.UTC(2025, 0, 1) })));
+    for (const argv of [
+      ['import', '--location', 'x', '--purchase-orders', file],
+      ['export', '--location', 'x', '--purchase-orders', join(dir, 'unmigrated-out.ndjson')],
+      ['seed', '--locations', '1', '--days', '1'],
+      ['check'],
+      ['locations', 'list'],
+      ['clients', 'list'],
+      ['keys', 'list'],
+    ]) {
+      const result = await run(...argv, '--database-url', url.href);
+      assert.equal(result.code, 1, argv.join(' '));
+      assert.deepEqual(advice(argv[0]!, result.stderr), ['`larder migrate --database-url …`']);
+    }
+    const served = await larder(['serve', '--database-url', url.href, '--port', '0', '--no-demo']);
+    assert.equal(served.code, 1);
+    assert.deepEqual(advice('serve', served.stderr), [
+      '`larder migrate --database-url …`',
+      '`larder serve --migrate …`',
+    ]);
   });
 });
 

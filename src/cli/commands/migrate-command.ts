@@ -10,8 +10,8 @@ export const migrateCommand: Command = {
   usage: 'larder migrate --database-url postgres://user@host/db',
   options: STORE_OPTIONS,
   notes:
-    'Safe to run from several places at once (an advisory lock serialises them). `serve` refuses an\n' +
-    'unmigrated or newer schema unless started with --migrate.',
+    'Safe to run from several places at once (an advisory lock serialises them). Every other command refuses\n' +
+    'an unmigrated or older schema (`serve --migrate` migrates as it starts), and a newer one always.',
   run: async (args, io) => {
     const databaseUrl = storeDatabaseUrl(args);
     if (databaseUrl === undefined) {

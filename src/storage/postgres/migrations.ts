@@ -113,13 +113,16 @@ export const schemaVersion = async (client: pg.ClientBase): Promise<number> => {
   }
 };
 
-/** Refuses a schema this build cannot serve, saying what to do about it. */
-export const assertSchemaCurrent = (version: number): void => {
+/**
+ * Refuses a schema this build cannot serve, saying what to run about it: `larder migrate`, which every user has,
+ * and `migrateAtStart` (`larder serve --migrate …`) when the command that opened the store can migrate itself.
+ */
+export const assertSchemaCurrent = (version: number, migrateAtStart?: string): void => {
   if (version < LATEST_SCHEMA_VERSION) {
     throw new StoreError(
       'STORE_SCHEMA',
       `The PostgreSQL schema is at version ${version}, this Larder needs version ${LATEST_SCHEMA_VERSION}. ` +
-        'Run `larder migrate --database-url …` first, or start with --migrate.',
+        `Run \`larder migrate --database-url …\` first${migrateAtStart === undefined ? '' : `, or start with \`${migrateAtStart}\``}.`,
     );
   }
   if (version > LATEST_SCHEMA_VERSION) {

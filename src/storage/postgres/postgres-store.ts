@@ -33,6 +33,8 @@ export interface PostgresStoreOptions extends PostgresConnectionOptions {
   poolSize?: number;
   /** Apply pending migrations instead of refusing an out-of-date schema (`serve --migrate`). */
   migrate?: boolean;
+  /** How the command opening the store migrates as it starts (`larder serve --migrate …`), to say so when refusing. */
+  migrateAtStart?: string;
 }
 
 const DEFAULT_SCAN_BATCH = 1000;
@@ -133,7 +135,7 @@ export const createPostgresStore = async (options: PostgresStoreOptions): Promis
   try {
     await withClient(async (client) => {
       if (options.migrate === true) await migrate(client, options.schema);
-      else assertSchemaCurrent(await schemaVersion(client));
+      else assertSchemaCurrent(await schemaVersion(client), options.migrateAtStart);
     });
   } catch (error) {
     await pool.end();
