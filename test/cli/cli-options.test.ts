@@ -11,6 +11,7 @@ import { parseCommandArgs } from '../../src/cli/command.js';
 import { serveCommand } from '../../src/cli/commands/serve-command.js';
 import { parseServeConfig } from '../../src/cli/serve-config.js';
 import { BIN, runMain } from '../helpers/cli.js';
+import { purchaseOrderFixture } from '../helpers/fixtures.js';
 import { captureIo } from '../helpers/serve-config.js';
 
 /** How options reach a command: flags, environment variables and their precedence, run in process. */
@@ -385,6 +386,49 @@ describe('larder export', () => {
     assert.equal(lines.length, orders + 2);
     assert.ok((await lstat(stdout)).isSymbolicLink());
     assert.deepEqual((await readdir(out)).sort(), ['appended.ndjson', 'stdout']);
+  });
+
+  test('a kind with no records makes an empty file, which export says import refuses', async () => {
+    const out = await mkdtemp(join(dir, 'empty-kind-'));
+    const db = join(out, 'orders-only.db');
+    const orders = join(out, 'in.ndjson');
+    await writeFile(orders, JSON.stringify(purchaseOrderFixture(1, { modifiedAt: Date.UTC(2025, 0, 1) })));
+    const imported = await runMain([
+      'import',
+      '--db',
+      db,
+      '--location',
+      'orders-only',
+      '--purchase-orders',
+      orders,
+    ]);
+    assert.equal(imported.code, 0, imported.stderr);
+    const [po, ih] = [join(out, 'po.ndjson'), join(out, 'ih.ndjson')];
+    const exported = await runMain([
+      'export',
+      '--db',
+      db,
+      '--location',
+      'orders-only',
+      '--purchase-orders',
+      po,
+      '--inventory-history',
+      ih,
+    ]);
+    assert.equal(exported.code, 0);
+    assert.equal(
+      exported.stderr,
+      'Exported 1 purchase orders, 0 inventory entries from orders-only.\n' +
+        `--inventory-history ${ih}: empty, as orders-only has no inventory entries. \`larder import\` refuses an ` +
+        'empty file (there it is most likely a mistake): leave --inventory-history out when importing.\n',
+    );
+    assert.equal(await readFile(ih, 'utf8'), '');
+    // As it says: refused with the empty file, imported without it.
+    const copy = ['import', '--db', join(out, 'copy.db'), '--location', 'copy', '--purchase-orders', po];
+    const refused = await runMain([...copy, '--inventory-history', ih]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /ih\.ndjson:0 \(file\): holds no records/);
+    assert.equal((await runMain(copy)).code, 0);
   });
 
   test('one file named for both kinds is a usage error', async () => {

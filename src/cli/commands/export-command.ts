@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { ExportTargetError, exportLocation } from '../../export/export-location.js';
-import { describeCounts } from '../../records/kinds.js';
+import { describeCounts, RECORD_KINDS } from '../../records/kinds.js';
 import { type Command, requiredOption, STORE_OPTIONS, UsageError } from '../command.js';
 import { kindFileOptions, kindFiles, kindFlag } from '../kind-files.js';
 import { createProgress } from '../progress.js';
@@ -19,7 +19,8 @@ export const exportCommand: Command = {
     'One record per line, exactly as the API serves it, ordered by modifiedDate then id. Files appear only\n' +
     "once the export is complete (an existing file is replaced; a symlink's target is, the link stays). A\n" +
     'device, FIFO or descriptor (/dev/null, /dev/stdout) is written directly as the export goes, appending.\n' +
-    'It reads the database directly.',
+    'A kind with no records makes an empty file, which import refuses: export says so. It reads the database\n' +
+    'directly.',
   run: async (args, io) => {
     const locationId = requiredOption(args, 'location');
     const files = kindFiles(args);
@@ -60,6 +61,16 @@ export const exportCommand: Command = {
       );
       progress.done();
       io.stderr(`Exported ${describeCounts(counts)} from ${locationId}.\n`);
+      // Refusing an empty file is deliberate (a truncated or wrong file is the likelier cause), so the round trip
+      // of a kind with no records needs telling.
+      for (const kind of RECORD_KINDS) {
+        const target = files[kind.name];
+        if (target === undefined || counts[kind.countField] > 0) continue;
+        const flag = kindFlag(kind.name);
+        io.stderr(
+          `${flag} ${target.path}: empty, as ${locationId} has no ${kind.countLabel}. \`larder import\` refuses an empty file (there it is most likely a mistake): leave ${flag} out when importing.\n`,
+        );
+      }
       return 0;
     } catch (error) {
       progress.done();
