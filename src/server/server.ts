@@ -73,9 +73,9 @@ export interface RunningServer {
   /** Stops accepting, lets in-flight requests finish (bounded), then tells background work to stop. */
   stop(): Promise<void>;
   /**
-   * Resolves once the background work running at stop() has ended (at most BACKGROUND_STOP_GUARD_MS after it).
-   * A run waiting on a silent database ends when the store closes: close the store, then await this, so that
-   * nothing the run says comes after the stop.
+   * Resolves once the background work running at stop(), and the requests still being handled then, have ended
+   * (at most BACKGROUND_STOP_GUARD_MS after it). Work waiting on a silent database ends when the store closes:
+   * close the store, then await this, so that nothing the work says comes after the stop.
    */
   settled(): Promise<void>;
 }
@@ -296,7 +296,11 @@ export const startServer = async (deps: {
       );
       await closed;
       clearTimeout(deadline);
-      backgroundStopped = atMost(stopBackground(), BACKGROUND_STOP_GUARD_MS);
+      // Requests whose connections were cut may still be waiting on the store; closing it ends them too.
+      backgroundStopped = atMost(
+        Promise.all([stopBackground(), larder.idle()]).then(() => {}),
+        BACKGROUND_STOP_GUARD_MS,
+      );
     },
     settled: () => backgroundStopped,
   };

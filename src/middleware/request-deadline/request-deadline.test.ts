@@ -58,3 +58,34 @@ test('a request whose body is still arriving at the deadline gets a 408: the del
   assert.match(String(body['message']), /body did not arrive within 0.05 s/);
   assert.equal((await app.request('/stuck', undefined, { incoming: { complete: true } })).status, 503);
 });
+
+test('idle() waits for every request in the pipeline, timed or not, and for what they do on the way out', async () => {
+  const timed = requestDeadline(60_000, (c) => c.req.path === '/untimed');
+  const loggedAfter: string[] = [];
+  const held = new Hono();
+  held.use(async (c, next) => {
+    await next().catch(() => {});
+    loggedAfter.push(c.req.path);
+  });
+  held.use(timed);
+  const releases: (() => void)[] = [];
+  const hold = () => new Promise<Response>((resolve) => releases.push(() => resolve(new Response('late'))));
+  held.get('/timed', hold);
+  held.get('/untimed', hold);
+
+  await timed.idle();
+  const answers = [held.request('/timed'), held.request('/untimed')];
+  let idle = false;
+  const whenIdle = timed.idle().then(() => {
+    idle = true;
+  });
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(idle, false);
+  releases[0]?.();
+  await answers[0];
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(idle, false, 'the untimed request is still being handled');
+  releases[1]?.();
+  await whenIdle;
+  assert.deepEqual(loggedAfter.sort(), ['/timed', '/untimed']);
+});

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { LarderError } from '../../shared/errors.js';
 
 interface InFlight {
@@ -21,9 +21,31 @@ const sweepEvery = (timeoutMs: number): number => Math.max(10, Math.min(1000, Ma
  * all, requests expire in the order they started, so a sweep stops at the first that has time left, and a request
  * costs a Set entry instead of a timer-list insert and removal (a measurable share of a cached GET by id).
  */
-export const requestDeadline = (timeoutMs: number): MiddlewareHandler => {
+export interface RequestDeadline extends MiddlewareHandler {
+  /**
+   * Resolves once no request is in the pipeline, a turn after the last one settled, so that what it logs on the
+   * way out (the access line, a debug failure) is written by then: a stop awaits it after closing the store, which
+   * ends the requests still waiting on it, so that nothing is logged after "stopped".
+   */
+  idle(): Promise<void>;
+}
+
+export const requestDeadline = (
+  timeoutMs: number,
+  /** Requests served without a deadline (still counted for idle()). */
+  untimed: (c: Context) => boolean = () => false,
+): RequestDeadline => {
   const inFlight = new Set<InFlight>();
   let sweeper: NodeJS.Timeout | undefined;
+  let untimedCount = 0;
+  const idleWaiters: (() => void)[] = [];
+  const settled = (): void => {
+    if (idleWaiters.length === 0 || inFlight.size > 0 || untimedCount > 0) return;
+    setImmediate(() => {
+      if (inFlight.size > 0 || untimedCount > 0) return;
+      for (const resolve of idleWaiters.splice(0)) resolve();
+    });
+  };
   const sweep = () => {
     const now = Date.now();
     for (const request of inFlight) {
@@ -45,9 +67,17 @@ export const requestDeadline = (timeoutMs: number): MiddlewareHandler => {
       clearInterval(sweeper);
       sweeper = undefined;
     }
+    settled();
   };
   // Not async: one promise per request, settled by the pipeline or by the sweep, whichever comes first.
-  return (c, next) => {
+  const handler: MiddlewareHandler = (c, next) => {
+    if (untimed(c)) {
+      untimedCount += 1;
+      return next().finally(() => {
+        untimedCount -= 1;
+        settled();
+      });
+    }
     const request: InFlight = {
       deadline: Date.now() + timeoutMs,
       fail: () => {},
@@ -62,12 +92,21 @@ export const requestDeadline = (timeoutMs: number): MiddlewareHandler => {
         () => {
           inFlight.delete(request);
           resolve();
+          settled();
         },
         (error: unknown) => {
           inFlight.delete(request);
           reject(error);
+          settled();
         },
       );
     });
   };
+  return Object.assign(handler, {
+    idle: () =>
+      new Promise<void>((resolve) => {
+        idleWaiters.push(resolve);
+        settled();
+      }),
+  });
 };
