@@ -10,6 +10,7 @@ import {
   takeToken,
   useToken,
 } from './api';
+import { applyTheme, readTheme, ThemePicker } from './theme';
 import { formatTime, href, Problem, useLoad, useRoute } from './ui';
 import { ControlsView } from './views/controls';
 import { EntryView, InventoryView } from './views/inventory';
@@ -68,6 +69,7 @@ const TokenForm = ({
         />
         <button type="submit">Open</button>
       </form>
+      <ThemePicker />
     </main>
   );
 };
@@ -136,6 +138,7 @@ const Console = ({ onUnauthorized }: { onUnauthorized: () => void }) => {
           {badge === undefined ? '…' : formatTime(badge)}
           {clock?.view.frozen === true ? ' ❄' : ''}
         </a>
+        <ThemePicker />
       </header>
       <main>
         {/* Only where the picker needs the list: elsewhere a view's own read says the same thing once. */}
@@ -244,4 +247,6 @@ const App = () => {
   );
 };
 
+// Before the first render, so a chosen theme shows from the first frame the console draws.
+applyTheme(readTheme());
 render(<App />, document.getElementById('app')!);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { type BrowserSession, LAPTOP, openBrowser, PHONE } from '../helpers/browser.js';
-import { logInOver, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { logInOver, searchOrdersOver, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /**
  * The web console in a real browser against a demo server: every view renders the demo data (charts with points),
@@ -20,18 +20,13 @@ let demo: NonNullable<TestServer['demo']>;
 let location: string;
 
 /** A retail search by the demo client, from outside the browser: the integration's traffic. */
-const retailSearch = async (pageSize = 5) => {
-  const accessToken = await logInOver(url, demo.clientId, demo.clientSecret);
-  return fetch(`${url}/v1/purchaseOrders/search?pageSize=${pageSize}`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${accessToken}`,
-      'platform-restaurant-external-id': location,
-      'content-type': 'application/json',
-    },
-    body: '{}',
-  });
-};
+const retailSearch = async (pageSize = 5) =>
+  searchOrdersOver(
+    url,
+    await logInOver(url, demo.clientId, demo.clientSecret),
+    location,
+    `?pageSize=${pageSize}`,
+  );
 
 const view = async (name: string) => {
   await page.click(`header nav a:has-text("${name}")`);

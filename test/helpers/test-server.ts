@@ -80,3 +80,15 @@ export const logInOver = async (url: string, clientId: string, clientSecret: str
   const { token } = (await login.json()) as { token: { accessToken: string } };
   return token.accessToken;
 };
+
+/** A purchase-order search over HTTP, as an integration sends it; `query` is the URL's (`?pageSize=5`). */
+export const searchOrdersOver = (url: string, accessToken: string, location: string, query = '') =>
+  fetch(`${url}/v1/purchaseOrders/search${query}`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${accessToken}`,
+      'platform-restaurant-external-id': location,
+      'content-type': 'application/json',
+    },
+    body: '{}',
+  });

@@ -1,0 +1,141 @@
+import type { Locator, Page } from 'playwright-core';
+
+/**
+ * WCAG 2.x contrast from what the browser computed: an element's text colour against the backgrounds beneath it,
+ * each translucent one composited over those below, down to the canvas. Background images and gradients are not
+ * read (the pages tested here have none behind text), nor an ancestor's opacity (only disabled controls, which
+ * WCAG exempts, use one).
+ */
+
+export type Rgba = readonly [number, number, number, number];
+
+/** The AA minimum for body text. */
+export const AA = 4.5;
+
+/** A computed colour: `rgb()`/`rgba()`, or `color(srgb …)` where a browser keeps that form. */
+export const parseColour = (css: string): Rgba => {
+  const rgb = /^rgba?\(([^)]+)\)$/.exec(css);
+  if (rgb !== null) {
+    const [r = 0, g = 0, b = 0, a = 1] = rgb[1]!
+      .split(/[\s,/]+/)
+      .filter(Boolean)
+      .map(Number);
+    return [r, g, b, a];
+  }
+  const srgb = /^color\(srgb ([^)]+)\)$/.exec(css);
+  if (srgb !== null) {
+    const [r = 0, g = 0, b = 0, a = 1] = srgb[1]!
+      .split(/[\s/]+/)
+      .filter(Boolean)
+      .map(Number);
+    return [r * 255, g * 255, b * 255, a];
+  }
+  throw new Error(`cannot read the colour ${JSON.stringify(css)}`);
+};
+
+/** `top` seen over the opaque `bottom`. */
+const over = (top: Rgba, bottom: Rgba): Rgba => {
+  const a = top[3];
+  return [
+    top[0] * a + bottom[0] * (1 - a),
+    top[1] * a + bottom[1] * (1 - a),
+    top[2] * a + bottom[2] * (1 - a),
+    1,
+  ];
+};
+
+const linear = (channel: number) => {
+  const c = channel / 255;
+  return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+};
+
+export const luminance = ([r, g, b]: Rgba): number =>
+  0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
+
+export const contrastRatio = (a: Rgba, b: Rgba): number => {
+  const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+  return (light + 0.05) / (dark + 0.05);
+};
+
+/** What the page reports of one piece of text. */
+interface Seen {
+  what: string;
+  text: string;
+  colour: string;
+  /** Background colours from the element up to the root. */
+  layers: string[];
+  /** The root's used colour scheme: the canvas under everything is dark in a dark one. */
+  scheme: string;
+}
+
+export interface ContrastSample {
+  what: string;
+  text: string;
+  ratio: number;
+  colour: Rgba;
+  background: Rgba;
+}
+
+/** Chromium's canvas: white, or #121212 under `color-scheme: dark`. */
+const canvas = (scheme: string): Rgba =>
+  /\bdark\b/.test(scheme) && !/\blight\b/.test(scheme) ? [18, 18, 18, 1] : [255, 255, 255, 1];
+
+const measure = (seen: Seen): ContrastSample => {
+  let background = canvas(seen.scheme);
+  for (const layer of [...seen.layers].reverse()) background = over(parseColour(layer), background);
+  const colour = over(parseColour(seen.colour), background);
+  return { what: seen.what, text: seen.text, ratio: contrastRatio(colour, background), colour, background };
+};
+
+/**
+ * Runs in the page. Written as a string and made a function here, so the test's transpiler adds nothing to it (its
+ * name-keeping helper does not exist in the page). With `all`, every visible piece of text
+ * under `root` (each element's own text, and the value a select or text field shows); without, `root`'s own.
+ */
+const READ = `(root, all) => {
+  const scheme = getComputedStyle(document.documentElement).colorScheme;
+  const read = (element, text) => {
+    const layers = [];
+    for (let node = element; node !== null; node = node.parentElement) layers.push(getComputedStyle(node).backgroundColor);
+    const classes = typeof element.className === 'string' && element.className !== '' ? '.' + element.className.trim().split(/\\s+/).join('.') : '';
+    return { what: element.tagName.toLowerCase() + classes, text: text.slice(0, 60), colour: getComputedStyle(element).color, layers, scheme };
+  };
+  const shown = (element) => {
+    const box = element.getBoundingClientRect();
+    return box.width > 0 && box.height > 0 && getComputedStyle(element).visibility === 'visible';
+  };
+  const ownText = (element) => {
+    if (element instanceof HTMLSelectElement) return element.selectedOptions[0]?.textContent ?? '';
+    if (element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement)
+      return ['checkbox', 'radio', 'hidden'].includes(element.type) ? '' : element.value;
+    return [...element.childNodes].filter((node) => node.nodeType === 3).map((node) => node.textContent).join(' ');
+  };
+  if (!all) return read(root, (root.textContent ?? '').trim());
+  const seen = [];
+  for (const element of [root, ...root.querySelectorAll('*')]) {
+    // SVG text is drawn with fill, not color; disabled controls are exempt (WCAG 1.4.3); options draw in a popup.
+    if (element.closest('svg, :disabled, option, script, style, [aria-hidden="true"]') !== null) continue;
+    const text = ownText(element).trim();
+    if (text === '' || !shown(element)) continue;
+    seen.push(read(element, text));
+  }
+  return seen;
+}`;
+const read = new Function(`return ${READ}`)() as (root: unknown, all: boolean) => Seen | Seen[];
+
+/** The contrast of one element's text against what lies beneath it. */
+export const contrastOf = async (locator: Locator): Promise<ContrastSample> =>
+  measure((await locator.evaluate(read, false)) as Seen);
+
+/** Every visible piece of text on the page (or under `root`) whose contrast is under `minimum`. */
+export const lowContrast = async (target: Page | Locator, minimum = AA): Promise<ContrastSample[]> => {
+  const root = 'goto' in target ? target.locator('body') : target;
+  return ((await root.evaluate(read, true)) as Seen[])
+    .map(measure)
+    .filter((sample) => sample.ratio < minimum);
+};
+
+/** What lies beneath an element's content, composited: to tell a dark page from a light one. */
+export const backgroundOf = async (locator: Locator): Promise<Rgba> => (await contrastOf(locator)).background;
+
+export const isDark = (colour: Rgba): boolean => luminance(colour) < 0.18;
