@@ -7,9 +7,9 @@ import { logInOver, searchOrdersOver, startTestServer, type TestServer } from '.
 
 /**
  * Dark mode: the console follows the system's colour scheme until its "Colour theme" picker says otherwise; the
- * choice outlives a reload and reaches the other open tabs. In both themes every piece of text on every view meets
- * WCAG AA (4.5:1); main text, muted text, links, buttons and error text are also checked by name, so none passes
- * by being absent.
+ * choice outlives a reload, reaches the other open tabs, and /docs follows it too (same origin, same storage). In
+ * both themes every piece of text on every view meets WCAG AA (4.5:1); main text, muted text, links, buttons and
+ * error text are also checked by name, so none passes by being absent.
  */
 
 let running: TestServer;
@@ -238,6 +238,60 @@ for (const theme of ['light', 'dark'] as const) {
     }
   });
 }
+
+test('/docs follows the system, then the console’s choice (in this tab at once, and at its next load)', async () => {
+  await page.emulateMedia({ colorScheme: 'light' });
+  await openConsole(page);
+  await picker(page).selectOption('system');
+  const docs = await browser.context.newPage();
+  try {
+    await docs.emulateMedia({ colorScheme: 'light' });
+    await docs.goto(`${url}/docs`);
+    await docs.locator('.opblock').first().waitFor();
+    assert.equal(await shownDark(docs, '.swagger-ui .info'), false);
+    await docs.emulateMedia({ colorScheme: 'dark' });
+    assert.equal(await shownDark(docs, '.swagger-ui .info'), true);
+
+    await docs.emulateMedia({ colorScheme: 'light' });
+    await picker(page).selectOption('dark');
+    await waitForScheme(docs, true, '.swagger-ui .info');
+    assert.equal(await shownDark(docs, '.swagger-ui .info'), true);
+    await docs.reload();
+    await docs.locator('.opblock').first().waitFor();
+    assert.equal(await shownDark(docs, '.swagger-ui .info'), true);
+    await docs
+      .locator('#operations-tag-authentication')
+      .evaluate((tag) => tag.scrollIntoView({ block: 'start' }));
+    await browser.screenshot('docs-dark', docs);
+    // Swagger UI's dark styles, with Larder's fixes: a search answered (a JSON body, its headers), a PUT opened.
+    for (const id of ['retail-searchPurchaseOrders', 'sandbox-setClock']) {
+      await docs.locator(`#operations-${id} .opblock-summary`).click();
+      await docs.locator(`#operations-${id} button.execute`).waitFor();
+    }
+    await docs.locator('#operations-retail-searchPurchaseOrders button.execute').click();
+    await docs
+      .locator('#operations-retail-searchPurchaseOrders .live-responses-table .response')
+      .first()
+      .waitFor();
+    const low = await lowContrast(docs);
+    assert.deepEqual(
+      low.map((sample) => `${sample.what} "${sample.text}" ${sample.ratio.toFixed(2)}:1`),
+      [],
+      `dark /docs: text under ${AA}:1`,
+    );
+
+    await picker(page).selectOption('light');
+    await waitForScheme(docs, false, '.swagger-ui .info');
+    await docs.emulateMedia({ colorScheme: 'dark' });
+    assert.equal(
+      await shownDark(docs, '.swagger-ui .info'),
+      false,
+      'light, as chosen, over the system’s dark',
+    );
+  } finally {
+    await docs.close();
+  }
+});
 
 test('no request left the server’s origin', () => {
   assert.deepEqual(browser.offOrigin(), []);

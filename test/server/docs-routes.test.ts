@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { parseCommandArgs } from '../../src/cli/command.js';
 import { serveCommand } from '../../src/cli/commands/serve-command.js';
 import { parseServeConfig } from '../../src/cli/serve-config.js';
 import { LOCATION_HEADER } from '../../src/shared/limits.js';
+import { THEME_STORAGE_KEY } from '../../src/shared/theme.js';
 import { LOGIN, loginRequest } from '../auth/harness.js';
 import { larder } from '../helpers/cli.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -52,6 +54,18 @@ describe('on a demo database', () => {
     }
     assert.equal((await fetch(`${running.server.url}/docs/assets/package.json`)).status, 404);
     assert.equal((await fetch(`${running.server.url}/docs/assets/..%2Fpackage.json`)).status, 404);
+  });
+
+  test("the page's one inline script (its theme, set before the first paint) is allowed by its hash, and reads the console's choice", async () => {
+    const page = await fetch(`${running.server.url}/docs`);
+    const policy = page.headers.get('content-security-policy') ?? '';
+    const inline = [...(await page.text()).matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
+      (match) => match[1]!,
+    );
+    assert.equal(inline.length, 1);
+    const hash = createHash('sha256').update(inline[0]!).digest('base64');
+    assert.match(policy, new RegExp(`script-src 'self' 'sha256-${hash.replace(/[+/]/g, '\\$&')}'`));
+    assert.match(inline[0]!, new RegExp(`localStorage\\.getItem\\("${THEME_STORAGE_KEY}"\\)`));
   });
 
   test('the page script prefills the demo client for try-it', async () => {
