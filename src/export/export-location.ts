@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, open, openSync, rmSync } from 'node:fs';
-import { lstat, readlink, realpath, rename } from 'node:fs/promises';
+import { createWriteStream, fstatSync, open, openSync, rmSync, type Stats, statSync } from 'node:fs';
+import { lstat, readlink, realpath, rename, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { promisify } from 'node:util';
@@ -79,6 +79,82 @@ const placementOf = async (path: string): Promise<Placement> => {
   });
 };
 
+/** What two targets share, when they are one: a file, standard output, a FIFO, a device (each kind's name). */
+export interface SharedTarget {
+  kinds: [RecordKindName, RecordKindName];
+  /** A regular file, one not made yet included: the kind renamed into place second would replace the first. */
+  file: boolean;
+  /** In a message: `the same file (/real/path)`, `standard output`. */
+  what: string;
+}
+
+interface Identity {
+  key: string;
+  file: boolean;
+  what: string;
+  /** /dev/null (its device number), which keeps nothing: any number of kinds may write to it. */
+  discards: boolean;
+}
+
+const statOf = (read: () => Stats): Stats | undefined => {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * A target by what it reaches, not how it is spelt: an existing one by device and inode (through symlinks, hard
+ * links, `./a` and `a`, /dev/stdout and `-`), one not there yet by the path its file would take.
+ */
+const identityOf = async (path: string): Promise<Identity> => {
+  const stdout = statOf(() => fstatSync(1));
+  const stats = path === '-' ? stdout : await stat(path).catch(() => undefined);
+  if (stats === undefined) {
+    if (path === '-') return { key: 'stdout', file: false, what: 'standard output', discards: false };
+    // Not there yet, or not reachable (the export then says why): the file it would make.
+    const placement = await placementOf(path).catch(() => undefined);
+    const made = placement?.direct === false ? placement.path : resolve(path);
+    return { key: `new:${made}`, file: true, what: `the same file (${made})`, discards: false };
+  }
+  const key = `${stats.dev}:${stats.ino}`;
+  const where = await realpath(path).catch(() => resolve(path));
+  const nul = statOf(() => statSync('/dev/null'));
+  const discards = stats.isCharacterDevice() && nul !== undefined && stats.rdev === nul.rdev;
+  if (stdout !== undefined && key === `${stdout.dev}:${stdout.ino}` && !discards)
+    return { key, file: false, what: 'standard output', discards };
+  if (stats.isFile()) return { key, file: true, what: `the same file (${where})`, discards };
+  const kind = stats.isFIFO()
+    ? 'FIFO'
+    : stats.isCharacterDevice() || stats.isBlockDevice()
+      ? 'device'
+      : 'target';
+  return { key, file: false, what: `the same ${kind} (${where})`, discards };
+};
+
+/**
+ * The first two kinds whose targets are one and the same, which no export can honour: a file would end up holding
+ * only the kind renamed into place last, and one stream would carry both kinds, which import cannot take apart.
+ * /dev/null is the exception: it keeps nothing, so `/dev/null` for every kind is harmless.
+ */
+export const sharedTarget = async (
+  targets: Partial<Record<RecordKindName, ExportTarget>>,
+): Promise<SharedTarget | undefined> => {
+  const seen = new Map<string, { kind: RecordKindName; identity: Identity }>();
+  for (const kind of RECORD_KINDS) {
+    const target = targets[kind.name];
+    if (target === undefined) continue;
+    const identity = await identityOf(target.path);
+    if (identity.discards) continue;
+    const first = seen.get(identity.key);
+    if (first !== undefined)
+      return { kinds: [first.kind, kind.name], file: first.identity.file, what: first.identity.what };
+    seen.set(identity.key, { kind: kind.name, identity });
+  }
+  return undefined;
+};
+
 /** Resolves once the stream has taken the text, rejects on its error (a destroyed stream never drains). */
 const write = (stream: Writable, text: string) =>
   new Promise<void>((resolve, reject) => {
@@ -98,6 +174,7 @@ const finish = (stream: Writable) =>
  * device, FIFO or descriptor is written directly (see Placement).
  */
 export const exportLocation = async (store: Store, options: ExportOptions): Promise<FieldCounts> => {
+  options.signal?.throwIfAborted();
   if ((await store.locations.get(options.locationId)) === undefined)
     throw new LarderError('ERR_LOCATION_NOT_FOUND', {
       message: `Location ${options.locationId} is unknown.`,

@@ -1,10 +1,21 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, existsSync, openSync } from 'node:fs';
-import { lstat, mkdtemp, readdir, readFile, rm, symlink, watch, writeFile } from 'node:fs/promises';
+import { closeSync, existsSync, fstatSync, openSync, statSync } from 'node:fs';
+import {
+  link,
+  lstat,
+  mkdtemp,
+  readdir,
+  readFile,
+  realpath,
+  rm,
+  symlink,
+  watch,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { parseCommandArgs } from '../../src/cli/command.js';
@@ -431,22 +442,98 @@ describe('larder export', () => {
     assert.equal((await runMain(copy)).code, 0);
   });
 
-  test('one file named for both kinds is a usage error', async () => {
-    const file = join(dir, 'both.ndjson');
-    const run = await runMain([
+  /** `larder export --purchase-orders PO --inventory-history IH`, on a database that is never reached. */
+  const exportBoth = (po: string, ih: string) =>
+    runMain([
       'export',
       '--db',
       join(dir, 'export.db'),
       '--location',
       'loc',
       '--purchase-orders',
-      file,
+      po,
       '--inventory-history',
-      `${dir}/./both.ndjson`,
+      ih,
     ]);
-    assert.equal(run.code, 2);
-    assert.match(run.stderr, /--purchase-orders and --inventory-history name the same file/);
-    assert.equal(existsSync(file), false);
+  const quoted = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+  test('two flags reaching one file (as typed, ./a and a, a symlink, a hard link, a name still to be made) are a usage error naming both', async () => {
+    const out = await mkdtemp(join(dir, 'same-file-'));
+    const file = join(out, 'both.ndjson');
+    await writeFile(file, 'kept\n');
+    await symlink(file, join(out, 'link.ndjson'));
+    await link(file, join(out, 'hard.ndjson'));
+    await symlink('later.ndjson', join(out, 'dangling.ndjson'));
+    const typed = relative(process.cwd(), file);
+    const real = await realpath(file);
+    const cases: [po: string, ih: string, real: string][] = [
+      [file, `${out}/./both.ndjson`, real],
+      [`./${typed}`, typed, real],
+      [join(out, 'link.ndjson'), file, real],
+      [file, join(out, 'hard.ndjson'), real],
+      [join(out, 'dangling.ndjson'), join(out, 'later.ndjson'), join(await realpath(out), 'later.ndjson')],
+    ];
+    for (const [po, ih, real] of cases) {
+      const run = await exportBoth(po, ih);
+      assert.equal(run.code, 2, `${po} ${ih}: ${run.stderr}`);
+      assert.match(
+        run.stderr,
+        new RegExp(
+          `^larder export: --purchase-orders ${quoted(po)} and --inventory-history ${quoted(ih)} both write to the same file \\(${quoted(real)}\\): the kind written second would replace the first\\. Give each kind its own file\\.\n`,
+        ),
+      );
+    }
+    assert.equal(await readFile(file, 'utf8'), 'kept\n');
+    assert.deepEqual((await readdir(out)).sort(), [
+      'both.ndjson',
+      'dangling.ndjson',
+      'hard.ndjson',
+      'link.ndjson',
+    ]);
+  });
+
+  test('two flags reaching one stream (standard output, a FIFO) are a usage error; /dev/null may take both kinds', async () => {
+    const out = await mkdtemp(join(dir, 'same-stream-'));
+    // /dev/stdout is a link to /proc/self/fd/1; one made here stands for it.
+    await symlink('/proc/self/fd/1', join(out, 'stdout'));
+    const fifo = join(out, 'records.fifo');
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+    await symlink(fifo, join(out, 'fifo-link'));
+    const stream =
+      /both write to (?:standard output|the same FIFO \(.*\)): `larder import` could not read the kinds back from one stream \(it takes one kind per file\)\. Only \/dev\/null takes several kinds; to send both down one stream, run export once for each\./;
+    // This process's own standard output is the one `-` names; were it /dev/null, both kinds could go there.
+    const stdout = fstatSync(1);
+    const discarded = stdout.isCharacterDevice() && stdout.rdev === statSync('/dev/null').rdev;
+    const standard: [string, string][] = discarded
+      ? []
+      : [
+          ['-', '-'],
+          ['-', join(out, 'stdout')],
+        ];
+    for (const [po, ih] of [...standard, [fifo, join(out, 'fifo-link')] as [string, string]]) {
+      const run = await exportBoth(po, ih);
+      assert.equal(run.code, 2, `${po} ${ih}: ${run.stderr}`);
+      assert.match(
+        run.stderr,
+        new RegExp(`^larder export: --purchase-orders ${quoted(po)} and --inventory-history ${quoted(ih)} `),
+      );
+      assert.match(run.stderr, stream);
+    }
+    if (!discarded) assert.match((await exportBoth('-', '-')).stderr, /both write to standard output:/);
+    assert.match(
+      (await exportBoth(fifo, join(out, 'fifo-link'))).stderr,
+      new RegExp(`both write to the same FIFO \\(${quoted(await realpath(fifo))}\\):`),
+    );
+    // A character device as /dev/null is (root may make one here, so /dev itself is never at stake), once by a link.
+    const device = join(out, 'null');
+    if (spawnSync('mknod', [device, 'c', '1', '3']).status !== 0) return;
+    await symlink(device, join(out, 'null-link'));
+    const run = await runMain(
+      await exportArgs('--purchase-orders', device, '--inventory-history', join(out, 'null-link')),
+    );
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /^Exported \d+ purchase orders, \d+ inventory entries from /);
+    assert.ok((await lstat(device)).isCharacterDevice());
   });
 });
 

@@ -1,5 +1,4 @@
-import { resolve } from 'node:path';
-import { ExportTargetError, exportLocation } from '../../export/export-location.js';
+import { ExportTargetError, exportLocation, sharedTarget } from '../../export/export-location.js';
 import { describeCounts, RECORD_KINDS } from '../../records/kinds.js';
 import { type Command, requiredOption, STORE_OPTIONS, UsageError } from '../command.js';
 import { kindFileOptions, kindFiles, kindFlag } from '../kind-files.js';
@@ -19,34 +18,35 @@ export const exportCommand: Command = {
     'One record per line, exactly as the API serves it, ordered by modifiedDate then id. Files appear only\n' +
     "once the export is complete (an existing file is replaced; a symlink's target is, the link stays). A\n" +
     'device, FIFO or descriptor (/dev/null, /dev/stdout) is written directly as the export goes, appending.\n' +
-    'A kind with no records makes an empty file, which import refuses: export says so. It reads the database\n' +
-    'directly.',
+    'Each kind needs a target of its own, whatever the spelling (a symlink, a hard link, ./a and a, - and\n' +
+    '/dev/stdout): one file would keep only the kind written last, and one stream (stdout, a FIFO) would\n' +
+    'carry both kinds in a row, which import cannot take apart. Only /dev/null takes both; for one stream,\n' +
+    'export each kind in a run of its own. A kind with no records makes an empty file, which import\n' +
+    'refuses: export says so. It reads the database directly.',
   run: async (args, io) => {
     const locationId = requiredOption(args, 'location');
     const files = kindFiles(args);
-    const given = Object.values(files);
-    if (given.length === 0)
+    if (Object.keys(files).length === 0)
       throw new UsageError('Give --purchase-orders FILE, --inventory-history FILE, or both.');
-    if (given.filter((file) => file.path === '-').length > 1)
-      throw new UsageError('Only one file can be written to stdout.');
-    // One file for both kinds would end up holding only the kind renamed into place last.
-    const [first, second] = given;
-    if (
-      first !== undefined &&
-      second !== undefined &&
-      first.path !== '-' &&
-      resolve(first.path) === resolve(second.path)
-    )
-      throw new UsageError(
-        `--purchase-orders and --inventory-history name the same file (${first.path}): give each kind its own.`,
-      );
     const progress = createProgress(io, 'records');
-    // Ctrl-C stops the export cleanly (no temporary file left); a second one kills it at once.
+    // Ctrl-C stops the export cleanly (no temporary file left); a second one kills it at once. Listened for from
+    // the start: the targets are looked at first, and a Ctrl-C then must not kill the process outright.
     const interrupt = new AbortController();
     const stop = () => interrupt.abort();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     try {
+      const shared = await sharedTarget(files);
+      if (shared !== undefined) {
+        const [first, second] = shared.kinds.map((kind) => `${kindFlag(kind)} ${files[kind]?.path}`);
+        throw new UsageError(
+          `${first} and ${second} both write to ${shared.what}: ${
+            shared.file
+              ? 'the kind written second would replace the first. Give each kind its own file.'
+              : '`larder import` could not read the kinds back from one stream (it takes one kind per file). Only /dev/null takes several kinds; to send both down one stream, run export once for each.'
+          }`,
+        );
+      }
       const counts = await withStore(
         args,
         (store) =>
