@@ -1,5 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, fstatSync, open, openSync, rmSync, type Stats, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  createWriteStream,
+  fstatSync,
+  open,
+  openSync,
+  rmSync,
+  type Stats,
+  statSync,
+} from 'node:fs';
 import { lstat, readlink, realpath, rename, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -155,6 +165,38 @@ export const sharedTarget = async (
   return undefined;
 };
 
+/**
+ * Opens a target written directly, appending. A FIFO's open waits for a reader, on a thread of libuv's pool that
+ * no signal reaches and that keeps the process alive: a stop meanwhile opens the FIFO for reading itself, which
+ * lets that open return, then closes both, nothing written.
+ */
+const openDirect = async (path: string, signal: AbortSignal | undefined): Promise<number> => {
+  signal?.throwIfAborted();
+  const opening = promisify(open)(path, 'a');
+  if (signal === undefined) return opening;
+  let onAbort = () => {};
+  const stopped = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([opening, stopped]);
+  } catch (error) {
+    if (!signal.aborted) throw error;
+    let reader: number | undefined;
+    if (statOf(() => statSync(path))?.isFIFO() === true)
+      try {
+        reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+      } catch {}
+    const fd = await opening.catch(() => undefined);
+    if (fd !== undefined) closeSync(fd);
+    if (reader !== undefined) closeSync(reader);
+    throw error;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+};
+
 /** Resolves once the stream has taken the text, rejects on its error (a destroyed stream never drains). */
 const write = (stream: Writable, text: string) =>
   new Promise<void>((resolve, reject) => {
@@ -196,8 +238,8 @@ export const exportLocation = async (store: Store, options: ExportOptions): Prom
       } else if (placement.direct) {
         current.direct = true;
         // Appending: a descriptor's file (/dev/stdout into `>> log`) keeps what it held; to a device or FIFO it is
-        // the same as writing. Opened without blocking the event loop, since a FIFO's open waits for its reader.
-        stream = createWriteStream('', { fd: await promisify(open)(target.path, 'a') });
+        // the same as writing.
+        stream = createWriteStream('', { fd: await openDirect(target.path, options.signal) });
         files.push(stream);
         stream.on('error', () => {});
       } else {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, existsSync, fstatSync, openSync, statSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, statSync } from 'node:fs';
 import {
   link,
   lstat,
@@ -14,9 +14,11 @@ import {
   watch,
   writeFile,
 } from 'node:fs/promises';
+import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { text } from 'node:stream/consumers';
+import { after, before, describe, type TestContext, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { parseCommandArgs } from '../../src/cli/command.js';
 import { serveCommand } from '../../src/cli/commands/serve-command.js';
@@ -300,6 +302,7 @@ describe('larder export', () => {
     }[];
     return { db, location: location!.id };
   };
+  const quoted = (literal: string) => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const exportArgs = async (...targets: string[]) => {
     const { db, location } = await seeded();
     return ['export', '--db', db, '--location', location, ...targets];
@@ -321,6 +324,58 @@ describe('larder export', () => {
     assert.deepEqual(await readdir(out), []);
     assert.equal(process.listenerCount('SIGINT'), 0);
   });
+
+  /**
+   * The real CLI exporting purchase orders to one FIFO, read here to its end, and inventory history to another that
+   * nobody opens: once the first has ended, the export is on its way to (or waiting in) opening the second.
+   */
+  const exportToUnreadFifo = async (t: TestContext) => {
+    const out = await mkdtemp(join(dir, 'unread-fifo-'));
+    const [po, ih] = [join(out, 'po.fifo'), join(out, 'ih.fifo')];
+    for (const fifo of [po, ih]) assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+    // Opened without waiting for the writer, which finds it there.
+    const reader = new Socket({
+      fd: openSync(po, constants.O_RDONLY | constants.O_NONBLOCK),
+      writable: false,
+    });
+    const child = spawn(
+      process.execPath,
+      [BIN, ...(await exportArgs('--purchase-orders', po, '--inventory-history', ih))],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    // A run that hangs, as one did, fails by the test's timeout and must not outlive it.
+    t.after(() => {
+      reader.destroy();
+      child.kill('SIGKILL');
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const closed = once(child, 'close') as Promise<[number | null]>;
+    const orders = await Promise.race([
+      text(reader),
+      closed.then(() => assert.fail(`export ended before its purchase orders did: ${stderr}`)),
+    ]);
+    return { out, po, ih, orders, child, closed, stderr: () => stderr };
+  };
+
+  for (const [signal, code, said] of [
+    ['SIGINT', 130, 'interrupted'],
+    ['SIGTERM', 143, 'stopped (SIGTERM)'],
+  ] as const)
+    test(`${signal} ends an export waiting on a FIFO nobody reads at once, exit code ${code}`, {
+      timeout: 60_000,
+    }, async (t) => {
+      const run = await exportToUnreadFifo(t);
+      assert.ok(run.orders.length > 0);
+      run.child.kill(signal);
+      const [exitCode] = await run.closed;
+      assert.equal(exitCode, code, run.stderr());
+      assert.match(run.stderr(), new RegExp(`^larder export: ${quoted(said)}[;.]`));
+      assert.deepEqual((await readdir(run.out)).sort(), ['ih.fifo', 'po.fifo']);
+      assert.ok((await lstat(run.ih)).isFIFO());
+    });
 
   test('a file that cannot be written is named with its flag and the reason', async () => {
     const missing = await runMain(
@@ -455,7 +510,6 @@ describe('larder export', () => {
       '--inventory-history',
       ih,
     ]);
-  const quoted = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
   test('two flags reaching one file (as typed, ./a and a, a symlink, a hard link, a name still to be made) are a usage error naming both', async () => {
     const out = await mkdtemp(join(dir, 'same-file-'));

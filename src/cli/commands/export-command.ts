@@ -22,7 +22,8 @@ export const exportCommand: Command = {
     '/dev/stdout): one file would keep only the kind written last, and one stream (stdout, a FIFO) would\n' +
     'carry both kinds in a row, which import cannot take apart. Only /dev/null takes both; for one stream,\n' +
     'export each kind in a run of its own. A kind with no records makes an empty file, which import\n' +
-    'refuses: export says so. It reads the database directly.',
+    'refuses: export says so. Ctrl-C (exit code 130) or SIGTERM (143) stops it at once, even while a FIFO\n' +
+    'waits for its reader. It reads the database directly.',
   run: async (args, io) => {
     const locationId = requiredOption(args, 'location');
     const files = kindFiles(args);
@@ -32,7 +33,11 @@ export const exportCommand: Command = {
     // Ctrl-C stops the export cleanly (no temporary file left); a second one kills it at once. Listened for from
     // the start: the targets are looked at first, and a Ctrl-C then must not kill the process outright.
     const interrupt = new AbortController();
-    const stop = () => interrupt.abort();
+    let signal: NodeJS.Signals | undefined;
+    const stop = (received: NodeJS.Signals) => {
+      signal = received;
+      interrupt.abort();
+    };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     try {
@@ -75,8 +80,11 @@ export const exportCommand: Command = {
     } catch (error) {
       progress.done();
       if (interrupt.signal.aborted) {
-        io.stderr('larder export: interrupted; no file was written.\n');
-        return 130;
+        const terminated = signal === 'SIGTERM';
+        io.stderr(
+          `larder export: ${terminated ? 'stopped (SIGTERM)' : 'interrupted'}; no file was written.\n`,
+        );
+        return terminated ? 143 : 130;
       }
       if (!(error instanceof ExportTargetError)) throw error;
       // Standard output failing is reported once, for every command, by bin/larder.js: quietly when the reader
