@@ -11,6 +11,7 @@ import {
   statSync,
 } from 'node:fs';
 import { lstat, readlink, realpath, rename, stat } from 'node:fs/promises';
+import { Socket } from 'node:net';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { promisify } from 'node:util';
@@ -165,6 +166,17 @@ export const sharedTarget = async (
   return undefined;
 };
 
+/** What `work` gives, or the signal's reason as soon as it is aborted, `work` left to finish unheard. */
+const unlessStopped = <T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> => {
+  if (signal === undefined) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+};
+
 /**
  * Opens a target written directly, appending. A FIFO's open waits for a reader, on a thread of libuv's pool that
  * no signal reaches and that keeps the process alive: a stop meanwhile opens the FIFO for reading itself, which
@@ -173,16 +185,10 @@ export const sharedTarget = async (
 const openDirect = async (path: string, signal: AbortSignal | undefined): Promise<number> => {
   signal?.throwIfAborted();
   const opening = promisify(open)(path, 'a');
-  if (signal === undefined) return opening;
-  let onAbort = () => {};
-  const stopped = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
   try {
-    return await Promise.race([opening, stopped]);
+    return await unlessStopped(opening, signal);
   } catch (error) {
-    if (!signal.aborted) throw error;
+    if (signal?.aborted !== true) throw error;
     let reader: number | undefined;
     if (statOf(() => statSync(path))?.isFIFO() === true)
       try {
@@ -192,8 +198,6 @@ const openDirect = async (path: string, signal: AbortSignal | undefined): Promis
     if (fd !== undefined) closeSync(fd);
     if (reader !== undefined) closeSync(reader);
     throw error;
-  } finally {
-    signal.removeEventListener('abort', onAbort);
   }
 };
 
@@ -239,7 +243,10 @@ export const exportLocation = async (store: Store, options: ExportOptions): Prom
         current.direct = true;
         // Appending: a descriptor's file (/dev/stdout into `>> log`) keeps what it held; to a device or FIFO it is
         // the same as writing.
-        stream = createWriteStream('', { fd: await openDirect(target.path, options.signal) });
+        const fd = await openDirect(target.path, options.signal);
+        // A FIFO or pipe through libuv's non-blocking handle, as process.stdout is: a write waiting for a reader
+        // that stopped reading holds no thread of the pool, so a stop can drop it and close at once.
+        stream = fstatSync(fd).isFIFO() ? new Socket({ fd, readable: false }) : createWriteStream('', { fd });
         files.push(stream);
         stream.on('error', () => {});
       } else {
@@ -253,7 +260,7 @@ export const exportLocation = async (store: Store, options: ExportOptions): Prom
       }
       for await (const batch of store.records.scan(kind, options.locationId)) {
         options.signal?.throwIfAborted();
-        await write(stream, `${batch.join('\n')}\n`);
+        await unlessStopped(write(stream, `${batch.join('\n')}\n`), options.signal);
         current.wrote = true;
         counts[kind.name] += batch.length;
         written += batch.length;

@@ -325,39 +325,47 @@ describe('larder export', () => {
     assert.equal(process.listenerCount('SIGINT'), 0);
   });
 
-  /**
-   * The real CLI exporting purchase orders to one FIFO, read here to its end, and inventory history to another that
-   * nobody opens: once the first has ended, the export is on its way to (or waiting in) opening the second.
-   */
-  const exportToUnreadFifo = async (t: TestContext) => {
-    const out = await mkdtemp(join(dir, 'unread-fifo-'));
-    const [po, ih] = [join(out, 'po.fifo'), join(out, 'ih.fifo')];
-    for (const fifo of [po, ih]) assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
-    // Opened without waiting for the writer, which finds it there.
-    const reader = new Socket({
-      fd: openSync(po, constants.O_RDONLY | constants.O_NONBLOCK),
-      writable: false,
+  /** The real CLI exporting to `targets`, killed when the test ends (a run that hangs fails by the test's timeout). */
+  const spawnExport = async (t: TestContext, ...targets: string[]) => {
+    const child = spawn(process.execPath, [BIN, ...(await exportArgs(...targets))], {
+      stdio: ['ignore', 'ignore', 'pipe'],
     });
-    const child = spawn(
-      process.execPath,
-      [BIN, ...(await exportArgs('--purchase-orders', po, '--inventory-history', ih))],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    // A run that hangs, as one did, fails by the test's timeout and must not outlive it.
-    t.after(() => {
-      reader.destroy();
-      child.kill('SIGKILL');
-    });
+    t.after(() => child.kill('SIGKILL'));
     let stderr = '';
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
     });
     const closed = once(child, 'close') as Promise<[number | null]>;
+    return { child, closed, stderr: () => stderr };
+  };
+
+  /** A FIFO in a directory of its own, and a reader of it opened without waiting for the writer, which finds it. */
+  const fifoWithReader = async (t: TestContext, name: string) => {
+    const out = await mkdtemp(join(dir, 'fifo-'));
+    const fifo = join(out, name);
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+    const reader = new Socket({
+      fd: openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK),
+      writable: false,
+    });
+    t.after(() => reader.destroy());
+    return { out, fifo, reader };
+  };
+
+  /**
+   * Purchase orders to one FIFO, read here to their end, and inventory history to another that nobody opens: once
+   * the first has ended, the export is on its way to (or waiting in) opening the second.
+   */
+  const exportToUnreadFifo = async (t: TestContext) => {
+    const { out, fifo: po, reader } = await fifoWithReader(t, 'po.fifo');
+    const ih = join(out, 'ih.fifo');
+    assert.equal(spawnSync('mkfifo', [ih]).status, 0);
+    const run = await spawnExport(t, '--purchase-orders', po, '--inventory-history', ih);
     const orders = await Promise.race([
       text(reader),
-      closed.then(() => assert.fail(`export ended before its purchase orders did: ${stderr}`)),
+      run.closed.then(() => assert.fail(`export ended before its purchase orders did: ${run.stderr()}`)),
     ]);
-    return { out, po, ih, orders, child, closed, stderr: () => stderr };
+    return { ...run, out, ih, orders };
   };
 
   for (const [signal, code, said] of [
@@ -376,6 +384,23 @@ describe('larder export', () => {
       assert.deepEqual((await readdir(run.out)).sort(), ['ih.fifo', 'po.fifo']);
       assert.ok((await lstat(run.ih)).isFIFO());
     });
+
+  test('Ctrl-C ends an export whose FIFO reader stopped reading at once, exit code 130', {
+    timeout: 60_000,
+  }, async (t) => {
+    const { fifo, reader } = await fifoWithReader(t, 'ih.fifo');
+    const run = await spawnExport(t, '--inventory-history', fifo);
+    // One chunk read, then no more: the export's writes fill the pipe and wait for room that never comes.
+    await Promise.race([
+      once(reader, 'data'),
+      run.closed.then(() => assert.fail(`export ended before writing: ${run.stderr()}`)),
+    ]);
+    reader.pause();
+    run.child.kill('SIGINT');
+    const [code] = await run.closed;
+    assert.equal(code, 130, run.stderr());
+    assert.match(run.stderr(), /^larder export: interrupted[;.]/);
+  });
 
   test('a file that cannot be written is named with its flag and the reason', async () => {
     const missing = await runMain(

@@ -23,7 +23,7 @@ export const exportCommand: Command = {
     'carry both kinds in a row, which import cannot take apart. Only /dev/null takes both; for one stream,\n' +
     'export each kind in a run of its own. A kind with no records makes an empty file, which import\n' +
     'refuses: export says so. Ctrl-C (exit code 130) or SIGTERM (143) stops it at once, even while a FIFO\n' +
-    'waits for its reader. It reads the database directly.',
+    'waits for its reader to open it or to read on. It reads the database directly.',
   run: async (args, io) => {
     const locationId = requiredOption(args, 'location');
     const files = kindFiles(args);
