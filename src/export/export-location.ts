@@ -37,7 +37,7 @@ export interface ExportOptions extends Partial<Record<RecordKindName, ExportTarg
   locationId: string;
   /** Called after each batch with the records written so far. */
   onProgress?: (records: number) => void;
-  /** Stops the export (Ctrl-C): it rejects with the signal's reason, and no file is left behind. */
+  /** Stops the export (Ctrl-C): it rejects with an ExportStoppedError, and no file is left behind. */
   signal?: AbortSignal;
 }
 
@@ -55,6 +55,30 @@ export class ExportTargetError extends Error {
     readonly partlyWritten = false,
   ) {
     super(`cannot write ${path === '-' ? 'standard output' : path}: ${(cause as Error).message}`, { cause });
+  }
+}
+
+/** What a target written as the export goes (a device, FIFO, descriptor or `-`) had been sent when it stopped. */
+export interface SentRecords {
+  kind: RecordKindName;
+  path: string;
+  /** Records it took whole. */
+  records: number;
+  /** A batch was going out: part of it may have gone too, its last line cut short. */
+  cut: boolean;
+}
+
+/**
+ * The export was stopped (its signal aborted). No file was left, but what went to a target written directly is
+ * gone: `sent` says what, for each such target opened (a kind not reached yet has none).
+ */
+export class ExportStoppedError extends Error {
+  override readonly name = 'ExportStoppedError';
+  constructor(
+    readonly sent: readonly SentRecords[],
+    cause: unknown,
+  ) {
+    super('The export was stopped.', { cause });
   }
 }
 
@@ -230,6 +254,7 @@ export const exportLocation = async (store: Store, options: ExportOptions): Prom
   let written = 0;
   const files: Writable[] = [];
   let current: { kind: RecordKindName; path: string; direct?: boolean; wrote?: boolean } | undefined;
+  const sent: SentRecords[] = [];
   try {
     for (const kind of RECORD_KINDS) {
       const target = options[kind.name];
@@ -258,9 +283,20 @@ export const exportLocation = async (store: Store, options: ExportOptions): Prom
         // Its error (a full disk) also fails the pending write, which reports it; unheard, it would crash.
         stream.on('error', () => {});
       }
+      // What it takes stays taken, whatever happens next.
+      const sending: SentRecords | undefined =
+        placement === undefined || placement.direct
+          ? { kind: kind.name, path: target.path, records: 0, cut: false }
+          : undefined;
+      if (sending !== undefined) sent.push(sending);
       for await (const batch of store.records.scan(kind, options.locationId)) {
         options.signal?.throwIfAborted();
+        if (sending !== undefined) sending.cut = true;
         await unlessStopped(write(stream, `${batch.join('\n')}\n`), options.signal);
+        if (sending !== undefined) {
+          sending.records += batch.length;
+          sending.cut = false;
+        }
         current.wrote = true;
         counts[kind.name] += batch.length;
         written += batch.length;
@@ -277,7 +313,8 @@ export const exportLocation = async (store: Store, options: ExportOptions): Prom
     // Synchronously, before anything else runs: a process exiting on a closed stdout must not leave them.
     for (const stream of files) stream.destroy();
     for (const [temporary] of renames) rmSync(temporary, { force: true });
-    if (options.signal?.aborted === true || current === undefined || !isSystemError(error)) throw error;
+    if (options.signal?.aborted === true) throw new ExportStoppedError(sent, error);
+    if (current === undefined || !isSystemError(error)) throw error;
     throw new ExportTargetError(
       current.kind,
       current.path,

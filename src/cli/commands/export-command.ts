@@ -1,4 +1,10 @@
-import { ExportTargetError, exportLocation, sharedTarget } from '../../export/export-location.js';
+import {
+  ExportStoppedError,
+  ExportTargetError,
+  exportLocation,
+  type SentRecords,
+  sharedTarget,
+} from '../../export/export-location.js';
 import { describeCounts, RECORD_KINDS } from '../../records/kinds.js';
 import { type Command, requiredOption, STORE_OPTIONS, UsageError } from '../command.js';
 import { kindFileOptions, kindFiles, kindFlag } from '../kind-files.js';
@@ -23,7 +29,8 @@ export const exportCommand: Command = {
     'carry both kinds in a row, which import cannot take apart. Only /dev/null takes both; for one stream,\n' +
     'export each kind in a run of its own. A kind with no records makes an empty file, which import\n' +
     'refuses: export says so. Ctrl-C (exit code 130) or SIGTERM (143) stops it at once, even while a FIFO\n' +
-    'waits for its reader to open it or to read on. It reads the database directly.',
+    'waits for its reader to open it or to read on, and says what each target holds: no file was written,\n' +
+    'but what went to a device, FIFO or stdout stays sent. It reads the database directly.',
   run: async (args, io) => {
     const locationId = requiredOption(args, 'location');
     const files = kindFiles(args);
@@ -81,9 +88,8 @@ export const exportCommand: Command = {
       progress.done();
       if (interrupt.signal.aborted) {
         const terminated = signal === 'SIGTERM';
-        io.stderr(
-          `larder export: ${terminated ? 'stopped (SIGTERM)' : 'interrupted'}; no file was written.\n`,
-        );
+        const stopped = `larder export: ${terminated ? 'stopped (SIGTERM)' : 'interrupted'}`;
+        io.stderr(describeStop(stopped, files, error instanceof ExportStoppedError ? error.sent : []));
         return terminated ? 143 : 130;
       }
       if (!(error instanceof ExportTargetError)) throw error;
@@ -99,6 +105,33 @@ export const exportCommand: Command = {
       process.off('SIGTERM', stop);
     }
   },
+};
+
+/**
+ * What a stop left, target by target: a file appears only once the whole export is done, so none did; what went to
+ * a device, FIFO or standard output, written as the export goes, stays sent.
+ */
+const describeStop = (
+  stopped: string,
+  files: ReturnType<typeof kindFiles>,
+  sent: readonly SentRecords[],
+): string => {
+  if (sent.every((target) => target.records === 0 && !target.cut))
+    return `${stopped}; nothing was written.\n`;
+  const lines = RECORD_KINDS.flatMap((kind) => {
+    const file = files[kind.name];
+    if (file === undefined) return [];
+    const target = sent.find((each) => each.kind === kind.name);
+    const records = target?.records ?? 0;
+    let what = records === 0 ? 'nothing written' : `${records} ${kind.countLabel} sent`;
+    if (target?.cut === true)
+      what =
+        records === 0
+          ? `part of the ${kind.countLabel} sent (the last line may be cut short)`
+          : `${what}, then part of the next ones (the last line may be cut short)`;
+    return [`  ${kindFlag(kind.name)} ${file.path}: ${what}\n`];
+  });
+  return `${stopped}. What went to a device, FIFO or standard output stays sent:\n${lines.join('')}`;
 };
 
 const describeWriteError = (error: ExportTargetError): string => {
