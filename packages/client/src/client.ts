@@ -173,6 +173,7 @@ export const createClient = (options: ClientOptions): LarderClient => {
     clientId: options.clientId,
     clientSecret: options.clientSecret,
     now,
+    backoff: transport.backoff,
   });
 
   /** One retail call: the shared token, one new login and one retry if the server refuses the token. */

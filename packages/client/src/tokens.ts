@@ -84,6 +84,8 @@ export interface Cached {
   accessToken: string;
   /** When to renew it: before it expires by renewBefore(its lifetime). */
   renewAt: number;
+  /** When it expires, counted from when its login was sent: until then it serves should a renewal fail. */
+  expiresAt: number;
 }
 
 /**
@@ -91,6 +93,11 @@ export interface Cached {
  * fetched by one login however many calls need it at once (single flight). A login ends by the deadline of the
  * calls waiting for it: the earliest, so a call that joins a login bounded by an earlier call's deadline gets that
  * login's outcome, a failure too, though it had more time.
+ *
+ * A renewal while the token is still good (early renewal) is optional: one attempt, sent only if it can go at
+ * once, within half of what is left of the call's budget. Should it fail in any way (a refusal of the credentials
+ * too: the server still judges the token it issued), the call goes on with the token it has, and the next renewal
+ * is tried by a call after a backoff (1–2 s, 2–4 s …, as between retries), not by every call meanwhile.
  */
 export const createTokenSource = (options: {
   transport: Transport;
@@ -98,15 +105,21 @@ export const createTokenSource = (options: {
   clientId: string;
   clientSecret: string;
   now: () => number;
+  /** How long to leave the token be after this many failed early renewals in a row. */
+  backoff: (failures: number) => number;
 }) => {
   let cached: Cached | undefined;
   /**
-   * The login in flight, the deadlines of the callers waiting for it (one each; Infinity for none), and how to stop
-   * it once none waits any more.
+   * The login in flight, the deadlines of the callers waiting for it (one each; Infinity for none), how to stop it
+   * once none waits any more, and whether it is an early renewal (`once`: a single attempt).
    */
-  let pending: { promise: Promise<Cached>; deadlines: number[]; controller: AbortController } | undefined;
+  let pending:
+    | { promise: Promise<Cached>; deadlines: number[]; controller: AbortController; once: boolean }
+    | undefined;
+  /** Early renewals failed in a row, and when the next may be tried: until then the token still good serves. */
+  let renewals = { failed: 0, next: Number.NEGATIVE_INFINITY };
 
-  const login = async (signal: AbortSignal, deadline: () => number): Promise<Cached> => {
+  const login = async (signal: AbortSignal, deadline: () => number, once: boolean): Promise<Cached> => {
     const sent = options.now();
     const answer = await options.transport.send({
       url: options.loginUrl,
@@ -120,6 +133,7 @@ export const createTokenSource = (options: {
       signal,
       limit: 'login',
       deadline,
+      once,
     });
     if (answer.status !== 200) throw apiError(answer, [options.clientSecret]);
     const token = parseBody<Partial<AuthenticationResponse> | null>(answer, 'The login')?.token;
@@ -133,11 +147,15 @@ export const createTokenSource = (options: {
       );
     // Counted from when the login was sent, so the token is never thought to live longer than it does.
     const lifetimeMs = token.expiresIn * 1000;
-    return { accessToken: token.accessToken, renewAt: sent + lifetimeMs - renewBefore(lifetimeMs) };
+    return {
+      accessToken: token.accessToken,
+      renewAt: sent + lifetimeMs - renewBefore(lifetimeMs),
+      expiresAt: sent + lifetimeMs,
+    };
   };
 
-  /** The login in flight, joined with this deadline, or a new one. */
-  const join = (deadline: number) => {
+  /** The login in flight, joined with this deadline, or a new one (an early renewal when `once`). */
+  const join = (deadline: number, once: boolean) => {
     if (pending !== undefined) {
       pending.deadlines.push(deadline);
       return pending;
@@ -148,11 +166,22 @@ export const createTokenSource = (options: {
     const flight = {
       controller,
       deadlines,
-      promise: login(controller.signal, () => Math.min(...deadlines))
-        .then((fresh) => {
-          cached = fresh;
-          return fresh;
-        })
+      once,
+      promise: login(controller.signal, () => Math.min(...deadlines), once)
+        .then(
+          (fresh) => {
+            cached = fresh;
+            renewals = { failed: 0, next: Number.NEGATIVE_INFINITY };
+            return fresh;
+          },
+          (error: unknown) => {
+            if (once) {
+              renewals.failed++;
+              renewals.next = options.now() + options.backoff(renewals.failed);
+            }
+            throw error;
+          },
+        )
         .finally(() => {
           if (pending === flight) pending = undefined;
         }),
@@ -163,20 +192,45 @@ export const createTokenSource = (options: {
     return flight;
   };
 
+  /** The flight's token, for a caller with this deadline. */
+  const wait = async (
+    flight: NonNullable<typeof pending>,
+    deadline: number,
+    signal: AbortSignal | undefined,
+  ) => {
+    try {
+      return await abortable(flight.promise, signal);
+    } finally {
+      flight.deadlines.splice(flight.deadlines.indexOf(deadline), 1);
+      // The last caller to give up stops the login (and its backoff), so nothing runs on for nobody.
+      if (flight.deadlines.length === 0 && signal?.aborted) {
+        flight.controller.abort(signal.reason);
+        if (pending === flight) pending = undefined;
+      }
+    }
+  };
+
   return {
     /** The token; a login it needs ends by `deadline` (epoch ms), or by an earlier caller's. */
     token: async (signal?: AbortSignal, deadline = Number.POSITIVE_INFINITY): Promise<Cached> => {
-      signal?.throwIfAborted();
-      if (cached !== undefined && options.now() < cached.renewAt) return cached;
-      const flight = join(deadline);
-      try {
-        return await abortable(flight.promise, signal);
-      } finally {
-        flight.deadlines.splice(flight.deadlines.indexOf(deadline), 1);
-        // The last caller to give up stops the login (and its backoff), so nothing runs on for nobody.
-        if (flight.deadlines.length === 0 && signal?.aborted) {
-          flight.controller.abort(signal.reason);
-          if (pending === flight) pending = undefined;
+      // Twice at most: a caller left without a good token by an early renewal's one failed attempt logs in again.
+      for (let renewalFailed = false; ; renewalFailed = true) {
+        signal?.throwIfAborted();
+        const held = cached;
+        const now = options.now();
+        if (held !== undefined && now < held.renewAt) return held;
+        const good = held !== undefined && now < held.expiresAt;
+        if (good && now < renewals.next) return held;
+        // An early renewal takes at most half of what is left: the call keeps the rest to go on without it.
+        const bound = good ? now + (deadline - now) / 2 : deadline;
+        const flight = join(bound, good);
+        try {
+          return await wait(flight, bound, signal);
+        } catch (error) {
+          if (signal?.aborted) throw error;
+          // Unless another call's 401 refused it meanwhile, or it expired while the renewal ran.
+          if (good && cached === held && options.now() < held.expiresAt) return held;
+          if (!flight.once || renewalFailed) throw error;
         }
       }
     },

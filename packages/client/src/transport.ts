@@ -76,6 +76,11 @@ export interface HttpRequest {
   again?: { startedAt: number; answer: HttpAnswer } | undefined;
   /** Read at each step: the latest its attempts and waits may end, when sooner than its own `maxElapsedMs`. */
   deadline?: (() => number) | undefined;
+  /**
+   * Optional (an early renewal, while a good token can serve instead): one attempt, sent only if it can go at once,
+   * with no wait for a hold or a turn.
+   */
+  once?: boolean | undefined;
 }
 
 /** Worth another attempt, as ky and octokit retry them; Larder's ErrorMessage says `canRetry: "true"` for each. */
@@ -231,6 +236,7 @@ export const createTransport = (options: TransportOptions) => {
         const budget = end() - reached;
         const held = (holds.get(request.limit)?.until ?? 0) - reached;
         if (boxed && Math.max(held, 0) >= budget) return undefined;
+        if (request.once && held > 0) return undefined;
         // A hold never outlasts the request's budget: past it a call's first send goes, and the server says
         // whether it may.
         const wait = Math.min(held, budget);
@@ -247,6 +253,7 @@ export const createTransport = (options: TransportOptions) => {
         if (free) waited = true;
         const sent = turn(request.limit, take);
         if (sent !== undefined) return { waited, sent };
+        if (request.once) return undefined;
         await nextAnswer(request.limit, request.signal);
       }
     };
@@ -298,7 +305,7 @@ export const createTransport = (options: TransportOptions) => {
       if (turn === undefined) {
         if (giveUp !== undefined) return giveUp();
         throw new LarderTimeoutError(
-          `${request.method} ${request.url}: not sent: no time left within the maxElapsedMs of the call it is for.`,
+          `${request.method} ${request.url}: not sent: ${request.once ? 'it could not go at once' : 'no time left within the maxElapsedMs of the call it is for'}.`,
         );
       }
       const { headers, sent } = turn;
@@ -343,7 +350,7 @@ export const createTransport = (options: TransportOptions) => {
         if (answer !== undefined) return answer;
         throw failure;
       };
-      if (retry === false) return giveUp();
+      if (retry === false || request.once) return giveUp();
       const pacedRetry = paced && rateLimited < MAX_RATE_LIMITED;
       const failed = attempts - rateLimited;
       if (!pacedRetry && failed >= retry.maxAttempts) return giveUp();
@@ -360,7 +367,11 @@ export const createTransport = (options: TransportOptions) => {
       await options.sleep(wait, request.signal);
     }
   };
-  return { send };
+  return {
+    send,
+    /** The wait after this many failures in a row, as between retries (with the default settings when retry is off). */
+    backoff: (failures: number) => backoff(failures, retry === false ? DEFAULT_RETRY : retry),
+  };
 };
 
 export type Transport = ReturnType<typeof createTransport>;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { LarderTimeoutError } from '../src/index.js';
-import { invalidToken, order, status, statusOf, token, world } from './scripted-world.js';
+import { dropped, invalidToken, order, status, statusOf, token, world } from './scripted-world.js';
 
 /**
  * The logins a call needs (its first token, a token renewed before a retry, a new one after an invalid_token 401),
@@ -22,10 +22,10 @@ test('a re-send after a 401 logs in within what is left of the call: a failing l
 });
 
 test("a retry whose token expired during the backoff logs in within the call's budget: a Retry-After past it ends the login at once", async (context) => {
-  // The token is renewed from 9 s; the call retries at 9.5 s, and its login is asked to wait 1 s (+100 ms).
+  // The token expires at 9 s; the call retries at 9.5 s, and its login is asked to wait 1 s (+100 ms).
   const { sent, run, get } = world(context, async (kind, n, takes) => {
     if (kind === 'login')
-      return n === 1 ? token(n, 10) : n === 2 ? status(429, { 'retry-after': '1' }) : token(n, 10);
+      return n === 1 ? token(n, 9) : n === 2 ? status(429, { 'retry-after': '1' }) : token(n, 9);
     if (n > 1) return order();
     await takes(8_000);
     return status(503);
@@ -38,7 +38,7 @@ test("a retry whose token expired during the backoff logs in within the call's b
 
 test('a call that waited out a rate limit for its first send logs in within what it has left', async (context) => {
   // The first call's answer says the location's limit is used up for 8 s; the second call waits, then its token
-  // (renewed from 4.5 s) needs a login, which keeps failing.
+  // (expired at 5 s) needs a login, which keeps failing.
   const { sent, run, get, later } = world(context, (kind, n) => {
     if (kind === 'login') return n === 1 ? token(n, 5) : status(503);
     return order({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '8' });
@@ -52,11 +52,11 @@ test('a call that waited out a rate limit for its first send logs in within what
 });
 
 test("a login shared by calls ends by the earliest waiting call's deadline; a later call that joined it gets its outcome", async (context) => {
-  // Call A (0 s, deadline 10 s) retries at 9.5 s and needs a new token (renewed from 9 s). Call B (9.2 s, deadline
+  // Call A (0 s, deadline 10 s) retries at 9.5 s and needs a new token (expired at 9 s). Call B (9.2 s, deadline
   // 19.2 s) began that login, which answers 503 at 9.7 s: a backoff of 1.5 s would end past A's deadline.
   const { sent, run, get, later } = world(context, async (kind, n, takes) => {
     if (kind === 'login') {
-      if (n === 1) return token(n, 10);
+      if (n === 1) return token(n, 9);
       await takes(500);
       return status(503);
     }
@@ -91,9 +91,9 @@ test('a re-send after a 401 whose login took what was left does not go: the 401 
 
 test('a retry left no time by a rate limit spends no login: its last answer is the answer', async (context) => {
   // A's send (0–8 s) answers 503; meanwhile B's is refused for 30 s. A's retry (9.5 s) would need a new token
-  // (renewed from 9 s), but the location is held past A's 10 s.
+  // (expired at 9 s), but the location is held past A's 10 s.
   const { sent, count, run, get, later } = world(context, async (kind, n, takes) => {
-    if (kind === 'login') return token(n, 10);
+    if (kind === 'login') return token(n, 9);
     if (n === 2) return status(429, { 'retry-after': '30' });
     if (n > 2) return order();
     await takes(8_000);
@@ -139,10 +139,7 @@ test('a login retries 503s, dropped connections and 429s (after Retry-After plus
   const { sent, run, get } = world(context, (kind, n) => {
     if (kind === 'get') return order();
     if (n === 1) return status(503);
-    if (n === 2)
-      throw new TypeError('fetch failed', {
-        cause: Object.assign(new Error('socket'), { code: 'ECONNRESET' }),
-      });
+    if (n === 2) return dropped();
     if (n === 3) return status(429, { 'retry-after': '2' });
     return token(n, 3600);
   });

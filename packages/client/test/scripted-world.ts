@@ -13,8 +13,16 @@ export type Kind = 'login' | 'get';
 
 export const world = (
   context: TestContext,
-  /** The answer to the n-th request of its kind; `takes(ms)` makes a request last that long. */
+  /**
+   * The answer to the n-th request of its kind; `takes(ms)` makes a request last that long. A request is aborted
+   * (its timeout, the caller's signal) as fetch is: at once, whatever the answer was to be.
+   */
   answer: (kind: Kind, n: number, takes: (ms: number) => Promise<void>) => Response | Promise<Response>,
+  options: {
+    timeoutMs?: number;
+    /** Attempt timeouts on the virtual clock (each recorded in `timeouts`), not on the real one. */
+    virtualTimeouts?: boolean;
+  } = {},
 ) => {
   context.mock.method(Math, 'random', () => 0.5);
   let time = 0;
@@ -36,19 +44,38 @@ export const world = (
       timers.push(timer);
       signal?.addEventListener('abort', onAbort, { once: true });
     });
+  const timeouts: number[] = [];
+  if (options.virtualTimeouts)
+    context.mock.method(AbortSignal, 'timeout', (ms: number) => {
+      timeouts.push(ms);
+      const timeout = new AbortController();
+      void sleep(ms).then(() => timeout.abort(new DOMException('The operation timed out.', 'TimeoutError')));
+      return timeout.signal;
+    });
+  /** `time kind` of each request sent, and the token each get carried. */
   const sent: string[] = [];
+  const carried: string[] = [];
   const count: Record<Kind, number> = { login: 0, get: 0 };
   const client = createClient({
     baseUrl: 'http://larder.test',
     clientId: 'id',
     clientSecret: 'secret',
     retry: { maxElapsedMs: 10_000 },
+    timeoutMs: options.timeoutMs,
     now: () => time,
     sleep,
-    fetch: (async (input: string | URL | Request) => {
+    fetch: (async (input: string | URL | Request, init?: RequestInit) => {
       const kind: Kind = String(input).endsWith(LOGIN_PATH) ? 'login' : 'get';
       sent.push(`${time} ${kind}`);
-      return answer(kind, ++count[kind], sleep);
+      const authorization = (init?.headers as Record<string, string> | undefined)?.['authorization'];
+      if (authorization !== undefined) carried.push(authorization.replace('Bearer ', ''));
+      const n = ++count[kind];
+      const signal = init?.signal ?? undefined;
+      signal?.throwIfAborted();
+      return new Promise<Response>((resolve, reject) => {
+        signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+        (async () => answer(kind, n, sleep))().then(resolve, reject);
+      });
     }) as typeof fetch,
   });
   /** Lets everything not waiting for a timer run on (a few rounds: reading a body takes several). */
@@ -81,7 +108,7 @@ export const world = (
     await sleep(ms);
     return get();
   };
-  return { sent, count, run, get, later, now: () => time };
+  return { sent, carried, timeouts, count, run, get, later, now: () => time };
 };
 
 /** A login's answer: `token-n`, living `expiresIn` seconds. */
@@ -92,6 +119,12 @@ export const status = (code: number, headers: Record<string, string> = {}) =>
   Response.json({ code: code * 100 + 1, message: `HTTP ${code}`, requestId: 'r' }, { status: code, headers });
 /** The server refusing the token itself (expired, revoked). */
 export const invalidToken = () => status(401, { 'www-authenticate': 'Bearer error="invalid_token"' });
+/** A request that never answers: it ends only when aborted (its timeout). */
+export const hang = () => new Promise<Response>(() => {});
+/** A connection dropped before the answer, as fetch reports it. */
+export const dropped = () => {
+  throw new TypeError('fetch failed', { cause: Object.assign(new Error('socket'), { code: 'ECONNRESET' }) });
+};
 /** The record a get asks for. */
 export const order = (headers: Record<string, string> = {}) => Response.json({ id: 'po-1' }, { headers });
 
