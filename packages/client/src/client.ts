@@ -150,7 +150,8 @@ const checkOptions = (options: ClientOptions, retry: RetrySettings | false, time
   whole('retry.maxAttempts', retry.maxAttempts, 1);
   whole('retry.baseDelayMs', retry.baseDelayMs, 0);
   whole('retry.maxDelayMs', retry.maxDelayMs, 0);
-  whole('retry.maxElapsedMs', retry.maxElapsedMs, 0);
+  // With none at all, no call could ever be sent.
+  whole('retry.maxElapsedMs', retry.maxElapsedMs, 1);
 };
 
 export const createClient = (options: ClientOptions): LarderClient => {

@@ -218,9 +218,9 @@ export const createTransport = (options: TransportOptions) => {
    * and `authorize` had its say after any wait. A wait is looked at again after it ends (another call's 429 may
    * have lengthened the hold meanwhile), and after `authorize` (it may have meant a login, and a hold may have come
    * then: after that wait, it authorizes again). The request is counted in flight in the same step as the last
-   * look, so calls woken together cannot all pass it. Undefined when a `boxed` request (one that may not run past
-   * `end`) has no time left for the attempt, or would have none once the hold ends: it gives up at once, before
-   * `authorize` spends a login on an attempt that cannot go.
+   * look, so calls woken together cannot all pass it. Undefined when the request has no time left before `end`
+   * (with retries), or when a `boxed` one (a retry, a call sent again, a login) would have none once the hold
+   * ends: that gives up at once, before `authorize` spends a login on an attempt that cannot go.
    */
   const ready = async (
     request: HttpRequest,
@@ -235,10 +235,11 @@ export const createTransport = (options: TransportOptions) => {
         reached = Math.max(reached, now());
         const budget = end() - reached;
         const held = (holds.get(request.limit)?.until ?? 0) - reached;
-        if (boxed && Math.max(held, 0) >= budget) return undefined;
+        if (retry !== false && budget <= 0) return undefined;
+        if (boxed && held >= budget) return undefined;
         if (request.once && held > 0) return undefined;
-        // A hold never outlasts the request's budget: past it a call's first send goes, and the server says
-        // whether it may.
+        // A call's first send waits out a hold to the end of its budget at most, so a caller that calls again at
+        // once is paced by the hold rather than refused in a loop; with no time left then, it does not go.
         const wait = Math.min(held, budget);
         if (wait <= 0) return waited;
         await options.sleep(wait, request.signal);
@@ -298,8 +299,7 @@ export const createTransport = (options: TransportOptions) => {
     const { again } = request;
     if (again !== undefined) giveUp = () => again.answer;
     for (let attempts = 1; ; attempts++) {
-      // A retry, a call sent again and a login for a call never run past `end`; only a call's first send goes
-      // whatever time is left.
+      // A retry, a call sent again and a login for a call give up at once when a hold would take the time left.
       const boxed = retry !== false && (giveUp !== undefined || request.deadline !== undefined);
       const turn = await ready(request, end, boxed);
       if (turn === undefined) {
@@ -309,10 +309,10 @@ export const createTransport = (options: TransportOptions) => {
         );
       }
       const { headers, sent } = turn;
-      // A boxed attempt gets what is left of the budget, at most timeoutMs. Whole milliseconds: AbortSignal.timeout
-      // throws a RangeError for a fraction, which a caller's `now` may give.
+      // An attempt, the first too, gets what is left of the budget, at most timeoutMs. Whole milliseconds:
+      // AbortSignal.timeout throws a RangeError for a fraction, which a caller's `now` may give.
       let timeoutMs = options.timeoutMs;
-      if (boxed) timeoutMs = Math.min(timeoutMs, Math.max(Math.ceil(end() - now()), 1));
+      if (retry !== false) timeoutMs = Math.min(timeoutMs, Math.max(Math.ceil(end() - now()), 1));
       const known = versions;
       let answer: HttpAnswer | undefined;
       let failure: unknown;

@@ -42,6 +42,8 @@ test('options that cannot work are refused when the client is made', () => {
     [{ baseUrl: 'http://larder.test', timeoutMs: 0 }, /timeoutMs/],
     [{ baseUrl: 'http://larder.test', timeoutMs: 2 ** 40 }, /timeoutMs/],
     [{ baseUrl: 'http://larder.test', retry: { maxAttempts: 0 } }, /retry\.maxAttempts/],
+    // No time at all: no call could ever be sent.
+    [{ baseUrl: 'http://larder.test', retry: { maxElapsedMs: 0 } }, /retry\.maxElapsedMs/],
     [{ baseUrl: 'http://larder.test', retry: { baseDelayMs: -1 } }, /retry\.baseDelayMs/],
     // An environment variable not set: said when the client is made, not by the server at the first call.
     [{ baseUrl: 'http://larder.test', clientId: undefined }, /^clientId must be a non-empty string$/],
