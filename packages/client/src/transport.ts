@@ -77,8 +77,8 @@ export interface HttpRequest {
   /** Read at each step: the latest its attempts and waits may end, when sooner than its own `maxElapsedMs`. */
   deadline?: (() => number) | undefined;
   /**
-   * Optional (an early renewal, while a good token can serve instead): one attempt, sent only if it can go at once,
-   * with no wait for a hold or a turn.
+   * Optional (an early renewal, while a good token can serve instead): one attempt, sent only if it can go at
+   * once, with no wait for a hold or a turn.
    */
   once?: boolean | undefined;
 }
@@ -217,10 +217,11 @@ export const createTransport = (options: TransportOptions) => {
    * The headers of an attempt that may go now, and its send number: no hold applies, the limit's meter has room,
    * and `authorize` had its say after any wait. A wait is looked at again after it ends (another call's 429 may
    * have lengthened the hold meanwhile), and after `authorize` (it may have meant a login, and a hold may have come
-   * then: after that wait, it authorizes again). The request is counted in flight in the same step as the last
-   * look, so calls woken together cannot all pass it. Undefined when the request has no time left before `end`
-   * (with retries), or when a `boxed` one (a retry, a call sent again, a login) would have none once the hold
-   * ends: that gives up at once, before `authorize` spends a login on an attempt that cannot go.
+   * then: after that wait, it authorizes again, its turn kept unless a hold came meanwhile). The request is
+   * counted in flight in the same step as the last look, so calls woken together cannot all pass it. Undefined
+   * when the request has no time left before `end` (with retries), or when a `boxed` one (a retry, a call sent
+   * again, a login) would have none once the hold ends: that gives up at once, before `authorize` spends a login
+   * on an attempt that cannot go.
    */
   const ready = async (
     request: HttpRequest,
@@ -246,6 +247,27 @@ export const createTransport = (options: TransportOptions) => {
         reached += wait;
       }
     };
+    /**
+     * Until another request of the limit is answered; with retries only until the request's time is up (then
+     * false), timed on the real clock as an attempt's timeout is: `sleep` may move a virtual clock at every wait.
+     */
+    const nextTurn = async (): Promise<boolean> => {
+      if (retry === false) {
+        await nextAnswer(request.limit, request.signal);
+        return true;
+      }
+      const timeout = AbortSignal.timeout(Math.max(Math.ceil(end() - reached), 1));
+      try {
+        await nextAnswer(
+          request.limit,
+          request.signal === undefined ? timeout : AbortSignal.any([request.signal, timeout]),
+        );
+        return true;
+      } catch (error) {
+        if (request.signal?.aborted || !timeout.aborted) throw error;
+        return false;
+      }
+    };
     /** Waits out holds and the meter; with `take`, returns the send number once the request is counted in flight. */
     const clear = async (take: boolean): Promise<{ waited: boolean; sent: number } | undefined> => {
       for (let waited = false; ; waited = true) {
@@ -254,8 +276,7 @@ export const createTransport = (options: TransportOptions) => {
         if (free) waited = true;
         const sent = turn(request.limit, take);
         if (sent !== undefined) return { waited, sent };
-        if (request.once) return undefined;
-        await nextAnswer(request.limit, request.signal);
+        if (request.once || !(await nextTurn())) return undefined;
       }
     };
     const { authorize } = request;
@@ -264,15 +285,28 @@ export const createTransport = (options: TransportOptions) => {
       return cleared && { headers: request.headers, sent: cleared.sent };
     }
     if ((await clear(false)) === undefined) return undefined;
+    const authorized = async () => ({
+      ...request.headers,
+      ...(await authorize(request.signal, retry === false ? undefined : end())),
+    });
+    let headers = await authorized();
     for (;;) {
-      const headers = {
-        ...request.headers,
-        ...(await authorize(request.signal, retry === false ? undefined : end())),
-      };
       // The login may have taken what was left: then the attempt does not go either.
       const cleared = await clear(true);
       if (cleared === undefined) return undefined;
       if (!cleared.waited) return { headers, sent: cleared.sent };
+      // It waited after taking its token, which may have expired meanwhile: it takes it again, keeping its turn.
+      // Letting the turn go would wake every waiter, and calls that had all waited would hand it round for ever.
+      try {
+        headers = await authorized();
+      } catch (error) {
+        settle(request.limit, 0, undefined);
+        throw error;
+      }
+      // Only a hold that came meanwhile (during a login, say), or a login that took the time left, sends it back.
+      reached = Math.max(reached, now());
+      const held = (holds.get(request.limit)?.until ?? 0) > reached;
+      if (!held && (retry === false || reached < end())) return { headers, sent: cleared.sent };
       settle(request.limit, 0, undefined);
     }
   };

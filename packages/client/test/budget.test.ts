@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { LarderTimeoutError } from '../src/index.js';
-import { hang, order, token, world } from './scripted-world.js';
+import { hang, order, status, statusOf, token, world } from './scripted-world.js';
 
 /**
  * A call ends within its maxElapsedMs (10 s here) whatever took its time first, against a scripted server on a
@@ -69,4 +69,28 @@ test('a first send left no time (a login or a hold took it all) is not sent: Lar
   assert.ok(second!.error instanceof LarderTimeoutError, String(second!.error));
   assert.deepEqual(held.sent, ['0 login', '0 get']);
   assert.equal(second!.at, 10_000);
+});
+
+test('a call waiting for its turn gives up at its deadline: a retry with its last answer, a first send with LarderTimeoutError', async (context) => {
+  // Every answer allows one request at a time. B's request (sent at 1 s) is answered only at 31 s: its fetch, as an
+  // in-process app's may, runs on past its timeout. A's retry (due at 2 s) and C's first send (1.5 s) wait behind it.
+  const one = { 'x-ratelimit-remaining': '1' };
+  const { sent, run, get, later } = world(
+    context,
+    async (kind, n, takes) => {
+      if (kind === 'login') return token(n, 3600);
+      if (n === 2) return status(503, one);
+      if (n === 3) await takes(30_000);
+      return order(one);
+    },
+    { virtualTimeouts: true, ignoresAbort: true },
+  );
+  const [, a, b, c] = await run(get(), later(500), later(1_000), later(1_500));
+  assert.equal(statusOf(a!), 503, String(a!.error));
+  assert.equal(a!.at, 10_500);
+  assert.ok(c!.error instanceof LarderTimeoutError, String(c!.error));
+  assert.match((c!.error as Error).message, /not sent: no time left/);
+  assert.equal(c!.at, 11_500);
+  assert.deepEqual(b!.value, { id: 'po-1' });
+  assert.deepEqual(sent, ['0 login', '0 get', '500 get', '1000 get']);
 });

@@ -22,6 +22,8 @@ export const world = (
     timeoutMs?: number;
     /** Attempt timeouts on the virtual clock (each recorded in `timeouts`), not on the real one. */
     virtualTimeouts?: boolean;
+    /** Requests run on when aborted, as with a fetch that ignores its signal (an in-process app's, say). */
+    ignoresAbort?: boolean;
   } = {},
 ) => {
   context.mock.method(Math, 'random', () => 0.5);
@@ -70,6 +72,7 @@ export const world = (
       const authorization = (init?.headers as Record<string, string> | undefined)?.['authorization'];
       if (authorization !== undefined) carried.push(authorization.replace('Bearer ', ''));
       const n = ++count[kind];
+      if (options.ignoresAbort) return answer(kind, n, sleep);
       const signal = init?.signal ?? undefined;
       signal?.throwIfAborted();
       return new Promise<Response>((resolve, reject) => {
