@@ -31,21 +31,24 @@ const openConsole = async (on: Page) => {
 };
 
 /**
- * Waits (polling on the page's animation frames, no timer) until what lies beneath `under` is dark or light: the
- * nearest background that is not transparent, else the canvas (dark only under `color-scheme: dark`).
+ * Whether what lies beneath the element matching `under` is as `dark` says: the nearest background that is not
+ * transparent, else the canvas (dark only under `color-scheme: dark`). A function made from a string, so the test's
+ * transpiler adds nothing to it; not a string expression, which Playwright evaluates at every poll, and which the
+ * pages' Content-Security-Policy (no 'unsafe-eval') refuses once the first poll has not already answered true.
  */
+const SCHEME_IS = new Function(`return ([under, dark]) => {
+  let shade;
+  for (let node = document.querySelector(under); node !== null && shade === undefined; node = node.parentElement) {
+    const [r, g, b, a = 1] = (getComputedStyle(node).backgroundColor.match(/[\\d.]+/g) ?? []).map(Number);
+    if (a > 0) shade = (r + g + b) / 3;
+  }
+  const isDark = shade === undefined ? getComputedStyle(document.documentElement).colorScheme === 'dark' : shade < 128;
+  return isDark === dark;
+}`)() as (args: [string, boolean]) => boolean;
+
+/** Waits (polling on the page's animation frames, no timer) until the page under `under` shows dark or light. */
 const waitForScheme = async (on: Page, dark: boolean, under = 'main') => {
-  await on.waitForFunction(
-    `(() => {
-      let shade;
-      for (let node = document.querySelector(${JSON.stringify(under)}); node !== null && shade === undefined; node = node.parentElement) {
-        const [r, g, b, a = 1] = (getComputedStyle(node).backgroundColor.match(/[\\d.]+/g) ?? []).map(Number);
-        if (a > 0) shade = (r + g + b) / 3;
-      }
-      const isDark = shade === undefined ? getComputedStyle(document.documentElement).colorScheme === 'dark' : shade < 128;
-      return isDark === ${dark};
-    })()`,
-  );
+  await on.waitForFunction(SCHEME_IS, [under, dark] as [string, boolean]);
 };
 
 const view = async (name: string) => {
@@ -249,10 +252,13 @@ test('/docs follows the system, then the console’s choice (in this tab at once
     await docs.goto(`${url}/docs`);
     await docs.locator('.opblock').first().waitFor();
     assert.equal(await shownDark(docs, '.swagger-ui .info'), false);
+    // The page's script follows a change of the system's scheme when the browser reports it (a frame later).
     await docs.emulateMedia({ colorScheme: 'dark' });
+    await waitForScheme(docs, true, '.swagger-ui .info');
     assert.equal(await shownDark(docs, '.swagger-ui .info'), true);
 
     await docs.emulateMedia({ colorScheme: 'light' });
+    await waitForScheme(docs, false, '.swagger-ui .info');
     await picker(page).selectOption('dark');
     await waitForScheme(docs, true, '.swagger-ui .info');
     assert.equal(await shownDark(docs, '.swagger-ui .info'), true);
@@ -283,6 +289,8 @@ test('/docs follows the system, then the console’s choice (in this tab at once
     await picker(page).selectOption('light');
     await waitForScheme(docs, false, '.swagger-ui .info');
     await docs.emulateMedia({ colorScheme: 'dark' });
+    // Two frames on: the browser has reported the change to the page's script by then.
+    await docs.evaluate('new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))');
     assert.equal(
       await shownDark(docs, '.swagger-ui .info'),
       false,
