@@ -2,9 +2,10 @@ import type { Locator, Page } from 'playwright-core';
 
 /**
  * WCAG 2.x contrast from what the browser computed: an element's text colour against the backgrounds beneath it,
- * each translucent one composited over those below, down to the canvas. Background images and gradients are not
- * read (the pages tested here have none behind text), nor an ancestor's opacity (only disabled controls, which
- * WCAG exempts, use one).
+ * each translucent one composited over those below, down to the canvas. An empty field's placeholder counts as
+ * text too (WCAG 1.4.3 does not exempt it), read from its `::placeholder` style, opacity included. Background
+ * images and gradients are not read (the pages tested here have none behind text), nor an ancestor's opacity (only
+ * disabled controls, which WCAG exempts, use one).
  */
 
 export type Rgba = readonly [number, number, number, number];
@@ -62,6 +63,8 @@ interface Seen {
   what: string;
   text: string;
   colour: string;
+  /** The text's own opacity (a placeholder's style may set one); 1 elsewhere. */
+  opacity: number;
   /** Background colours from the element up to the root. */
   layers: string[];
   /** The root's used colour scheme: the canvas under everything is dark in a dark one. */
@@ -83,22 +86,26 @@ const canvas = (scheme: string): Rgba =>
 const measure = (seen: Seen): ContrastSample => {
   let background = canvas(seen.scheme);
   for (const layer of [...seen.layers].reverse()) background = over(parseColour(layer), background);
-  const colour = over(parseColour(seen.colour), background);
+  const [r, g, b, a] = parseColour(seen.colour);
+  const colour = over([r, g, b, a * seen.opacity], background);
   return { what: seen.what, text: seen.text, ratio: contrastRatio(colour, background), colour, background };
 };
 
 /**
  * Runs in the page. Written as a string and made a function here, so the test's transpiler adds nothing to it (its
  * name-keeping helper does not exist in the page). With `all`, every visible piece of text
- * under `root` (each element's own text, and the value a select or text field shows); without, `root`'s own.
+ * under `root` (each element's own text, the value a select or text field shows, and an empty field's
+ * placeholder); without, `root`'s own.
  */
 const READ = `(root, all) => {
   const scheme = getComputedStyle(document.documentElement).colorScheme;
-  const read = (element, text) => {
+  const read = (element, text, pseudo = null) => {
     const layers = [];
     for (let node = element; node !== null; node = node.parentElement) layers.push(getComputedStyle(node).backgroundColor);
     const classes = typeof element.className === 'string' && element.className !== '' ? '.' + element.className.trim().split(/\\s+/).join('.') : '';
-    return { what: element.tagName.toLowerCase() + classes, text: text.slice(0, 60), colour: getComputedStyle(element).color, layers, scheme };
+    const style = getComputedStyle(element, pseudo);
+    const opacity = pseudo === null ? 1 : Number(style.opacity);
+    return { what: element.tagName.toLowerCase() + classes + (pseudo ?? ''), text: text.slice(0, 60), colour: style.color, opacity, layers, scheme };
   };
   const shown = (element) => {
     const box = element.getBoundingClientRect();
@@ -116,8 +123,10 @@ const READ = `(root, all) => {
     // SVG text is drawn with fill, not color; disabled controls are exempt (WCAG 1.4.3); options draw in a popup.
     if (element.closest('svg, :disabled, option, script, style, [aria-hidden="true"]') !== null) continue;
     const text = ownText(element).trim();
-    if (text === '' || !shown(element)) continue;
-    seen.push(read(element, text));
+    const field = element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement;
+    const placeholder = text === '' && field ? element.placeholder.trim() : '';
+    if ((text === '' && placeholder === '') || !shown(element)) continue;
+    seen.push(text !== '' ? read(element, text) : read(element, placeholder, '::placeholder'));
   }
   return seen;
 }`;
