@@ -92,11 +92,36 @@ html { color-scheme: light; }
 html.dark-mode { color-scheme: dark; }
 html.dark-mode body { background: #1c2022; }
 /* Swagger UI's dark styles leave a response's header table and the "Examples:" label in the light theme's ink
-   (#3b4151, 1.5:1 on the dark blocks), Cancel at 4.3:1 and a PUT block's section header too light for its white
-   text (4.25:1): brought to 4.5:1 or more. */
+   (#3b4151, 1.5:1 on the dark blocks), Cancel and a request body's "required" at 4.3:1 and a PUT block's section
+   header too light for its white text (4.25:1): brought to 4.5:1 or more. */
 html.dark-mode .swagger-ui table.headers td, html.dark-mode .swagger-ui .examples-select__section-label { color: #e4e6e6; }
 html.dark-mode .swagger-ui .opblock .opblock-section-header .try-out__btn.cancel { border-color: #ff9b91; color: #ff9b91; }
+html.dark-mode .swagger-ui .opblock .opblock-section-header .parameter__name.required::after { color: #ff9b91; }
 html.dark-mode .swagger-ui .opblock.opblock-put .opblock-section-header { background: #3d2a20; }
+/* Light, Swagger UI's own colours fell under WCAG AA's 4.5:1 (1.6 to 3.8:1): white on the method badges, the
+   version badges, Execute, Download and the string badges; the green Authorize, the blue links, Cancel, the red
+   required markers, the grey "(query)" and "Expand all". Each keeps its hue, darkened to 4.6:1 or more against the
+   white or the method's tint beneath it. The tints and borders stay, so each method still reads as its colour. */
+html:not(.dark-mode) .swagger-ui .opblock.opblock-get .opblock-summary-method { background: #0b6bcf; }
+html:not(.dark-mode) .swagger-ui .opblock.opblock-post .opblock-summary-method { background: #218356; }
+html:not(.dark-mode) .swagger-ui .opblock.opblock-put .opblock-summary-method { background: #a95f00; }
+html:not(.dark-mode) .swagger-ui .opblock.opblock-delete .opblock-summary-method { background: #d92626; }
+html:not(.dark-mode) .swagger-ui .opblock.opblock-patch .opblock-summary-method { background: #117f68; }
+html:not(.dark-mode) .swagger-ui .btn.authorize { border-color: #218356; color: #218356; }
+html:not(.dark-mode) .swagger-ui .btn.authorize svg { color: #218356; }
+html:not(.dark-mode) .swagger-ui .btn.execute { background-color: #1f6fcf; border-color: #1f6fcf; }
+html:not(.dark-mode) .swagger-ui .info a, html:not(.dark-mode) .swagger-ui .scopes h2 a { color: #1f6fcf; }
+html:not(.dark-mode) .swagger-ui .btn.cancel { border-color: #b52222; color: #b52222; }
+html:not(.dark-mode) .swagger-ui .info .title small { background: #68707e; }
+html:not(.dark-mode) .swagger-ui .info .title small.version-stamp { background-color: #5a7d00; }
+html:not(.dark-mode) .swagger-ui .download-contents { background: #6b7180; }
+html:not(.dark-mode) .swagger-ui .json-schema-2020-12__constraint--string { background-color: #94691b; }
+html:not(.dark-mode) .swagger-ui .parameter__in, html:not(.dark-mode) .swagger-ui .parameter__extension,
+html:not(.dark-mode) .swagger-ui .json-schema-2020-12-expand-deep-button { color: #555; }
+html:not(.dark-mode) .swagger-ui .parameter__name.required span,
+html:not(.dark-mode) .swagger-ui .parameter__name.required::after,
+html:not(.dark-mode) .swagger-ui table.model tr.property-row .star,
+html:not(.dark-mode) .swagger-ui .json-schema-2020-12-property--required > .json-schema-2020-12:first-of-type > .json-schema-2020-12-head .json-schema-2020-12__title::after { color: #c00; }
 /* At phone width a wide table (the error codes, an operation's parameters and responses) scrolls in its own box, not the page. */
 .swagger-ui .markdown table, .swagger-ui .renderedMarkdown table { display: block; max-width: 100%; overflow-x: auto; }
 .swagger-ui .opblock .opblock-body { overflow-x: auto; }

@@ -3,7 +3,8 @@ import type { Locator, Page } from 'playwright-core';
 /**
  * WCAG 2.x contrast from what the browser computed: an element's text colour against the backgrounds beneath it,
  * each translucent one composited over those below, down to the canvas. An empty field's placeholder counts as
- * text too (WCAG 1.4.3 does not exempt it), read from its `::placeholder` style, opacity included. Background
+ * text too (WCAG 1.4.3 does not exempt it), read from its `::placeholder` style, opacity included, and so is text
+ * a style sheet draws in a `::before` or `::after`. Background
  * images and gradients are not read (the pages tested here have none behind text), nor an ancestor's opacity (only
  * disabled controls, which WCAG exempts, use one).
  */
@@ -63,7 +64,7 @@ interface Seen {
   what: string;
   text: string;
   colour: string;
-  /** The text's own opacity (a placeholder's style may set one); 1 elsewhere. */
+  /** The text's own opacity (a placeholder's or a generated text's style may set one); 1 elsewhere. */
   opacity: number;
   /** Background colours from the element up to the root. */
   layers: string[];
@@ -94,8 +95,8 @@ const measure = (seen: Seen): ContrastSample => {
 /**
  * Runs in the page. Written as a string and made a function here, so the test's transpiler adds nothing to it (its
  * name-keeping helper does not exist in the page). With `all`, every visible piece of text
- * under `root` (each element's own text, the value a select or text field shows, and an empty field's
- * placeholder); without, `root`'s own.
+ * under `root` (each element's own text, the value a select or text field shows, an empty field's placeholder,
+ * and text drawn by a `::before` or `::after`); without, `root`'s own.
  */
 const READ = `(root, all) => {
   const scheme = getComputedStyle(document.documentElement).colorScheme;
@@ -117,6 +118,12 @@ const READ = `(root, all) => {
       return ['checkbox', 'radio', 'hidden'].includes(element.type) ? '' : element.value;
     return [...element.childNodes].filter((node) => node.nodeType === 3).map((node) => node.textContent).join(' ');
   };
+  // Text a style sheet draws (a required field's "*"): a quoted string as the pseudo-element's whole content.
+  const generatedText = (element, pseudo) => {
+    const style = getComputedStyle(element, pseudo);
+    const quoted = /^"((?:[^"\\\\]|\\\\.)*)"$/.exec(style.content);
+    return quoted === null || style.display === 'none' ? '' : quoted[1].replace(/\\\\(.)/g, '$1').trim();
+  };
   if (!all) return read(root, (root.textContent ?? '').trim());
   const seen = [];
   for (const element of [root, ...root.querySelectorAll('*')]) {
@@ -125,8 +132,13 @@ const READ = `(root, all) => {
     const text = ownText(element).trim();
     const field = element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement;
     const placeholder = text === '' && field ? element.placeholder.trim() : '';
-    if ((text === '' && placeholder === '') || !shown(element)) continue;
-    seen.push(text !== '' ? read(element, text) : read(element, placeholder, '::placeholder'));
+    const generated = ['::before', '::after']
+      .map((pseudo) => [pseudo, generatedText(element, pseudo)])
+      .filter(([, content]) => content !== '');
+    if ((text === '' && placeholder === '' && generated.length === 0) || !shown(element)) continue;
+    if (text !== '') seen.push(read(element, text));
+    else if (placeholder !== '') seen.push(read(element, placeholder, '::placeholder'));
+    for (const [pseudo, content] of generated) seen.push(read(element, content, pseudo));
   }
   return seen;
 }`;
