@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import { type Context, Hono } from 'hono';
 import { type AuthService, createAuthService, LOGIN_PATH } from '../auth/auth-service.js';
 import type { ThrottleLimit } from '../auth/failure-throttle.js';
 import { oauthErrorFrom, TOKEN_ENDPOINT_PATH } from '../auth/oauth-token-route.js';
