@@ -7,7 +7,7 @@ import { createBenchClient, logIn } from './larder-process.js';
 import { measure } from './load.js';
 import type { CostLoadKey, CostPathKey } from './options.js';
 import { machineLine, median } from './report.js';
-import { openSpec, type StoreSpec } from './stores.js';
+import { DATABASE_URL, openSpec, type StoreSpec } from './stores.js';
 
 /**
  * What each optional path costs (`npm run bench -- --cost`): the server's own CPU time per request, with the path
@@ -178,7 +178,8 @@ export const runCost = async (input: CostInput): Promise<void> => {
       await store.close();
       const start = (env: Record<string, string>, profileDir: string) =>
         startChild('server-child.mjs', {
-          env: { ...env, LARDER_BENCH_STORE: JSON.stringify(spec) },
+          // The database's address as every server child gets it (larder-process.ts): open-spec.mjs reads it there.
+          env: { ...env, LARDER_BENCH_STORE: JSON.stringify(spec), LARDER_BENCH_DATABASE_URL: DATABASE_URL },
           execArgv: [
             '--expose-gc',
             ...(input.cpuProf === undefined

@@ -6,22 +6,26 @@ import { inScratch, missing, runBench } from './smoke.js';
 
 /** The bench's tools for optional paths: their cost, off/on pairs, pooled pairs, and the page envelope. */
 
+const costRun = (dir: string, ...args: string[]) =>
+  runBench([
+    '--import',
+    'tsx',
+    'bench/run.ts',
+    '--cost',
+    '--smoke',
+    '--dataset',
+    'demo',
+    ...args,
+    '--out',
+    dir,
+  ]);
+
 test('npm run bench -- --cost --smoke prices every optional path in server CPU per request', {
   timeout: 240_000,
   skip: missing,
 }, async () => {
   await inScratch('larder-bench-cost-', async (dir) => {
-    await runBench([
-      '--import',
-      'tsx',
-      'bench/run.ts',
-      '--cost',
-      '--smoke',
-      '--dataset',
-      'demo',
-      '--out',
-      dir,
-    ]);
+    await costRun(dir);
     const table = await readFile(join(dir, 'cost-sqlite.md'), 'utf8');
     for (const path of [
       'all optional paths off',
@@ -41,6 +45,19 @@ test('npm run bench -- --cost --smoke prices every optional path in server CPU p
     const results = JSON.parse(await readFile(join(dir, 'cost-sqlite.json'), 'utf8')) as { user: number }[];
     assert.equal(results.length, 14);
     for (const result of results) assert.ok(result.user > 0);
+  });
+});
+
+test('npm run bench -- --cost --backend postgres serves from the PostgreSQL bench store', {
+  timeout: 240_000,
+  skip: missing,
+}, async () => {
+  await inScratch('larder-bench-cost-pg-', async (dir) => {
+    // The server processes are told the database's address: without it they could not open the store at all.
+    await costRun(dir, '--backend', 'postgres', '--paths', 'off', '--only', 'get-po');
+    const results = JSON.parse(await readFile(join(dir, 'cost-postgres.json'), 'utf8')) as { user: number }[];
+    assert.equal(results.length, 1);
+    assert.ok(results[0]!.user > 0);
   });
 });
 
