@@ -89,6 +89,15 @@ test('with --workers 2, a worker killed with SIGKILL is replaced, and every scra
     workers.delete(primary!);
     assert.equal(workers.size, 2, 'both workers logged');
     const [victim] = workers;
+    // Both workers count some of these; a scrape lets the primary hear each one's counts.
+    const served = () =>
+      fetch(metricsUrl)
+        .then((response) => response.text())
+        .then((text) =>
+          Number(/^larder_http_requests_total\{operation="\/openapi.json"[^}]*\} (\d+)$/m.exec(text)?.[1]),
+        );
+    for (let i = 0; i < 20; i++) assert.equal(await getOnce(`${server.url}/openapi.json`), 200);
+    assert.equal(await served(), 20);
     process.kill(victim!, 'SIGKILL');
     // Scrape from the kill until the replacement has started: before, every scrape of its start-up waited 5 s
     // for an answer it could not give yet, then failed.
@@ -105,8 +114,11 @@ test('with --workers 2, a worker killed with SIGKILL is replaced, and every scra
       server.output(),
       new RegExp(`"msg":"worker ${victim} exited \\(SIGKILL\\); starting another\\."`),
     );
+    // The dead worker's share stays in the sum: a drop would read as a counter reset.
+    assert.equal(await served(), 20);
     // A replacement still building its app holds what it is handed (it answered 503 "Starting up").
     for (let i = 0; i < 10; i++) assert.equal(await getOnce(`${server.url}/openapi.json`), 200);
+    assert.equal(await served(), 30);
   } finally {
     code = await stop(server.child);
   }
