@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -8,8 +7,9 @@ import { JWKS_PATH, METADATA_PATH } from '../auth/metadata.js';
 import { TOKEN_ENDPOINT_PATH } from '../auth/oauth-token-route.js';
 import { KNOWN_SCOPES } from '../auth/scopes.js';
 import { LarderError } from '../shared/errors.js';
+import { inlineScriptSource } from '../shared/inline-script.js';
 import { DOCS_PATH, OPENAPI_PATH } from '../shared/own-paths.js';
-import { THEME_STORAGE_KEY } from '../shared/theme.js';
+import { STORED_THEME_FUNCTION, THEME_STORAGE_KEY } from '../shared/theme.js';
 import { DOCS_ASSETS, DOCS_ASSETS_PATH } from './docs-paths.js';
 
 /**
@@ -47,13 +47,7 @@ const loadAssets = (): Map<string, Buffer> => {
 const THEME_SCRIPT = `(() => {
   const root = document.documentElement;
   const system = matchMedia('(prefers-color-scheme: dark)');
-  const chosen = () => {
-    try {
-      return localStorage.getItem(${JSON.stringify(THEME_STORAGE_KEY)});
-    } catch {
-      return null;
-    }
-  };
+  const chosen = ${STORED_THEME_FUNCTION};
   const apply = () => {
     const theme = chosen();
     root.classList.toggle('dark-mode', theme === 'dark' || (theme !== 'light' && system.matches));
@@ -68,7 +62,7 @@ const THEME_SCRIPT = `(() => {
 /** Everything from this origin, and the one inline script above, by its hash; Swagger UI styles some elements inline and shows data: images. */
 const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
-  `script-src 'self' 'sha256-${createHash('sha256').update(THEME_SCRIPT).digest('base64')}'`,
+  `script-src 'self' ${inlineScriptSource(THEME_SCRIPT)}`,
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data:",
   "connect-src 'self'",
