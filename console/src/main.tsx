@@ -247,6 +247,7 @@ const App = () => {
   );
 };
 
-// Before the first render, so a chosen theme shows from the first frame the console draws.
+// Served by Larder, the page's inline script (src/sandbox/console-assets.ts) has set it before the first paint;
+// Vite's dev server serves console/index.html without it.
 applyTheme(readTheme());
 render(<App />, document.getElementById('app')!);

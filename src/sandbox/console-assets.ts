@@ -2,7 +2,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import { extname, join, relative, sep } from 'node:path';
 import { Hono } from 'hono';
 import { LarderError } from '../shared/errors.js';
+import { inlineScriptSource } from '../shared/inline-script.js';
 import { CONSOLE_PATH } from '../shared/own-paths.js';
+import { CONSOLE_THEME_SCRIPT } from '../shared/theme.js';
 
 /** Where the web console is served; the built files (console/dist, made by `npm run build:console`) live below. */
 
@@ -26,11 +28,12 @@ const MAX_TOTAL_BYTES = 5 * 1024 * 1024;
 /**
  * The page may load from and talk to this server only: no CDN, font or analytics call can leave it, and the admin
  * token, read from the URL fragment, never travels in a Referer. `data:` images: the page's empty icon, so no
- * browser asks for /favicon.ico.
+ * browser asks for /favicon.ico. Its one inline script, the theme's, by its hash.
  */
 const PAGE_HEADERS = {
   'content-security-policy':
-    "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; " +
+    "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; " +
+    `script-src 'self' ${inlineScriptSource(CONSOLE_THEME_SCRIPT)}; ` +
     "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'referrer-policy': 'no-referrer',
   'x-content-type-options': 'nosniff',
@@ -46,6 +49,21 @@ const listFiles = async (dir: string): Promise<string[]> => {
   return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
 };
 
+/**
+ * The page with the theme's script first in its head: a chosen theme shows from the first paint, not once the
+ * module script has run. Added here, not in console/index.html, so the script and the hash its CSP allows are one
+ * text whatever build is served.
+ */
+const withThemeScript = (page: Uint8Array<ArrayBuffer>, file: string): Uint8Array<ArrayBuffer> => {
+  const html = new TextDecoder().decode(page);
+  const head = /<head>/i.exec(html);
+  if (head === null) throw new Error(`The console page ${file} has no <head>.`);
+  const at = head.index + head[0].length;
+  return new TextEncoder().encode(
+    `${html.slice(0, at)}<script>${CONSOLE_THEME_SCRIPT}</script>${html.slice(at)}`,
+  );
+};
+
 /** The built console's files by URL path, or undefined when it was not built. */
 export const loadConsoleAssets = async (dir = DEFAULT_DIR): Promise<Map<string, Asset> | undefined> => {
   const files = await listFiles(dir).catch(() => undefined);
@@ -59,7 +77,10 @@ export const loadConsoleAssets = async (dir = DEFAULT_DIR): Promise<Map<string, 
     total += body.byteLength;
     if (total > MAX_TOTAL_BYTES) throw new Error(`The console folder ${dir} holds more than 5 MiB.`);
     const path = relative(dir, file).split(sep).join('/');
-    assets.set(path, { body, type: TYPES[extname(file)] ?? 'application/octet-stream' });
+    assets.set(path, {
+      body: path === 'index.html' ? withThemeScript(body, file) : body,
+      type: TYPES[extname(file)] ?? 'application/octet-stream',
+    });
   }
   return assets;
 };

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,6 +51,14 @@ test('with the admin API on, /console and /console/ serve the page with headers 
     assert.equal(response.headers.get('referrer-policy'), 'no-referrer');
     assert.equal(response.headers.get('cache-control'), 'no-cache');
     const html = await response.text();
+    // The theme's script, inline at the top of the page, runs by its hash; no other inline script would.
+    const csp = response.headers.get('content-security-policy') ?? '';
+    const inline = [...html.matchAll(/<script>([^<]*)<\/script>/g)].map((match) => match[1]!);
+    assert.equal(inline.length, 1, html);
+    assert.match(html, /^<!doctype html>\s*<html[^>]*>\s*<head><script>/i);
+    const hash = createHash('sha256').update(inline[0]!).digest('base64');
+    assert.match(csp, new RegExp(`script-src 'self' 'sha256-${hash.replace(/[+/]/g, '\\$&')}';`));
+    assert.doesNotMatch(csp, /unsafe-inline/);
     assert.doesNotMatch(html, /https?:\/\//, 'the page names no other origin');
     const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(html)?.[1];
     assert.ok(script, html);
@@ -106,7 +115,14 @@ test('an unbuilt console answers 404 saying how to build it; a built folder is r
   await mkdir(join(built, 'assets'), { recursive: true });
   await writeFile(join(built, 'index.html'), '<!doctype html>');
   await writeFile(join(built, 'assets', 'app-1.css'), 'body{}');
+  // The theme's script goes first in the page's head: a page without one is not the console's build.
+  await assert.rejects(loadConsoleAssets(built), /The console page .*index\.html has no <head>\./);
+  await writeFile(join(built, 'index.html'), '<!doctype html><html><head><title>t</title></head></html>');
   const assets = await loadConsoleAssets(built);
   assert.deepEqual([...(assets?.keys() ?? [])].sort(), ['assets/app-1.css', 'index.html']);
   assert.equal(assets?.get('assets/app-1.css')?.type, 'text/css; charset=utf-8');
+  assert.match(
+    new TextDecoder().decode(assets?.get('index.html')?.body),
+    /^<!doctype html><html><head><script>\(\(\) => \{[^<]*\}\)\(\);<\/script><title>t<\/title>/,
+  );
 });
