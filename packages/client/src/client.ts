@@ -32,7 +32,7 @@ export interface ClientOptions {
   authBaseUrl?: string | undefined;
   clientId: string;
   clientSecret: string;
-  /** Default: the global fetch. */
+  /** Default: the global fetch. One that ignores its signal still ends at the attempt's timeout or an abort. */
   fetch?: typeof fetch | undefined;
   /** Retry settings, or false for none. */
   retry?: RetryOptions | false | undefined;

@@ -1,6 +1,6 @@
 import { LarderApiError, LarderClientError } from './errors.js';
 import type { AuthenticationResponse, ErrorMessage } from './generated/types.js';
-import type { HttpAnswer, Transport } from './transport.js';
+import { abortable, type HttpAnswer, type Transport } from './transport.js';
 
 /** A token is renewed only in its final minute: the platform asks for one token a day, shared by all locations. */
 export const REFRESH_BEFORE_EXPIRY_MS = 60_000;
@@ -10,26 +10,6 @@ export const REFRESH_BEFORE_EXPIRY_MS = 60_000;
  * ten minutes (a sandbox's short `--token-ttl`), so a short token is still used rather than renewed every call.
  */
 const renewBefore = (lifetimeMs: number): number => Math.min(REFRESH_BEFORE_EXPIRY_MS, lifetimeMs / 10);
-
-/** Rejects with the signal's reason when it aborts first; the shared work itself goes on for other callers. */
-export const abortable = <T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> => {
-  if (signal === undefined) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-};
 
 /** A successful answer's JSON body; one that is not JSON is an error that names the request id. */
 export const parseBody = <T>(answer: HttpAnswer, what: string): T => {

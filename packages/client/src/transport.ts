@@ -40,6 +40,29 @@ export const realSleep: Sleep = (ms, signal) =>
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 
+/**
+ * Rejects with the signal's reason when it aborts first. The work runs on (a login shared with other callers, a
+ * fetch that ignores its signal), and how it ends then is let go: never an unhandled rejection.
+ */
+export const abortable = <T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> => {
+  if (signal === undefined) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+};
+
 export interface TransportOptions {
   fetch: typeof fetch;
   retry: RetrySettings | false;
@@ -188,7 +211,7 @@ export const createTransport = (options: TransportOptions) => {
   ): Promise<HttpAnswer> => {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = request.signal === undefined ? timeout : AbortSignal.any([request.signal, timeout]);
-    try {
+    const exchange = async (): Promise<HttpAnswer> => {
       const response = await options.fetch(request.url, {
         method: request.method,
         headers,
@@ -196,6 +219,11 @@ export const createTransport = (options: TransportOptions) => {
         signal,
       });
       return { status: response.status, headers: response.headers, text: await response.text() };
+    };
+    try {
+      // Raced against the signal, the body read too: a fetch (or a body) that ignores it, as an in-process app's
+      // may, cannot hold the attempt past its timeout or an abort.
+      return await abortable(exchange(), signal);
     } catch (error) {
       if (request.signal?.aborted) throw request.signal.reason;
       if (timeout.aborted)

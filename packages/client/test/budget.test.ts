@@ -1,12 +1,21 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { LarderTimeoutError } from '../src/index.js';
-import { hang, order, status, statusOf, token, world } from './scripted-world.js';
+import { dropped, hang, order, status, statusOf, token, world } from './scripted-world.js';
 
 /**
- * A call ends within its maxElapsedMs (10 s here) whatever took its time first, against a scripted server on a
- * virtual clock (see scripted-world.ts), attempt timeouts included.
+ * A call ends within its maxElapsedMs (10 s here) whatever took its time first and whatever its fetch does,
+ * against a scripted server on a virtual clock (see scripted-world.ts), attempt timeouts included.
  */
+
+/** Rejections nobody handled while the test ran. */
+const unhandledRejections = (context: TestContext) => {
+  const reasons: unknown[] = [];
+  const record = (reason: unknown) => reasons.push(reason);
+  process.on('unhandledRejection', record);
+  context.after(() => process.off('unhandledRejection', record));
+  return reasons;
+};
 
 test('a first send after a login that took most of the budget times out when the budget ends, not timeoutMs later', async (context) => {
   // Fractions of a millisecond left are a whole one: AbortSignal.timeout takes no fraction.
@@ -71,9 +80,10 @@ test('a first send left no time (a login or a hold took it all) is not sent: Lar
   assert.equal(second!.at, 10_000);
 });
 
-test('a call waiting for its turn gives up at its deadline: a retry with its last answer, a first send with LarderTimeoutError', async (context) => {
-  // Every answer allows one request at a time. B's request (sent at 1 s) is answered only at 31 s: its fetch, as an
-  // in-process app's may, runs on past its timeout. A's retry (due at 2 s) and C's first send (1.5 s) wait behind it.
+test('a retry waiting for its turn gives up at its deadline with its last answer; the request ahead ends at its own', async (context) => {
+  // Every answer allows one request at a time. B's request (sent at 1 s) would be answered only at 31 s: its fetch,
+  // as an in-process app's may, runs on past its timeout, but B's attempt ends at B's deadline (11 s) all the same.
+  // A's retry (due at 2 s) and C's first send (1.5 s) wait behind it: A's deadline comes first, C goes at 11 s.
   const one = { 'x-ratelimit-remaining': '1' };
   const { sent, run, get, later } = world(
     context,
@@ -88,9 +98,67 @@ test('a call waiting for its turn gives up at its deadline: a retry with its las
   const [, a, b, c] = await run(get(), later(500), later(1_000), later(1_500));
   assert.equal(statusOf(a!), 503, String(a!.error));
   assert.equal(a!.at, 10_500);
-  assert.ok(c!.error instanceof LarderTimeoutError, String(c!.error));
-  assert.match((c!.error as Error).message, /not sent: no time left/);
-  assert.equal(c!.at, 11_500);
-  assert.deepEqual(b!.value, { id: 'po-1' });
-  assert.deepEqual(sent, ['0 login', '0 get', '500 get', '1000 get']);
+  assert.ok(b!.error instanceof LarderTimeoutError, String(b!.error));
+  assert.match((b!.error as Error).message, /no answer within 10000 ms/);
+  assert.equal(b!.at, 11_000);
+  assert.deepEqual(c!.value, { id: 'po-1' });
+  assert.equal(c!.at, 11_000);
+  assert.deepEqual(sent, ['0 login', '0 get', '500 get', '1000 get', '11000 get']);
+});
+
+test('an attempt ends at its timeout though the fetch ignores its signal; what the fetch does later is let go', async (context) => {
+  const unhandled = unhandledRejections(context);
+  for (const late of [() => order(), dropped]) {
+    const { sent, run, get, sleep } = world(
+      context,
+      async (kind, n, takes) => {
+        if (kind === 'login') return token(n, 3600);
+        await takes(30_000);
+        return late();
+      },
+      { virtualTimeouts: true, ignoresAbort: true },
+    );
+    // The clock runs on past the late answer (or failure) at 30 s.
+    const [call] = await run(get(), sleep(40_000));
+    assert.ok(call!.error instanceof LarderTimeoutError, String(call!.error));
+    assert.match((call!.error as Error).message, /no answer within 10000 ms/);
+    assert.equal(call!.at, 10_000);
+    assert.deepEqual(sent, ['0 login', '0 get']);
+  }
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  assert.deepEqual(unhandled, []);
+});
+
+test("a caller's abort ends the call at once though the fetch ignores its signal, its body read too", async (context) => {
+  // Headers at once, then a body that never ends: a fetch whose body does not heed the signal either.
+  const endless = () =>
+    new Response(new ReadableStream({ start: (body) => body.enqueue(new TextEncoder().encode('{"id"')) }));
+  for (const answer of [hang, endless]) {
+    const controller = new AbortController();
+    const { run, get, sleep } = world(context, (kind, n) => (kind === 'login' ? token(n, 3600) : answer()), {
+      virtualTimeouts: true,
+      ignoresAbort: true,
+    });
+    const [call] = await run(
+      get(controller.signal),
+      sleep(1_000).then(() => controller.abort()),
+    );
+    assert.equal((call!.error as Error | undefined)?.name, 'AbortError', String(call!.error));
+    assert.equal(call!.at, 1_000);
+  }
+});
+
+test('reading the body ends at the attempt timeout too', async (context) => {
+  const { sent, run, get } = world(
+    context,
+    (kind, n) =>
+      kind === 'login'
+        ? token(n, 3600)
+        : new Response(new ReadableStream({ start: (body) => body.enqueue(new TextEncoder().encode('{')) })),
+    { virtualTimeouts: true },
+  );
+  const [call] = await run(get());
+  assert.ok(call!.error instanceof LarderTimeoutError, String(call!.error));
+  assert.equal(call!.at, 10_000);
+  assert.deepEqual(sent, ['0 login', '0 get']);
 });

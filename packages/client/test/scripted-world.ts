@@ -105,13 +105,13 @@ export const world = (
       next.fire();
     }
   };
-  const get = () => client.purchaseOrders.get('po-1', { location: 'loc' });
+  const get = (signal?: AbortSignal) => client.purchaseOrders.get('po-1', { location: 'loc', signal });
   /** A call started `ms` into the run. */
   const later = async (ms: number) => {
     await sleep(ms);
     return get();
   };
-  return { sent, carried, timeouts, count, run, get, later, now: () => time };
+  return { sent, carried, timeouts, count, run, get, later, sleep, now: () => time };
 };
 
 /** A login's answer: `token-n`, living `expiresIn` seconds. */
