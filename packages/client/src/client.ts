@@ -36,7 +36,10 @@ export interface ClientOptions {
   fetch?: typeof fetch | undefined;
   /** Retry settings, or false for none. */
   retry?: RetryOptions | false | undefined;
-  /** Per attempt, reading the body included (default 30,000 ms). */
+  /**
+   * Per attempt, reading the body included (default 30,000 ms). Without retries, a call's waits (a hold, its turn,
+   * its login) end within it too, from the call's start.
+   */
   timeoutMs?: number | undefined;
   /** How the client waits between attempts (default setTimeout): a test can move a virtual clock instead. */
   sleep?: Sleep | undefined;

@@ -41,7 +41,8 @@ export class LarderTransportError extends LarderClientError {
 
 /**
  * No answer within `timeoutMs` (per attempt, or what was left of `maxElapsedMs` when less), or a call or a login
- * it needed that its `maxElapsedMs` left no time to send. A kind of transport error.
+ * it needed that its `maxElapsedMs` (its `timeoutMs` without retries) left no time to send. A kind of transport
+ * error.
  */
 export class LarderTimeoutError extends LarderTransportError {
   override name = 'LarderTimeoutError';

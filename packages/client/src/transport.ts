@@ -89,11 +89,11 @@ export interface HttpRequest {
   limit: string;
   /**
    * More headers, taken just before each attempt, after any wait: an access token may expire during one.
-   * `deadline` is when the request's attempts and waits must be over (undefined without retries): a login it needs
-   * ends by then too.
+   * `deadline` is when the request's attempts and waits must be over (its waits only, without retries): a login it
+   * needs ends by then too.
    */
   authorize?:
-    | ((signal: AbortSignal | undefined, deadline: number | undefined) => Promise<Record<string, string>>)
+    | ((signal: AbortSignal | undefined, deadline: number) => Promise<Record<string, string>>)
     | undefined;
   /** A call sent again after a new login: when its `maxElapsedMs` began, and its answer should no time be left. */
   again?: { startedAt: number; answer: HttpAnswer } | undefined;
@@ -247,9 +247,9 @@ export const createTransport = (options: TransportOptions) => {
    * have lengthened the hold meanwhile), and after `authorize` (it may have meant a login, and a hold may have come
    * then: after that wait, it authorizes again, its turn kept unless a hold came meanwhile). The request is
    * counted in flight in the same step as the last look, so calls woken together cannot all pass it. Undefined
-   * when the request has no time left before `end` (with retries), or when a `boxed` one (a retry, a call sent
-   * again, a login) would have none once the hold ends: that gives up at once, before `authorize` spends a login
-   * on an attempt that cannot go.
+   * when the request has no time left before `end`, or when a `boxed` one (a retry, a call sent again, a login)
+   * would have none once the hold ends: that gives up at once, before `authorize` spends a login on an attempt
+   * that cannot go.
    */
   const ready = async (
     request: HttpRequest,
@@ -264,7 +264,7 @@ export const createTransport = (options: TransportOptions) => {
         reached = Math.max(reached, now());
         const budget = end() - reached;
         const held = (holds.get(request.limit)?.until ?? 0) - reached;
-        if (retry !== false && budget <= 0) return undefined;
+        if (budget <= 0) return undefined;
         if (boxed && held >= budget) return undefined;
         if (request.once && held > 0) return undefined;
         // A call's first send waits out a hold to the end of its budget at most, so a caller that calls again at
@@ -276,14 +276,10 @@ export const createTransport = (options: TransportOptions) => {
       }
     };
     /**
-     * Until another request of the limit is answered; with retries only until the request's time is up (then
-     * false), timed on the real clock as an attempt's timeout is: `sleep` may move a virtual clock at every wait.
+     * Until another request of the limit is answered, or the request's time is up (then false), timed on the real
+     * clock as an attempt's timeout is: `sleep` may move a virtual clock at every wait.
      */
     const nextTurn = async (): Promise<boolean> => {
-      if (retry === false) {
-        await nextAnswer(request.limit, request.signal);
-        return true;
-      }
       const timeout = AbortSignal.timeout(Math.max(Math.ceil(end() - reached), 1));
       try {
         await nextAnswer(
@@ -315,7 +311,7 @@ export const createTransport = (options: TransportOptions) => {
     if ((await clear(false)) === undefined) return undefined;
     const authorized = async () => ({
       ...request.headers,
-      ...(await authorize(request.signal, retry === false ? undefined : end())),
+      ...(await authorize(request.signal, end())),
     });
     let headers = await authorized();
     for (;;) {
@@ -334,7 +330,7 @@ export const createTransport = (options: TransportOptions) => {
       // Only a hold that came meanwhile (during a login, say), or a login that took the time left, sends it back.
       reached = Math.max(reached, now());
       const held = (holds.get(request.limit)?.until ?? 0) > reached;
-      if (!held && (retry === false || reached < end())) return { headers, sent: cleared.sent };
+      if (!held && reached < end()) return { headers, sent: cleared.sent };
       settle(request.limit, 0, undefined);
     }
   };
@@ -344,11 +340,11 @@ export const createTransport = (options: TransportOptions) => {
     // once, as fetch throws it, not a network failure retried for a minute.
     new Headers(request.headers);
     const started = request.again?.startedAt ?? now();
+    // Without retries a call's waits (a hold, a turn, a login) end within its timeoutMs; its one attempt still has
+    // all of timeoutMs, as documented per attempt.
+    const budget = retry === false ? options.timeoutMs : retry.maxElapsedMs;
     /** When its attempts and waits must be over: its budget, or a caller's deadline when sooner (a login's). */
-    const end = () =>
-      retry === false
-        ? started + options.timeoutMs
-        : Math.min(started + retry.maxElapsedMs, request.deadline?.() ?? Number.POSITIVE_INFINITY);
+    const end = () => Math.min(started + budget, request.deadline?.() ?? Number.POSITIVE_INFINITY);
     // 429s that named their wait are the server pacing the client (calls at once past a limit take turns), not
     // failures: they spend no attempt of maxAttempts, only time, as octokit's throttling treats them. Their own
     // cap ends the loop against a clock that stands still.
@@ -367,7 +363,7 @@ export const createTransport = (options: TransportOptions) => {
       if (turn === undefined) {
         if (giveUp !== undefined) return giveUp();
         throw new LarderTimeoutError(
-          `${request.method} ${request.url}: not sent: ${request.once ? 'it could not go at once' : 'no time left within the maxElapsedMs of the call it is for'}.`,
+          `${request.method} ${request.url}: not sent: ${request.once ? 'it could not go at once' : `no time left within the ${retry === false ? 'timeoutMs' : 'maxElapsedMs'} of the call it is for`}.`,
         );
       }
       const { headers, sent } = turn;

@@ -4,8 +4,9 @@ import { LarderTimeoutError } from '../src/index.js';
 import { dropped, hang, order, status, statusOf, token, world } from './scripted-world.js';
 
 /**
- * A call ends within its maxElapsedMs (10 s here) whatever took its time first and whatever its fetch does,
- * against a scripted server on a virtual clock (see scripted-world.ts), attempt timeouts included.
+ * A call ends within its maxElapsedMs (10 s here), or with `retry: false` within its timeoutMs, whatever took its
+ * time first and whatever its fetch does, against a scripted server on a virtual clock (see scripted-world.ts),
+ * attempt timeouts included.
  */
 
 /** Rejections nobody handled while the test ran. */
@@ -160,5 +161,65 @@ test('reading the body ends at the attempt timeout too', async (context) => {
   const [call] = await run(get());
   assert.ok(call!.error instanceof LarderTimeoutError, String(call!.error));
   assert.equal(call!.at, 10_000);
+  assert.deepEqual(sent, ['0 login', '0 get']);
+});
+
+/** A call with `retry: false` that failed at `at`, not sent: its timeoutMs left no time. */
+const notSentWithinTimeoutMs = (outcome: { error: unknown; at: number }, at: number) => {
+  assert.ok(outcome.error instanceof LarderTimeoutError, String(outcome.error));
+  assert.match((outcome.error as Error).message, /not sent: no time left within the timeoutMs of the call/);
+  assert.equal(outcome.at, at);
+};
+
+test('with retry: false a call waits out a hold within its timeoutMs only: then it is not sent', async (context) => {
+  // The first call's answer holds the location for 30 s; the second has 10 s (timeoutMs).
+  const { sent, run, get, later } = world(
+    context,
+    (kind, n) =>
+      kind === 'login' ? token(n, 3600) : order({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' }),
+    { retry: false, timeoutMs: 10_000 },
+  );
+  const [first, second] = await run(get(), later(0));
+  assert.equal(first!.error, undefined);
+  notSentWithinTimeoutMs(second!, 10_000);
+  assert.deepEqual(sent, ['0 login', '0 get']);
+});
+
+test('with retry: false a call waits for its turn within its timeoutMs only: then it is not sent', async (context) => {
+  // The first answer uses the limit up for 2 s; then one request at a time. B and C wait out the hold; B goes at
+  // 2 s and hangs to its timeout (12 s); C waits for its turn until its own timeoutMs ends, at 11 s.
+  const { sent, run, get, later } = world(
+    context,
+    (kind, n) => {
+      if (kind === 'login') return token(n, 3600);
+      return n === 1 ? order({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '2' }) : hang();
+    },
+    { retry: false, timeoutMs: 10_000, virtualTimeouts: true },
+  );
+  const [, b, c] = await run(get(), later(100), later(1_000));
+  assert.ok(b!.error instanceof LarderTimeoutError, String(b!.error));
+  assert.match((b!.error as Error).message, /no answer within 10000 ms/);
+  assert.equal(b!.at, 12_000);
+  notSentWithinTimeoutMs(c!, 11_000);
+  assert.deepEqual(sent, ['0 login', '0 get', '2000 get']);
+});
+
+test("with retry: false a login a call needs waits within that call's timeoutMs, not a timeoutMs of its own", async (context) => {
+  // The first login's answer holds logins for 30 s, its token lives 5 s; the first get holds the location for 8 s.
+  // The second call (from 1 s: its timeoutMs ends at 11 s) waits out the location's hold, then needs a login.
+  const { sent, run, get, later } = world(
+    context,
+    (kind, n) =>
+      kind === 'login'
+        ? Response.json(
+            { token: { accessToken: `token-${n}`, expiresIn: 5 }, status: 'SUCCESS' },
+            { headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' } },
+          )
+        : order({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '8' }),
+    { retry: false, timeoutMs: 10_000 },
+  );
+  const [first, second] = await run(get(), later(1_000));
+  assert.equal(first!.error, undefined);
+  notSentWithinTimeoutMs(second!, 11_000);
   assert.deepEqual(sent, ['0 login', '0 get']);
 });

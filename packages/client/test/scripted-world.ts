@@ -6,7 +6,8 @@ import { createClient } from '../src/index.js';
 /**
  * A client against a scripted server on a virtual clock: a sleep is a timer, and timers fire in time order once
  * everything else has settled, so concurrent calls interleave as on a real clock and nothing waits in real time.
- * Math.random is fixed at 0.5, so the backoffs are exactly 1.5 s, 3 s, 6 s …; each call has 10 s (maxElapsedMs).
+ * Math.random is fixed at 0.5, so the backoffs are exactly 1.5 s, 3 s, 6 s …; each call has 10 s (maxElapsedMs),
+ * unless `retry: false`.
  */
 
 export type Kind = 'login' | 'get';
@@ -24,6 +25,8 @@ export const world = (
     virtualTimeouts?: boolean;
     /** Requests run on when aborted, as with a fetch that ignores its signal (an in-process app's, say). */
     ignoresAbort?: boolean;
+    /** No retries: a call then has its timeoutMs. */
+    retry?: false;
   } = {},
 ) => {
   context.mock.method(Math, 'random', () => 0.5);
@@ -62,7 +65,7 @@ export const world = (
     baseUrl: 'http://larder.test',
     clientId: 'id',
     clientSecret: 'secret',
-    retry: { maxElapsedMs: 10_000 },
+    retry: options.retry ?? { maxElapsedMs: 10_000 },
     timeoutMs: options.timeoutMs,
     now: () => time,
     sleep,
