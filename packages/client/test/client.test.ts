@@ -350,6 +350,20 @@ describe('retries and failures', () => {
     }
   });
 
+  test('a fetch that ignores its signal and never answers is a LarderTimeoutError after timeoutMs all the same', async () => {
+    const api = createClient({
+      baseUrl: 'http://larder.test',
+      clientId: 'x',
+      clientSecret: 'y',
+      timeoutMs: 30,
+      retry: false,
+      fetch: () => new Promise<Response>(() => {}),
+    });
+    const error = await api.purchaseOrders.get('x', { location: 'l' }).catch((e: unknown) => e);
+    assert.ok(error instanceof LarderTimeoutError, String(error));
+    assert.match(error.message, /no answer within 30 ms/);
+  });
+
   test('a retry never runs past maxElapsedMs: it gets only the time left, and none is left for a third', async () => {
     const silent: Server = createServer(() => {});
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
