@@ -51,7 +51,7 @@ export class ExportTargetError extends Error {
     /** The system's error code (ENOENT, EISDIR, ENOSPC, EPIPE), when it gave one. */
     readonly errno: string | undefined,
     cause: unknown,
-    /** Records had gone to the target, a device or FIFO written directly, before it failed. */
+    /** Records had gone to the target, standard output or a device or FIFO written directly, before it failed. */
     readonly partlyWritten = false,
   ) {
     super(`cannot write ${path === '-' ? 'standard output' : path}: ${(cause as Error).message}`, { cause });
@@ -262,10 +262,10 @@ export const exportLocation = async (store: Store, options: ExportOptions): Prom
       current = { kind: kind.name, path: target.path };
       let stream: Writable;
       const placement = target.path === '-' ? undefined : await placementOf(target.path);
+      current.direct = placement === undefined || placement.direct;
       if (placement === undefined) {
         stream = target.output ?? process.stdout;
       } else if (placement.direct) {
-        current.direct = true;
         // Appending: a descriptor's file (/dev/stdout into `>> log`) keeps what it held; to a device or FIFO it is
         // the same as writing.
         const fd = await openDirect(target.path, options.signal);

@@ -17,6 +17,7 @@ import {
 import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import type { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { after, before, describe, type TestContext, test } from 'node:test';
 import Database from 'better-sqlite3';
@@ -326,18 +327,41 @@ describe('larder export', () => {
   });
 
   /** The real CLI exporting to `targets`, killed when the test ends (a run that hangs fails by the test's timeout). */
-  const spawnExport = async (t: TestContext, ...targets: string[]) => {
+  const spawnExport = (t: TestContext, ...targets: string[]) => spawnExportTo(t, 'ignore', ...targets);
+
+  /** spawnExport with its standard output on `stdout`: a descriptor, closed here once the child has it, or a pipe. */
+  const spawnExportTo = async (t: TestContext, stdout: number | 'ignore' | 'pipe', ...targets: string[]) => {
     const child = spawn(process.execPath, [BIN, ...(await exportArgs(...targets))], {
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', stdout, 'pipe'],
     });
+    if (typeof stdout === 'number') closeSync(stdout);
     t.after(() => child.kill('SIGKILL'));
     let stderr = '';
-    child.stderr.on('data', (chunk) => {
+    child.stderr?.on('data', (chunk) => {
       stderr += chunk;
     });
     const closed = once(child, 'close') as Promise<[number | null]>;
     return { child, closed, stderr: () => stderr };
   };
+
+  /** Resolves on the first chunk `stream` reads of the export's; fails if the export ends before writing one. */
+  const firstChunk = (run: Awaited<ReturnType<typeof spawnExport>>, stream: Readable) =>
+    Promise.race([
+      once(stream, 'data'),
+      run.closed.then(() => assert.fail(`export ended before writing: ${run.stderr()}`)),
+    ]);
+
+  /** Resolves once the run's standard error holds `text`. */
+  const saying = (run: Awaited<ReturnType<typeof spawnExport>>, text: string) =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (!run.stderr().includes(text)) return;
+        run.child.stderr?.off('data', check);
+        resolve();
+      };
+      run.child.stderr?.on('data', check);
+      check();
+    });
 
   /** A FIFO in a directory of its own, and a reader of it opened without waiting for the writer, which finds it. */
   const fifoWithReader = async (t: TestContext, name: string) => {
@@ -398,10 +422,7 @@ describe('larder export', () => {
     const { fifo, reader } = await fifoWithReader(t, 'ih.fifo');
     const run = await spawnExport(t, '--inventory-history', fifo);
     // One chunk read, then no more: the export's writes fill the pipe and wait for room that never comes.
-    await Promise.race([
-      once(reader, 'data'),
-      run.closed.then(() => assert.fail(`export ended before writing: ${run.stderr()}`)),
-    ]);
+    await firstChunk(run, reader);
     reader.pause();
     run.child.kill('SIGINT');
     const [code] = await run.closed;
@@ -452,6 +473,40 @@ describe('larder export', () => {
     assert.equal(stderr, '');
     assert.equal(code, 0);
     assert.deepEqual(await readdir(out), []);
+  });
+
+  test('Ctrl-C ends an export at once when its standard output (a pipe) stopped being read, exit 130 even as the reader then goes', {
+    timeout: 60_000,
+  }, async (t) => {
+    // A pipe as the shell makes for `larder export … - | slow-reader`: a FIFO's two ends.
+    const { fifo, reader } = await fifoWithReader(t, 'stdout.fifo');
+    const run = await spawnExportTo(t, openSync(fifo, 'w'), '--inventory-history', '-');
+    await firstChunk(run, reader);
+    reader.pause();
+    run.child.kill('SIGINT');
+    const said = 'larder export: interrupted. What went to a device, FIFO or standard output stays sent:\n';
+    await Promise.race([run.closed, saying(run, said)]);
+    // The reader giving up now (EPIPE, were the export still writing) changes nothing: it was interrupted.
+    reader.destroy();
+    const [code] = await run.closed;
+    assert.equal(code, 130, run.stderr());
+    assert.equal(
+      run.stderr(),
+      `${said}  --inventory-history -: part of the inventory entries sent (the last line may be cut short)\n`,
+    );
+  });
+
+  test('SIGTERM ends an export at once when its standard output (a socket) stopped being read, exit 143', {
+    timeout: 60_000,
+  }, async (t) => {
+    const run = await spawnExportTo(t, 'pipe', '--purchase-orders', '-');
+    const stdout = run.child.stdout!;
+    await firstChunk(run, stdout);
+    stdout.pause();
+    run.child.kill('SIGTERM');
+    const [code] = await run.closed;
+    assert.equal(code, 143, run.stderr());
+    assert.match(run.stderr(), /^larder export: stopped \(SIGTERM\)\. What went to a device/);
   });
 
   /** The real CLI with its standard output on `stdout`, a descriptor it takes over. */

@@ -1,11 +1,14 @@
+import { fstatSync } from 'node:fs';
+import { Socket } from 'node:net';
 import {
   ExportStoppedError,
+  type ExportTarget,
   ExportTargetError,
   exportLocation,
   type SentRecords,
   sharedTarget,
 } from '../../export/export-location.js';
-import { describeCounts, RECORD_KINDS } from '../../records/kinds.js';
+import { describeCounts, RECORD_KINDS, type RecordKindName } from '../../records/kinds.js';
 import { type Command, requiredOption, STORE_OPTIONS, UsageError } from '../command.js';
 import { kindFileOptions, kindFiles, kindFlag } from '../kind-files.js';
 import { createProgress } from '../progress.js';
@@ -29,8 +32,9 @@ export const exportCommand: Command = {
     'carry both kinds in a row, which import cannot take apart. Only /dev/null takes both; for one stream,\n' +
     'export each kind in a run of its own. A kind with no records makes an empty file, which import\n' +
     'refuses: export says so. Ctrl-C (exit code 130) or SIGTERM (143) stops it at once, even while a FIFO\n' +
-    'waits for its reader to open it or to read on, and says what each target holds: no file was written,\n' +
-    'but what went to a device, FIFO or stdout stays sent. It reads the database directly.',
+    'or piped stdout waits for its reader to open it or to read on (the code stays, however the reader then\n' +
+    'ends), and says what each target holds: no file was written, but what went to a device, FIFO or stdout\n' +
+    'stays sent. It reads the database directly.',
   run: async (args, io) => {
     const locationId = requiredOption(args, 'location');
     const files = kindFiles(args);
@@ -47,6 +51,7 @@ export const exportCommand: Command = {
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+    const output = Object.values(files).some((file) => file.path === '-') ? pipedStdout() : undefined;
     try {
       const shared = await sharedTarget(files);
       if (shared !== undefined) {
@@ -64,7 +69,7 @@ export const exportCommand: Command = {
         (store) =>
           exportLocation(store, {
             locationId,
-            ...files,
+            ...withOutput(files, output),
             onProgress: progress.update,
             signal: interrupt.signal,
           }),
@@ -93,19 +98,52 @@ export const exportCommand: Command = {
         return terminated ? 143 : 130;
       }
       if (!(error instanceof ExportTargetError)) throw error;
-      // Standard output failing is reported once, for every command, by bin/larder.js: quietly when the reader
-      // stopped early (`larder export … - | head`), as Unix tools do; in one line otherwise (ENOSPC).
-      if (error.path === '-') return error.errno === 'EPIPE' ? 0 : 1;
-      // The same reader gone early through a pipe named as a file (/dev/stdout, a FIFO).
+      const target = `${kindFlag(error.kind)} ${error.path}`;
+      // A reader that stops early (`larder export … - | head`, or through /dev/stdout or a FIFO) is how a stream is
+      // cut short on purpose: quiet, as Unix tools are.
       if (error.errno === 'EPIPE') return 0;
-      io.stderr(`larder export: ${kindFlag(error.kind)} ${error.path}: ${describeWriteError(error)}\n`);
+      // Standard output written through process.stdout (a file, a device) fails through its error too, which
+      // bin/larder.js reports in one line for every command (ENOSPC).
+      if (error.path === '-' && output === undefined) return 1;
+      io.stderr(`larder export: ${target}: ${describeWriteError(error)}\n`);
       return 1;
     } finally {
+      output?.destroy();
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
     }
   },
 };
+
+/**
+ * Standard output as a handle of the export's own when it is a pipe or socket (`larder export … - | slow-reader`),
+ * as a FIFO target is written: a write held for a reader that stopped reading must not keep the process alive past
+ * a Ctrl-C, and process.stdout cannot be destroyed. libuv never closes descriptors 0 to 2, so destroying this one
+ * leaves fd 1 open. Anything else (a file, a terminal, a device) never holds a write back: process.stdout.
+ */
+const pipedStdout = (): Socket | undefined => {
+  try {
+    const stats = fstatSync(1);
+    if (!stats.isFIFO() && !stats.isSocket()) return undefined;
+    const socket = new Socket({ fd: 1, readable: false });
+    // Its error also fails the pending write, which reports it; unheard, it would crash.
+    socket.on('error', () => {});
+    return socket;
+  } catch {
+    return undefined;
+  }
+};
+
+/** The targets, `-` writing to `output` when there is one. */
+const withOutput = (
+  files: ReturnType<typeof kindFiles>,
+  output: Socket | undefined,
+): Partial<Record<RecordKindName, ExportTarget>> =>
+  output === undefined
+    ? files
+    : Object.fromEntries(
+        Object.entries(files).map(([kind, file]) => [kind, file.path === '-' ? { ...file, output } : file]),
+      );
 
 /**
  * What a stop left, target by target: a file appears only once the whole export is done, so none did; what went to
