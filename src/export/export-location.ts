@@ -53,6 +53,11 @@ export class ExportTargetError extends Error {
     cause: unknown,
     /** Records had gone to the target, standard output or a device or FIFO written directly, before it failed. */
     readonly partlyWritten = false,
+    /**
+     * The targets bound for a regular file (replaced whole once the export is done), none of which the failure
+     * let be written: with a stream's reader gone early (EPIPE), these are what the export did not deliver.
+     */
+    readonly unwritten: readonly { kind: RecordKindName; path: string }[] = [],
   ) {
     super(`cannot write ${path === '-' ? 'standard output' : path}: ${(cause as Error).message}`, { cause });
   }
@@ -255,13 +260,26 @@ export const exportLocation = async (store: Store, options: ExportOptions): Prom
   const files: Writable[] = [];
   let current: { kind: RecordKindName; path: string; direct?: boolean; wrote?: boolean } | undefined;
   const sent: SentRecords[] = [];
+  // Every target is placed before any is written: a failure then knows the files it leaves unwritten, a kind not
+  // reached yet included, and one that cannot be placed fails the export before a stream has been sent anything.
+  const placements = new Map<RecordKindName, Placement | undefined>();
+  const unwritten: { kind: RecordKindName; path: string }[] = [];
+  const renamed = new Set<RecordKindName>();
   try {
     for (const kind of RECORD_KINDS) {
       const target = options[kind.name];
       if (target === undefined) continue;
       current = { kind: kind.name, path: target.path };
-      let stream: Writable;
       const placement = target.path === '-' ? undefined : await placementOf(target.path);
+      placements.set(kind.name, placement);
+      if (placement?.direct === false) unwritten.push({ kind: kind.name, path: target.path });
+    }
+    for (const kind of RECORD_KINDS) {
+      const target = options[kind.name];
+      if (target === undefined) continue;
+      current = { kind: kind.name, path: target.path };
+      let stream: Writable;
+      const placement = placements.get(kind.name);
       current.direct = placement === undefined || placement.direct;
       if (placement === undefined) {
         stream = target.output ?? process.stdout;
@@ -308,6 +326,7 @@ export const exportLocation = async (store: Store, options: ExportOptions): Prom
     for (const [temporary, final, kind] of renames) {
       current = { kind, path: options[kind]?.path ?? final };
       await rename(temporary, final);
+      renamed.add(kind);
     }
   } catch (error) {
     // Synchronously, before anything else runs: a process exiting on a closed stdout must not leave them.
@@ -321,6 +340,7 @@ export const exportLocation = async (store: Store, options: ExportOptions): Prom
       error.code,
       error,
       current.direct === true && current.wrote === true,
+      unwritten.filter((target) => !renamed.has(target.kind)),
     );
   }
   return toFieldCounts(counts);

@@ -458,21 +458,55 @@ describe('larder export', () => {
     );
   });
 
-  test('standard output closed early (| head) ends quietly, exit 0, no temporary file left', async () => {
-    const out = await mkdtemp(join(dir, 'piped-'));
-    const child = spawn(process.execPath, [
-      BIN,
-      ...(await exportArgs('--inventory-history', '-', '--purchase-orders', join(out, 'po.ndjson'))),
-    ]);
-    let stderr = '';
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.stdout.once('data', () => child.stdout.destroy());
-    const [code] = (await once(child, 'close')) as [number];
+  /** An export whose standard output is read here until its first chunk, then closed: `larder export … | head`. */
+  const exportToHead = async (t: TestContext, ...targets: string[]) => {
+    const run = await spawnExportTo(t, 'pipe', ...targets);
+    run.child.stdout?.once('data', () => run.child.stdout?.destroy());
+    const [code] = await run.closed;
+    return { code, stderr: run.stderr() };
+  };
+
+  test('standard output closed early (| head) ends quietly, exit 0, when every target is a stream', async (t) => {
+    const { code, stderr } = await exportToHead(
+      t,
+      '--inventory-history',
+      '-',
+      '--purchase-orders',
+      '/dev/null',
+    );
     assert.equal(stderr, '');
     assert.equal(code, 0);
-    assert.deepEqual(await readdir(out), []);
+  });
+
+  test('a reader gone early (| head, a FIFO) says which file it left unwritten, exit 1, no temporary file left', {
+    timeout: 60_000,
+  }, async (t) => {
+    // The file's kind written before the stream's (its temporary file then removed) or after it (never reached).
+    for (const [stream, file] of [
+      ['--inventory-history', '--purchase-orders'],
+      ['--purchase-orders', '--inventory-history'],
+    ] as const) {
+      const out = await mkdtemp(join(dir, 'piped-'));
+      const target = join(out, 'records.ndjson');
+      const { code, stderr } = await exportToHead(t, stream, '-', file, target);
+      assert.equal(
+        stderr,
+        `larder export: ${stream} -: its reader stopped early, so the export stopped and ${file} ${target} was not written (a file appears only once the whole export is done).\n`,
+      );
+      assert.equal(code, 1);
+      assert.deepEqual(await readdir(out), []);
+    }
+    const { out, fifo, reader } = await fifoWithReader(t, 'ih.fifo');
+    const target = join(out, 'po.ndjson');
+    const run = await spawnExport(t, '--inventory-history', fifo, '--purchase-orders', target);
+    reader.once('data', () => reader.destroy());
+    const [code] = await run.closed;
+    assert.equal(
+      run.stderr(),
+      `larder export: --inventory-history ${fifo}: its reader stopped early, so the export stopped and --purchase-orders ${target} was not written (a file appears only once the whole export is done).\n`,
+    );
+    assert.equal(code, 1);
+    assert.deepEqual(await readdir(out), ['ih.fifo']);
   });
 
   test('Ctrl-C ends an export at once when its standard output (a pipe) stopped being read, exit 130 even as the reader then goes', {

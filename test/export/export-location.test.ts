@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { after, before, test } from 'node:test';
-import { exportLocation } from '../../src/export/export-location.js';
+import { ExportTargetError, exportLocation } from '../../src/export/export-location.js';
 import { importFiles } from '../../src/import/import-files.js';
 import { seedStore } from '../../src/seed/seed-store.js';
 import { isLarderError } from '../../src/shared/errors.js';
@@ -113,6 +113,28 @@ for (const backend of await backends()) {
       } finally {
         reader.destroy();
       }
+    });
+
+    test('a FIFO whose reader goes early fails the export (EPIPE), naming the file it left unwritten', async () => {
+      const out = await mkdtemp(join(dir, 'cut-'));
+      const fifo = join(out, 'ih.fifo');
+      assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+      const reader = new Socket({
+        fd: openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK),
+        writable: false,
+      });
+      reader.once('data', () => reader.destroy());
+      const orders = join(out, 'po.ndjson');
+      const error = await exportLocation(db.store, {
+        locationId: seeded,
+        purchaseOrders: { path: orders },
+        inventoryHistory: { path: fifo },
+      }).catch((e: unknown) => e);
+      assert.ok(error instanceof ExportTargetError, String(error));
+      assert.equal(error.errno, 'EPIPE');
+      assert.equal(error.kind, 'inventoryHistory');
+      assert.deepEqual(error.unwritten, [{ kind: 'purchaseOrders', path: orders }]);
+      assert.deepEqual(await readdir(out), ['ih.fifo']);
     });
 
     test('a symlink is followed: its target is replaced whole (written beside it, renamed), and the link stays', async () => {

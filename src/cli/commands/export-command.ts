@@ -31,10 +31,12 @@ export const exportCommand: Command = {
     '/dev/stdout): one file would keep only the kind written last, and one stream (stdout, a FIFO) would\n' +
     'carry both kinds in a row, which import cannot take apart. Only /dev/null takes both; for one stream,\n' +
     'export each kind in a run of its own. A kind with no records makes an empty file, which import\n' +
-    'refuses: export says so. Ctrl-C (exit code 130) or SIGTERM (143) stops it at once, even while a FIFO\n' +
-    'or piped stdout waits for its reader to open it or to read on (the code stays, however the reader then\n' +
-    'ends), and says what each target holds: no file was written, but what went to a device, FIFO or stdout\n' +
-    'stays sent. It reads the database directly.',
+    'refuses: export says so. A reader that stops early (| head) ends it quietly, exit code 0, unless a kind\n' +
+    'was bound for a file: that file is then never written, which export says, naming its flag, exit code 1.\n' +
+    'Ctrl-C (exit code 130) or SIGTERM (143) stops it at once, even while a FIFO or piped stdout waits for\n' +
+    'its reader to open it or to read on (the code stays, however the reader then ends), and says what each\n' +
+    'target holds: no file was written, but what went to a device, FIFO or stdout stays sent. It reads the\n' +
+    'database directly.',
   run: async (args, io) => {
     const locationId = requiredOption(args, 'location');
     const files = kindFiles(args);
@@ -99,9 +101,18 @@ export const exportCommand: Command = {
       }
       if (!(error instanceof ExportTargetError)) throw error;
       const target = `${kindFlag(error.kind)} ${error.path}`;
-      // A reader that stops early (`larder export … - | head`, or through /dev/stdout or a FIFO) is how a stream is
-      // cut short on purpose: quiet, as Unix tools are.
-      if (error.errno === 'EPIPE') return 0;
+      if (error.errno === 'EPIPE') {
+        // A reader that stops early (`larder export … - | head`, or through /dev/stdout or a FIFO) is how a stream
+        // is cut short on purpose: quiet, as Unix tools are, unless it cost a file, which then never appears.
+        if (error.unwritten.length === 0) return 0;
+        const files = error.unwritten.map((file) => `${kindFlag(file.kind)} ${file.path}`).join(' and ');
+        io.stderr(
+          `larder export: ${target}: its reader stopped early, so the export stopped and ${files} ${
+            error.unwritten.length === 1 ? 'was' : 'were'
+          } not written (a file appears only once the whole export is done).\n`,
+        );
+        return 1;
+      }
       // Standard output written through process.stdout (a file, a device) fails through its error too, which
       // bin/larder.js reports in one line for every command (ENOSPC).
       if (error.path === '-' && output === undefined) return 1;
