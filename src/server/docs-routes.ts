@@ -116,6 +116,18 @@ html:not(.dark-mode) .swagger-ui .parameter__name.required span,
 html:not(.dark-mode) .swagger-ui .parameter__name.required::after,
 html:not(.dark-mode) .swagger-ui table.model tr.property-row .star,
 html:not(.dark-mode) .swagger-ui .json-schema-2020-12-property--required > .json-schema-2020-12:first-of-type > .json-schema-2020-12-head .json-schema-2020-12__title::after { color: #c00; }
+/* Keyboard focus (WCAG 2.4.7, 1.4.11): Swagger UI removes the outline in places (dark: an operation's summary, a
+   select; both: a body's textarea), and leaves the browser's ring elsewhere, drawn in Execute's white text colour.
+   One ring for every control instead, 3:1 or more against every background beside it: the light links' blue, the
+   dark theme's own focus blue. By the root's id, to win over Swagger UI's longer selectors. */
+#swagger-ui :is(a, button, input, select, textarea, summary, [tabindex]):focus-visible { outline: 2px solid #1f6fcf; outline-offset: 2px; }
+html.dark-mode #swagger-ui :is(a, button, input, select, textarea, summary, [tabindex]):focus-visible { outline-color: #51a8ff; }
+/* A copy button sits on its own grey square (1.3:1 under the light blue ring, 2.7:1 under the dark one). */
+#swagger-ui .copy-to-clipboard button:focus-visible, html.dark-mode #swagger-ui .copy-to-clipboard button:focus-visible { outline-color: #fff; }
+/* A text field's border is its only edge: Swagger UI's light grey (#d9d9d9) is 1.3:1 on an operation's tint, its
+   dark body textarea's border the colour of its fill. Brought to 3.5:1 or more, in its own greys. */
+html:not(.dark-mode) .swagger-ui :is(input[type=email], input[type=file], input[type=password], input[type=search], input[type=text], textarea) { border-color: #808080; }
+html.dark-mode .swagger-ui textarea { border-color: #8c969a; }
 /* At phone width a wide table (the error codes, an operation's parameters and responses) scrolls in its own box, not the page. */
 .swagger-ui .markdown table, .swagger-ui .renderedMarkdown table { display: block; max-width: 100%; overflow-x: auto; }
 .swagger-ui .opblock .opblock-body { overflow-x: auto; }

@@ -14,6 +14,9 @@ export type Rgba = readonly [number, number, number, number];
 /** The AA minimum for body text. */
 export const AA = 4.5;
 
+/** The AA minimum for what is not text: a control's boundary, a focus indicator (WCAG 1.4.11). */
+export const NON_TEXT = 3;
+
 /** A computed colour: `rgb()`/`rgba()`, or `color(srgb …)` where a browser keeps that form. */
 export const parseColour = (css: string): Rgba => {
   const rgb = /^rgba?\(([^)]+)\)$/.exec(css);
@@ -36,7 +39,7 @@ export const parseColour = (css: string): Rgba => {
 };
 
 /** `top` seen over the opaque `bottom`. */
-const over = (top: Rgba, bottom: Rgba): Rgba => {
+export const over = (top: Rgba, bottom: Rgba): Rgba => {
   const a = top[3];
   return [
     top[0] * a + bottom[0] * (1 - a),
@@ -84,9 +87,22 @@ export interface ContrastSample {
 const canvas = (scheme: string): Rgba =>
   /\bdark\b/.test(scheme) && !/\blight\b/.test(scheme) ? [18, 18, 18, 1] : [255, 255, 255, 1];
 
+/** Background colours from an element up to the root, each composited over those below, down to the canvas. */
+export const backdrop = (layers: readonly string[], scheme: string): Rgba => {
+  let background = canvas(scheme);
+  for (const layer of [...layers].reverse()) background = over(parseColour(layer), background);
+  return background;
+};
+
+/** `#rrggbb`, to name a composited colour in a failure. */
+export const hex = (colour: Rgba): string =>
+  `#${colour
+    .slice(0, 3)
+    .map((channel) => Math.round(channel).toString(16).padStart(2, '0'))
+    .join('')}`;
+
 const measure = (seen: Seen): ContrastSample => {
-  let background = canvas(seen.scheme);
-  for (const layer of [...seen.layers].reverse()) background = over(parseColour(layer), background);
+  const background = backdrop(seen.layers, seen.scheme);
   const [r, g, b, a] = parseColour(seen.colour);
   const colour = over([r, g, b, a * seen.opacity], background);
   return { what: seen.what, text: seen.text, ratio: contrastRatio(colour, background), colour, background };
@@ -160,3 +176,75 @@ export const lowContrast = async (target: Page | Locator, minimum = AA): Promise
 export const backgroundOf = async (locator: Locator): Promise<Rgba> => (await contrastOf(locator)).background;
 
 export const isDark = (colour: Rgba): boolean => luminance(colour) < 0.18;
+
+/** What the page reports of one control's edge. */
+interface Edge {
+  what: string;
+  /** The top border: its used width, style and colour (the controls tested draw all four sides alike). */
+  border: { width: number; style: string; colour: string };
+  /** Background colours from the control up to the root, and from its parent up. */
+  inside: string[];
+  outside: string[];
+  scheme: string;
+}
+
+export interface WeakBoundary {
+  what: string;
+  /** The border's contrast against what lies outside the control, and its fill's. */
+  border: number;
+  fill: number;
+  colour: Rgba;
+  background: Rgba;
+}
+
+/**
+ * Runs in the page (a string made a function, as READ above). Every visible, enabled text field, select and button
+ * under `root`. Checkboxes and radio buttons are left out: the browser draws them, whatever the computed style says.
+ */
+const EDGES = `(root) => {
+  const scheme = getComputedStyle(document.documentElement).colorScheme;
+  const layers = (from) => {
+    const seen = [];
+    for (let node = from; node !== null; node = node.parentElement) seen.push(getComputedStyle(node).backgroundColor);
+    return seen;
+  };
+  const controls = root.querySelectorAll('input:not([type="checkbox"], [type="radio"], [type="hidden"]), select, textarea, button');
+  return [...controls]
+    .filter((control) => {
+      const box = control.getBoundingClientRect();
+      return box.width > 0 && box.height > 0 && !control.disabled && control.closest('[aria-hidden="true"]') === null;
+    })
+    .map((control) => {
+      const style = getComputedStyle(control);
+      const classes = typeof control.className === 'string' && control.className !== '' ? '.' + control.className.trim().split(/\\s+/).join('.') : '';
+      const name = control.getAttribute('name') ?? control.getAttribute('aria-label') ?? control.textContent.trim().slice(0, 30);
+      return {
+        what: control.tagName.toLowerCase() + classes + (name === '' ? '' : ' "' + name + '"'),
+        border: { width: parseFloat(style.borderTopWidth), style: style.borderTopStyle, colour: style.borderTopColor },
+        inside: layers(control),
+        outside: layers(control.parentElement),
+        scheme,
+      };
+    });
+}`;
+const edges = new Function(`return ${EDGES}`)() as (root: unknown) => Edge[];
+
+/**
+ * Every control under `target` whose edge is too faint (WCAG 1.4.11): it draws a border, and neither that border
+ * nor its fill reaches `minimum` against what lies outside it. One that draws no border (styled as text, or a
+ * filled button whose label names it) is not listed.
+ */
+export const weakBoundaries = async (target: Page | Locator, minimum = NON_TEXT): Promise<WeakBoundary[]> => {
+  const root = 'goto' in target ? target.locator('body') : target;
+  return ((await root.evaluate(edges)) as Edge[]).flatMap((edge) => {
+    const background = backdrop(edge.outside, edge.scheme);
+    const fill = contrastRatio(backdrop(edge.inside, edge.scheme), background);
+    const painted = parseColour(edge.border.colour);
+    const drawn = edge.border.width > 0 && !['none', 'hidden'].includes(edge.border.style) && painted[3] > 0;
+    const colour = over(painted, background);
+    const border = drawn ? contrastRatio(colour, background) : 1;
+    return drawn && border < minimum && fill < minimum
+      ? [{ what: edge.what, border, fill, colour, background }]
+      : [];
+  });
+};

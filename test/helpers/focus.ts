@@ -1,0 +1,200 @@
+import type { ElementHandle, JSHandle, Page } from 'playwright-core';
+import { backdrop, contrastRatio, hex, NON_TEXT, over, parseColour, type Rgba } from './contrast.js';
+
+/**
+ * Keyboard focus, as WCAG 2.4.7 and 1.4.11 ask: Tab reaches every control, each shows an indicator when focused
+ * (an outline, a box-shadow or a border that changes from its unfocused look), and that indicator's colour reaches
+ * 3:1 against what lies next to it. Read from the styles the browser computed. An `outline-style: auto` ring is
+ * measured by its computed colour: Chromium draws a light halo around it too, other browsers do not.
+ */
+
+/** What the page computed for an element: the parts that can show focus, and the backgrounds around them. */
+interface Look {
+  what: string;
+  outline: { style: string; width: number; colour: string; offset: number };
+  shadow: string;
+  border: { widths: string; colours: string; style: string };
+  /** Background colours from the element up to the root, and from its parent up. */
+  inside: string[];
+  outside: string[];
+  scheme: string;
+}
+
+/**
+ * Runs in the page; a string made a function, so the test's transpiler adds nothing to it (see contrast.ts). Also
+ * notes the element as reached, for `unreached`, and ends its transitions.
+ */
+const LOOK = `(element) => {
+  (globalThis.larderReached ??= new WeakSet()).add(element);
+  // As it settles: a style sheet may fade its outline in or out (Swagger UI's buttons take 0.3 s). Ended at once,
+  // rather than waited for: always finite, they end where they would.
+  for (const animation of element.getAnimations()) if (animation instanceof CSSTransition) animation.finish();
+  const style = getComputedStyle(element);
+  const layers = (from) => {
+    const seen = [];
+    for (let node = from; node !== null; node = node.parentElement) seen.push(getComputedStyle(node).backgroundColor);
+    return seen;
+  };
+  const classes = typeof element.className === 'string' && element.className !== '' ? '.' + element.className.trim().split(/\\s+/).join('.') : '';
+  const name = element.getAttribute('name') ?? element.getAttribute('aria-label') ?? (element.textContent ?? '').trim().slice(0, 30);
+  const sides = ['Top', 'Right', 'Bottom', 'Left'];
+  return {
+    what: element.tagName.toLowerCase() + classes + (name === '' ? '' : ' "' + name + '"'),
+    outline: { style: style.outlineStyle, width: parseFloat(style.outlineWidth), colour: style.outlineColor, offset: parseFloat(style.outlineOffset) },
+    shadow: style.boxShadow,
+    border: {
+      widths: sides.map((side) => style['border' + side + 'Width']).join(' '),
+      colours: sides.map((side) => style['border' + side + 'Color']).join(' '),
+      style: style.borderTopStyle,
+    },
+    inside: layers(element),
+    outside: layers(element.parentElement),
+    scheme: getComputedStyle(document.documentElement).colorScheme,
+  };
+}`;
+const look = new Function(`return ${LOOK}`)() as (element: unknown) => Look;
+
+/** The focused element if `within` (a selector) contains it; null on the page itself or elsewhere. */
+const ACTIVE = new Function(`return (within) => {
+  const active = document.activeElement;
+  return active !== null && active !== document.body && active.closest(within) !== null ? active : null;
+}`)() as (within: string) => unknown;
+
+/**
+ * Where the Tab that just ran took the focus, against the element it left: `none` (none within), `same` (a date field's next part),
+ * `seen` (Tab has come round to an element this walk reached already: the page's last was passed) or `new`.
+ */
+const WHERE = new Function(`return ([active, previous, start]) => {
+  if (start) globalThis.larderWalk = new WeakSet();
+  if (active === null) return 'none';
+  if (active === previous) return 'same';
+  if (globalThis.larderWalk.has(active)) return 'seen';
+  globalThis.larderWalk.add(active);
+  return 'new';
+}`)() as (args: [unknown, unknown, boolean]) => 'none' | 'same' | 'seen' | 'new';
+
+/** Every visible, enabled element under `within` that Tab should reach and `tabThrough` did not. */
+const UNREACHED = new Function(`return (within) => {
+  const reached = globalThis.larderReached ?? new WeakSet();
+  const focusable = 'a[href], button, input:not([type="hidden"]), select, textarea, summary, [tabindex]';
+  return [...document.querySelectorAll(within)]
+    .flatMap((root) => [...root.querySelectorAll(focusable)])
+    .filter((element) => {
+      // checkVisibility: not in a closed <details>, whose content the browser keeps laid out.
+      return element.checkVisibility() && !element.disabled && element.tabIndex >= 0 && !reached.has(element);
+    })
+    .map((element) => element.tagName.toLowerCase() + ' "' + (element.getAttribute('name') ?? (element.textContent ?? '').trim().slice(0, 30)) + '"');
+}`)() as (within: string) => string[];
+
+interface Indicator {
+  kind: string;
+  colour: Rgba;
+  against: Rgba;
+  ratio: number;
+}
+
+/** Each box-shadow of a computed `box-shadow` list: its colour, spread and whether it is inset. */
+const shadows = (css: string) =>
+  css === 'none'
+    ? []
+    : css.split(/,(?![^(]*\))/).map((shadow) => {
+        const colour = /(?:rgba?|color)\([^)]*\)/.exec(shadow)?.[0] ?? 'rgb(0, 0, 0)';
+        const lengths = shadow
+          .replace(colour, '')
+          .match(/-?[\d.]+px/g)
+          ?.map((length) => Number.parseFloat(length));
+        return { colour, spread: lengths?.[3] ?? 0, inset: /\binset\b/.test(shadow) };
+      });
+
+/** What changes when the element takes the focus, each with its contrast against what lies next to it. */
+const indicators = (focused: Look, unfocused: Look): Indicator[] => {
+  const outside = backdrop(focused.outside, focused.scheme);
+  const inside = backdrop(focused.inside, focused.scheme);
+  const measured = (kind: string, css: string, against: Rgba): Indicator => {
+    const colour = over(parseColour(css), against);
+    return { kind, colour, against, ratio: contrastRatio(colour, against) };
+  };
+  const found: Indicator[] = [];
+  const { outline } = focused;
+  if (
+    outline.style !== 'none' &&
+    outline.width > 0 &&
+    JSON.stringify(outline) !== JSON.stringify(unfocused.outline)
+  )
+    // An outline pulled inside the element (a negative offset) lies on the element's own background.
+    found.push(measured(`outline (${outline.style})`, outline.colour, outline.offset < 0 ? inside : outside));
+  if (focused.shadow !== unfocused.shadow)
+    for (const shadow of shadows(focused.shadow))
+      if (shadow.spread > 0)
+        found.push(measured('box-shadow', shadow.colour, shadow.inset ? inside : outside));
+  const { border } = focused;
+  if (
+    border.style !== 'none' &&
+    (border.colours !== unfocused.border.colours || border.widths !== unfocused.border.widths)
+  )
+    found.push(measured('border', border.colours.split(/ (?=rgb|color)/)[0]!, outside));
+  return found;
+};
+
+/** Why the element's focus fails, or undefined when it shows. */
+const judge = (focused: Look, unfocused: Look, minimum: number): string | undefined => {
+  const shown = indicators(focused, unfocused).sort((a, b) => b.ratio - a.ratio);
+  const best = shown[0];
+  if (best === undefined) return `${focused.what}: nothing changes when it takes the focus`;
+  if (best.ratio >= minimum) return undefined;
+  return `${focused.what}: its ${best.kind} ${hex(best.colour)} is ${best.ratio.toFixed(2)}:1 against ${hex(best.against)}`;
+};
+
+export interface FocusWalk {
+  /** Each element Tab reached, in order. */
+  reached: string[];
+  /** Each whose focus did not show, or showed under `minimum`. */
+  problems: string[];
+}
+
+/**
+ * Presses Tab from wherever the focus is until it reaches an element inside `within` (a selector), then on through
+ * each element there until it leaves (or comes back to the page itself, past the last). Each element's look is read
+ * focused, then again when the next Tab has taken the focus away, and the two compared.
+ */
+export const tabThrough = async (
+  page: Page,
+  {
+    within = 'body',
+    minimum = NON_TEXT,
+    max = 400,
+  }: { within?: string; minimum?: number; max?: number } = {},
+): Promise<FocusWalk> => {
+  const walk: FocusWalk = { reached: [], problems: [] };
+  let previous: { element: ElementHandle; focused: Look } | undefined;
+  for (let step = 0; step < max; step++) {
+    await page.keyboard.press('Tab');
+    const active: JSHandle = await page.evaluateHandle(ACTIVE, within);
+    const where = await page.evaluate(WHERE, [active, previous?.element ?? null, step === 0] as const);
+    // Tab moves through a date field's parts, each in the same element: it still has the focus.
+    if (where === 'same') {
+      await active.dispose();
+      continue;
+    }
+    if (previous !== undefined) {
+      const unfocused = await previous.element.evaluate(look);
+      const problem = judge(previous.focused, unfocused, minimum);
+      if (problem !== undefined) walk.problems.push(problem);
+      await previous.element.dispose();
+      previous = undefined;
+    }
+    const element = where === 'new' ? active.asElement() : null;
+    if (element === null) {
+      await active.dispose();
+      if (walk.reached.length > 0) return walk;
+      continue;
+    }
+    const focused = await element.evaluate(look);
+    walk.reached.push(focused.what);
+    previous = { element, focused };
+  }
+  throw new Error(`Tab went on past ${max} elements within ${within}`);
+};
+
+/** Every visible, enabled element under `within` that should take the focus and no `tabThrough` reached. */
+export const unreached = (page: Page, within = 'body'): Promise<string[]> => page.evaluate(UNREACHED, within);
