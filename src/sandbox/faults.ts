@@ -120,11 +120,23 @@ export const effectMisfit = (effect: FaultEffect, request: Pick<FaultRequest, 'p
   return undefined;
 };
 
+/**
+ * Why `effect` does not apply to this very request, or undefined when it does: beyond effectMisfit, an invalid token
+ * needs a token sent, and a bad page token a pageToken sent (a first page has none, and no server answers it 40005).
+ */
+export const requestMisfit = (effect: FaultEffect, request: FaultRequest) => {
+  const misfit = effectMisfit(effect, request);
+  if (misfit !== undefined) return misfit;
+  if (effect.type === 'invalidToken' && !request.bearer)
+    return 'invalidToken applies only to a request with a bearer token';
+  if (effect.type === 'badPageToken' && !request.pageToken)
+    return 'badPageToken applies only to a search that sends a pageToken (a first page has none)';
+  return undefined;
+};
+
 const matches = (rule: FaultRule, request: FaultRequest): boolean => {
   const { match, effect } = rule;
-  if (effect.type === 'invalidToken' && !request.bearer) return false;
-  if (effect.type === 'badPageToken' && !request.pageToken) return false;
-  if (effectMisfit(effect, request) !== undefined) return false;
+  if (requestMisfit(effect, request) !== undefined) return false;
   if (match === undefined) return true;
   if (match.method !== undefined && match.method.toUpperCase() !== request.method) return false;
   if (match.pathPrefix !== undefined && !request.path.startsWith(match.pathPrefix)) return false;

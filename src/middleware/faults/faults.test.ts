@@ -187,6 +187,25 @@ describe('other effects (in process; the transport ones are tested on a real soc
     });
     assert.equal(((await search.json()) as { code: number }).code, 40005);
   });
+
+  test('the header is refused where a rule of its effect would not fire: no pageToken, no bearer token', async () => {
+    const { send } = setup([], { allowHeader: true, control: false });
+    for (const [path, headers, why] of [
+      // A first page sends no pageToken: no server answers it 40005 naming one.
+      [PO_SEARCH, { 'larder-fault': 'bad-page-token' }, /applies only to a search that sends a pageToken/],
+      // No token sent, none to refuse as invalid.
+      ['/v1/items/x', { 'larder-fault': 'invalid-token' }, /applies only to a request with a bearer token/],
+    ] as const) {
+      const response = await send(path, { headers });
+      assert.equal(response.status, 400, path);
+      const body = (await response.json()) as { code: number; fieldName: string; message: string };
+      assert.equal(body.code, 40001);
+      assert.equal(body.fieldName, 'Larder-Fault');
+      assert.match(body.message, why);
+    }
+    const bearer = { authorization: `Bearer ${token('c1')}`, 'larder-fault': 'invalid-token' };
+    assert.equal((await send('/v1/items/x', { headers: bearer })).status, 401);
+  });
 });
 
 describe('matching', () => {

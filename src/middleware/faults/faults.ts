@@ -16,10 +16,10 @@ import type { FaultControl } from '../../sandbox/fault-control.js';
 import type { FaultEffect, FaultStatus } from '../../sandbox/fault-schemas.js';
 import {
   type AppliedFault,
-  effectMisfit,
   FAULT_HEADER,
   type FaultRequest,
   parseFaultHeader,
+  requestMisfit,
 } from '../../sandbox/faults.js';
 import { SEARCH_OPERATIONS, TOKEN_OPERATIONS } from '../../sandbox/journal-entry.js';
 import { type ErrorCode, LarderError } from '../../shared/errors.js';
@@ -222,7 +222,7 @@ export const injectFaults = (deps: FaultsDeps): MiddlewareHandler => {
     if (header !== undefined) {
       fault = parseFaultHeader(header);
       // Asked for by name, an effect this request cannot have is refused, not silently left out.
-      const misfit = effectMisfit(fault.effect, request);
+      const misfit = requestMisfit(fault.effect, request);
       if (misfit !== undefined)
         throw new LarderError('ERR_VALIDATION', {
           fieldName: FAULT_HEADER,
