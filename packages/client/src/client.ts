@@ -1,3 +1,4 @@
+import { checkSecret, checkUrl } from './checks.js';
 import { LarderClientError } from './errors.js';
 import {
   type InventoryHistoryLogEntry,
@@ -110,9 +111,6 @@ const retrySettings = (retry: RetryOptions): RetrySettings => ({
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
-/** A URL as a message may show it: any `user:password@` masked. */
-const withoutUserinfo = (url: string) => url.replace(/\/\/[^/?#]*@/, '//***@');
-
 /** The server refused the token itself (expired, revoked): worth one new login, unlike a missing scope or grant. */
 const invalidToken = (answer: HttpAnswer) =>
   answer.status === 401 && /invalid_token/.test(answer.headers.get('www-authenticate') ?? '');
@@ -122,28 +120,11 @@ const MAX_TIMER_MS = 2_147_483_647;
 
 /** Options are checked when the client is made: a mistake there is a TypeError, never a failed call later. */
 const checkOptions = (options: ClientOptions, retry: RetrySettings | false, timeoutMs: number): void => {
-  for (const [name, url] of [
-    ['baseUrl', options.baseUrl],
-    ['authBaseUrl', options.authBaseUrl],
-  ] as const)
-    if (url !== undefined) {
-      const parsed = URL.canParse(url) ? new URL(url) : undefined;
-      if (!(parsed !== undefined && /^https?:$/.test(parsed.protocol)))
-        throw new TypeError(
-          `${name} must be an absolute http(s) URL such as http://127.0.0.1:8080, not ${withoutUserinfo(url)}`,
-        );
-      // fetch refuses such a URL at every call; said here, and the password is never echoed.
-      if (parsed.username !== '' || parsed.password !== '')
-        throw new TypeError(
-          `${name} must not hold credentials (user:password@): the client logs in with clientId and clientSecret`,
-        );
-    }
-  // Never echoed: the value may be a secret.
-  for (const [name, value] of [
-    ['clientId', options.clientId],
-    ['clientSecret', options.clientSecret],
-  ] as const)
-    if (typeof value !== 'string' || value === '') throw new TypeError(`${name} must be a non-empty string`);
+  const credentials = 'the client logs in with clientId and clientSecret';
+  checkUrl('baseUrl', options.baseUrl, credentials);
+  if (options.authBaseUrl !== undefined) checkUrl('authBaseUrl', options.authBaseUrl, credentials);
+  checkSecret('clientId', options.clientId);
+  checkSecret('clientSecret', options.clientSecret);
   const whole = (name: string, value: number, min: number) => {
     if (!Number.isInteger(value) || value < min || value > MAX_TIMER_MS)
       throw new TypeError(`${name} must be a whole number from ${min} to ${MAX_TIMER_MS}, not ${value}`);

@@ -1,3 +1,4 @@
+import { checkSecret, checkUrl } from './checks.js';
 import { instant, isDay } from './dates.js';
 import type {
   Cleared,
@@ -175,6 +176,8 @@ const clockTime = (now: string | Date): string => {
 };
 
 export const createSandbox = (options: SandboxOptions): LarderSandbox => {
+  checkUrl('baseUrl', options.baseUrl, 'the sandbox sends adminToken');
+  checkSecret('adminToken', options.adminToken);
   const base = `${options.baseUrl.replace(/\/+$/, '')}/_larder`;
   // No retries: a test driving its sandbox wants a refusal or an outage at once, not after backoff.
   const transport = createTransport({

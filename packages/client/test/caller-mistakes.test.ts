@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type ClientOptions, createClient, LarderClientError } from '../src/index.js';
+import {
+  type ClientOptions,
+  createClient,
+  createSandbox,
+  LarderClientError,
+  type SandboxOptions,
+} from '../src/index.js';
 import { createSyncState } from '../src/sync.js';
 
 /**
@@ -31,6 +37,8 @@ test('options that cannot work are refused when the client is made', () => {
   const base = { clientId: 'id', clientSecret: 'secret' };
   for (const [options, named] of [
     [{ baseUrl: '127.0.0.1:8080' }, /baseUrl must be an absolute http\(s\) URL/],
+    // An environment variable not set: a TypeError naming the option, not one from inside the client.
+    [{ baseUrl: undefined }, /^baseUrl must be an absolute http\(s\) URL .*, not undefined$/],
     [{ baseUrl: 'ftp://larder.test' }, /baseUrl/],
     [{ baseUrl: 'http://larder.test', authBaseUrl: 'larder.test' }, /authBaseUrl/],
     [{ baseUrl: 'http://ops:hunter2@larder.test' }, /^baseUrl must not hold credentials/],
@@ -61,6 +69,32 @@ test('options that cannot work are refused when the client is made', () => {
   assert.doesNotThrow(() =>
     createClient({ ...base, baseUrl: 'https://larder.test/', retry: false, timeoutMs: 1 }),
   );
+});
+
+test('a sandbox whose options cannot work is refused when it is made, as a client is', () => {
+  for (const [options, named] of [
+    [
+      { baseUrl: undefined, adminToken: 'admin-token-0123456789' },
+      /^baseUrl must be an absolute http\(s\) URL/,
+    ],
+    [{ baseUrl: 'larder.test', adminToken: 'admin-token-0123456789' }, /^baseUrl must be an absolute/],
+    [
+      { baseUrl: 'http://ops:hunter2@larder.test', adminToken: 'admin-token-0123456789' },
+      /^baseUrl must not hold/,
+    ],
+    // LARDER_ADMIN_TOKEN not set: said now, not as a 401 from the server at the first call.
+    [{ baseUrl: 'http://larder.test', adminToken: undefined }, /^adminToken must be a non-empty string$/],
+    [{ baseUrl: 'http://larder.test', adminToken: '' }, /^adminToken must be a non-empty string$/],
+  ] as const)
+    assert.throws(
+      () => createSandbox(options as unknown as SandboxOptions),
+      (error: unknown) => {
+        assert.ok(error instanceof TypeError);
+        assert.match(error.message, named);
+        return true;
+      },
+    );
+  assert.doesNotThrow(() => createSandbox({ baseUrl: 'http://larder.test/', adminToken: 'x' }));
 });
 
 test('a location no header can carry is a TypeError before anything is sent', async () => {
