@@ -1,6 +1,6 @@
 import { ERROR_CATALOG } from '../shared/errors.js';
 import { DEFAULT_HOST } from '../shared/limits.js';
-import { type OptionTable, type ParsedArgs, UsageError } from './command.js';
+import { type OptionTable, optionLabel, type ParsedArgs, UsageError } from './command.js';
 
 const ROUTE_NOT_FOUND = ERROR_CATALOG.ERR_ROUTE_NOT_FOUND.numericCode;
 
@@ -32,6 +32,11 @@ export interface AdminClient {
 /** Calls `/_larder/…` on the server `--url` names, with `--admin-token`. */
 export const adminClient = (args: ParsedArgs): AdminClient => {
   const url = args.strings['url']!.replace(/\/+$/, '');
+  // Said as a usage mistake, not as a server that cannot be reached.
+  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
+    throw new UsageError(
+      `${optionLabel(args, 'url')} must be an http(s) URL such as http://127.0.0.1:8080, not ${url.replace(/\/\/[^/?#]*@/, '//***@')}.`,
+    );
   const token = args.strings['admin-token'];
   if (token === undefined)
     throw new UsageError('--admin-token (or LARDER_ADMIN_TOKEN) is required: `larder serve` prints it.');
@@ -48,7 +53,11 @@ export const adminClient = (args: ParsedArgs): AdminClient => {
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         });
       } catch (error) {
-        throw new AdminApiError(`cannot reach ${url}: ${(error as Error).cause ?? (error as Error).message}`);
+        // fetch's own "fetch failed" says nothing; its cause says why (ECONNREFUSED, ENOTFOUND …). A cause of several
+        // (every address of a name refused) may carry its code alone.
+        const { cause } = error as Error & { cause?: Error & { code?: string } };
+        const why = cause instanceof Error ? cause.message || cause.code : undefined;
+        throw new AdminApiError(`cannot reach ${url}: ${why ?? (error as Error).message}`);
       }
       const text = await response.text();
       if (response.ok) return JSON.parse(text) as T;

@@ -89,6 +89,24 @@ test('clock mistakes are usage errors; a wrong token is the server refusing', as
   assert.match(io.err(), /refused the admin token \(wrong or missing\)/);
 });
 
+test('a --url that is no http(s) URL is a usage error; one that cannot be reached says why, in plain words', async () => {
+  const at = async (url: string) => {
+    const io = capture();
+    const code = await main(['clock', 'show', '--url', url, '--admin-token', ADMIN], io);
+    return { code, err: io.err() };
+  };
+  for (const url of ['127.0.0.1:8080', 'ftp://larder.test', 'notaurl']) {
+    const refused = await at(url);
+    assert.equal(refused.code, 2, url);
+    assert.match(refused.err, /^larder clock: --url must be an http\(s\) URL/, url);
+  }
+  // fetch refuses port 1 before connecting: the cause alone, not "Error: bad port".
+  assert.deepEqual(await at('http://127.0.0.1:1'), {
+    code: 1,
+    err: 'larder clock: cannot reach http://127.0.0.1:1: bad port\n',
+  });
+});
+
 test('requests lists the journal, filtered by client and status', async () => {
   await fetch(`${handle.url}/v1/purchaseOrders/search`, { method: 'POST' });
   const listed = await larder('requests', '--status', '401', '--json');
