@@ -73,7 +73,7 @@ export const clientsCommand: Command = {
   usage:
     'larder clients create --name NAME (--locations ID,ID | --all-locations) [--scopes "retail.inventory:read"] [--json]\n' +
     '       larder clients list [--json]\n' +
-    '       larder clients update CLIENT_ID (--locations ID,ID | --all-locations) [--scopes SCOPES]\n' +
+    '       larder clients update CLIENT_ID [--locations ID,ID | --all-locations] [--scopes SCOPES]   (one or both)\n' +
     '       larder clients rename CLIENT_ID --name NAME\n' +
     '       larder clients rotate-secret CLIENT_ID\n' +
     '       larder clients revoke CLIENT_ID | restore CLIENT_ID | delete CLIENT_ID',
