@@ -32,7 +32,10 @@ export interface ServeHandle {
 export interface ServeOptions {
   clock?: Clock;
   logger?: Logger;
-  /** Print the banner (URL, demo credentials); workers of a cluster leave that to the primary. */
+  /**
+   * Print the banner (URL, demo credentials) and prepare the demo on a new database; workers of a cluster leave
+   * both to the primary, and serve the demo it prepared (its admin token, /docs prefill) as it does.
+   */
   announce?: boolean;
 }
 
@@ -111,7 +114,7 @@ export const serve = async (
   let resolved: ServeConfig;
   try {
     if (options.announce !== false) await logKeyProtection(output.logger, config, store);
-    await prepareDemo(store, clock, output.note, config.demo);
+    if (options.announce !== false) await prepareDemo(store, clock, output.note, config.demo);
     resolved = await withDemoAdminToken(store, config);
     server = await startServer({
       store,

@@ -395,7 +395,7 @@ export const serveCommand: Command = {
     logCrashes(output);
     if (cluster.isWorker) {
       // A worker's IPC channel keeps it alive, so it must exit explicitly, also when it cannot start.
-      const code = await serve({ ...config, demo: false }, io, { announce: false }, output)
+      const code = await serve(config, io, { announce: false }, output)
         .then(async (handle) => {
           process.send?.(READY);
           await untilSignal(handle.stop);
