@@ -387,8 +387,9 @@ export const serveCommand: Command = {
     },
   },
   notes:
-    'On a new database (and without --no-demo) Larder seeds three demo locations with ~6 months of data,\n' +
-    'creates a demo client granted all of them, and prints its credentials and a curl to try.',
+    'On a new SQLite database (and without --no-demo) Larder seeds three demo locations with ~6 months of data,\n' +
+    'creates a demo client granted all of them, and prints its credentials and a curl to try. A new PostgreSQL\n' +
+    'database gets no demo: give --admin-token for the sandbox controls, and load data with seed or import.',
   run: async (args, io) => {
     const config = parseServeConfig(args);
     const output = createServeOutput(config, io);
