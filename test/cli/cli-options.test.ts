@@ -46,8 +46,11 @@ describe('flags beat the environment', () => {
     const db = join(dir, 'flag-db.db');
     const migrated = await run(['migrate', '--db', db], { DATABASE_URL: NOWHERE });
     assert.equal(migrated.stderr, '');
-    assert.equal(migrated.stdout, `SQLite database ${db} is up to date.\n`);
+    // A new file is said to be new: a mistyped --db must not read as a database found up to date.
+    assert.equal(migrated.stdout, `Created a new, empty SQLite database at ${db}.\n`);
     assert.equal(migrated.code, 0);
+    const again = await run(['migrate', '--db', db], { DATABASE_URL: NOWHERE });
+    assert.equal(again.stdout, `SQLite database ${db} is up to date.\n`);
     const listed = await run(['locations', 'list', '--db', db], { DATABASE_URL: NOWHERE });
     assert.equal(listed.stderr, '');
     assert.equal(listed.code, 0);

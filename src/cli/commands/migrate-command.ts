@@ -1,8 +1,9 @@
+import { existsSync } from 'node:fs';
 import { DEFAULT_SQLITE_PATH } from '../../shared/limits.js';
 import { storeFailure } from '../../storage/open-store.js';
 import { migratePostgres } from '../../storage/postgres/migrate-postgres.js';
 import { type Command, STORE_OPTIONS } from '../command.js';
-import { storeDatabaseUrl, withStore } from '../store-options.js';
+import { storeDatabaseUrl, storeLocationFromArgs, withStore } from '../store-options.js';
 
 export const migrateCommand: Command = {
   name: 'migrate',
@@ -11,12 +12,20 @@ export const migrateCommand: Command = {
   options: STORE_OPTIONS,
   notes:
     'Safe to run from several places at once (an advisory lock serialises them). Every other command refuses\n' +
-    'an unmigrated or older schema (`serve --migrate` migrates as it starts), and a newer one always.',
+    'an unmigrated or older schema (`serve --migrate` migrates as it starts), and a newer one always. With\n' +
+    '--db, a missing file is made, empty, and said to be new.',
   run: async (args, io) => {
     const databaseUrl = storeDatabaseUrl(args);
     if (databaseUrl === undefined) {
+      const { db } = storeLocationFromArgs(args);
+      // Made if missing (a schema to import into), but said so: a mistyped --db must not read as a database found.
+      const created = !existsSync(db);
       await withStore(args, async () => {});
-      io.stdout(`SQLite database ${args.strings['db']} is up to date.\n`);
+      io.stdout(
+        created
+          ? `Created a new, empty SQLite database at ${db}.\n`
+          : `SQLite database ${db} is up to date.\n`,
+      );
       return 0;
     }
     const result = await migratePostgres({ databaseUrl }).catch((error: unknown) => {
