@@ -1,4 +1,10 @@
-import { type RecordKindName, type RecordRow, recordKind } from '../records/kinds.js';
+import {
+  RECORD_KINDS,
+  type RecordKind,
+  type RecordKindName,
+  type RecordRow,
+  recordKind,
+} from '../records/kinds.js';
 import { mayHoldNul, NUL_MESSAGE, nulFieldOf } from '../shared/nul-field.js';
 import { createValidator, type Validator } from '../shared/validator.js';
 import { lineOfField } from './record-stream.js';
@@ -74,4 +80,36 @@ export const convertBatch = ({ kind, texts, lines, first }: RawBatch): Converted
     if (problems.length === 0) records.push(toRow(value));
   }
   return { records: problems.length === 0 ? records : [], problems };
+};
+
+/** The record's top-level fields that `kind` has. */
+const fieldsOf = (kind: RecordKind, fields: readonly string[]): number =>
+  fields.filter((field) => Object.hasOwn(kind.schema['properties'] as object, field)).length;
+
+/**
+ * The kind a record that is not `given`'s looks like, told from its text: it validates as that kind, or it has
+ * that kind's id field and not its own and more of that kind's fields. A file given as the wrong kind (purchase
+ * orders given as inventory history) is otherwise only dozens of field problems that never say so.
+ */
+export const kindOfStray = (text: string, given: RecordKindName): RecordKind | undefined => {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  if (validatorOf(given).problems(value).length === 0) return undefined;
+  const own = recordKind(given);
+  const fields = Object.keys(value);
+  const others: RecordKind[] = RECORD_KINDS.filter((kind) => kind.name !== given);
+  return (
+    others.find((kind) => validatorOf(kind.name).problems(value).length === 0) ??
+    others.find(
+      (kind) =>
+        Object.hasOwn(value, kind.idField) &&
+        !Object.hasOwn(value, own.idField) &&
+        fieldsOf(kind, fields) > fieldsOf(own, fields),
+    )
+  );
 };

@@ -8,7 +8,7 @@ import {
   zeroCounts,
 } from '../records/kinds.js';
 import type { Store } from '../storage/store.js';
-import type { BatchProblem, ConvertedBatch } from './convert-batch.js';
+import { type BatchProblem, type ConvertedBatch, kindOfStray } from './convert-batch.js';
 import { createRecordConverter } from './record-converter.js';
 import { openInput, RecordSyntaxError, readRecords } from './record-stream.js';
 
@@ -44,6 +44,11 @@ export interface ImportOptions extends Partial<Record<RecordKindName, ImportSour
   maxRecordBytes?: number;
   /** A source with no records is a problem (the CLI: an empty file is a mistake); else it imports nothing. */
   refuseEmpty?: boolean;
+  /**
+   * How the caller takes a file of `kind`, ending the problem that says a file looks like another kind's:
+   * `give it with --purchase-orders`. Default `give it as purchaseOrders` (this option's key).
+   */
+  giveAs?: (kind: RecordKind) => string;
 }
 
 export interface ImportResult {
@@ -70,6 +75,7 @@ const AHEAD = 3;
  */
 export const importFiles = async (store: Store, options: ImportOptions): Promise<ImportResult> => {
   const maxProblems = options.maxProblems ?? 50;
+  const giveAs = options.giveAs ?? ((kind: RecordKind) => `give it as ${kind.name}`);
   const problems: ImportProblem[] = [];
   let truncated = false;
   let read = 0;
@@ -97,8 +103,14 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
     // inventory entries 61-66k → 82-90k/s; 25k/s on a 100k-order file). PostgreSQL's writes already run in its
     // own process, which needs the second core: there the worker measured slightly slower.
     const converter = createRecordConverter({ inWorker: store.capabilities.writesOnMainThread });
-    // Batches being converted, oldest first, with their records' lines; their answers are taken in order.
-    const converting: { pending: Promise<ConvertedBatch>; lines: number[]; first: number }[] = [];
+    // Batches being converted, oldest first, with their records' lines (and the file's first record, in the
+    // first batch, to tell a file of another kind); their answers are taken in order.
+    const converting: {
+      pending: Promise<ConvertedBatch>;
+      lines: number[];
+      first: number;
+      opening?: string;
+    }[] = [];
     const seen = new Map<string, number>();
     const repeats = (records: ConvertedBatch['records'], lines: number[], first: number): boolean => {
       let found = false;
@@ -127,6 +139,15 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
     const takeOldest = async () => {
       const batch = converting.shift()!;
       const { records, problems: found } = await batch.pending;
+      const stray =
+        found.length === 0 || batch.opening === undefined ? undefined : kindOfStray(batch.opening, kind.name);
+      // Said once, before the problems it explains.
+      if (stray !== undefined)
+        report({
+          line: 0,
+          fieldName: `(${noun})`,
+          message: `looks like ${stray.countLabel}, not ${kind.countLabel}: ${giveAs(stray)}`,
+        });
       for (const problem of found) {
         if (truncated) break;
         report(problem);
@@ -146,7 +167,7 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
       const first = inFile - texts.length;
       const pending = converter.convert({ kind: kind.name, texts, lines, first });
       pending.catch(() => {});
-      converting.push({ pending, lines, first });
+      converting.push({ pending, lines, first, ...(first === 0 ? { opening: texts[0]! } : {}) });
       texts = [];
       lines = [];
       if (converting.length > AHEAD) await takeOldest();

@@ -9,7 +9,7 @@ import type { RecordReader } from '../retail/record-reader.js';
 import { DATE_TIME_HINT, isDateTime } from '../shared/date-time.js';
 import { meantAside } from '../shared/did-you-mean.js';
 import { LarderError } from '../shared/errors.js';
-import { LOCATION_ID, LOCATION_ID_RULE } from '../shared/limits.js';
+import { ADMIN_PREFIX, LOCATION_ID, LOCATION_ID_RULE } from '../shared/limits.js';
 import { UUID } from '../shared/schema-helpers.js';
 import { createValidator, MAX_REPORTED_PROBLEMS, requireValid } from '../shared/validator.js';
 import type { ClockView, VirtualClock } from '../shared/virtual-clock.js';
@@ -103,7 +103,8 @@ const fixtureProblems = (problems: readonly ImportProblem[], truncated: boolean)
         problem.record === undefined
           ? problem.fieldName
           : `[${problem.record}]${problem.fieldName.startsWith('(') ? '' : '.'}${problem.fieldName}`,
-      message: `${problem.message} (line ${problem.line})`,
+      // Line 0 is the whole body's (it looks like another kind's records).
+      message: problem.line === 0 ? problem.message : `${problem.message} (line ${problem.line})`,
     })),
   });
 };
@@ -261,6 +262,8 @@ export const createAdminRoutes = ({
         locationId,
         [kind.name]: { path: 'body', input, noun: 'body' },
         maxProblems: MAX_REPORTED_PROBLEMS + 1,
+        giveAs: (other) =>
+          `send it to POST ${ADMIN_PREFIX}/locations/${encodeURIComponent(locationId)}/${other.name}`,
       });
       if (!result.committed) throw fixtureProblems(result.problems, result.truncated);
       return c.json({ imported: result.counts[kind.countField] });

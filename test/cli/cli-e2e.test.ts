@@ -38,6 +38,23 @@ describe('larder CLI end to end', () => {
     assert.match(list.stderr, /No database at .*Nothing was created/);
   });
 
+  test('a file of the other kind is told first, naming the flag to give it with', async () => {
+    const [po, ih] = [join(dir, 'po.ndjson'), join(dir, 'ih.json')];
+    const firstLine = async (flag: string, file: string) => {
+      const run = await larder(['import', '--db', db, '--location', 'loc-swapped', flag, file]);
+      assert.equal(run.code, 1);
+      return run.stderr.split('\n')[0];
+    };
+    assert.equal(
+      await firstLine('--inventory-history', po),
+      `${po}:0 (file): looks like purchase orders, not inventory entries: give it with --purchase-orders`,
+    );
+    assert.equal(
+      await firstLine('--purchase-orders', ih),
+      `${ih}:0 (file): looks like inventory entries, not purchase orders: give it with --inventory-history`,
+    );
+  });
+
   test('a reader that stops early (`larder openapi | head`) ends the command quietly, exit 0', async () => {
     const child = spawn(process.execPath, [BIN, 'openapi']);
     let stderr = '';

@@ -165,6 +165,44 @@ for (const backend of await backends()) {
       );
     });
 
+    test('a file of another kind says so once, first, naming how to give it; its problems follow', async () => {
+      const locationId = newLocationId();
+      const asEntries = await importFiles(instance.store, {
+        locationId,
+        inventoryHistory: { path: 'po.ndjson', input: ndjson(orders.slice(0, 3)) },
+        maxProblems: 10,
+      });
+      assert.deepEqual(asEntries.problems[0], {
+        file: 'po.ndjson',
+        line: 0,
+        fieldName: '(file)',
+        message: 'looks like purchase orders, not inventory entries: give it as purchaseOrders',
+      });
+      const manyProblems = await importFiles(instance.store, {
+        locationId,
+        inventoryHistory: {
+          path: 'po.ndjson',
+          input: ndjson([{ ...orders[0], status: 'LOST' }, ...orders.slice(1, 5)]),
+        },
+        maxProblems: 10,
+      });
+      // The first order is broken too: its id field and its other fields still tell its kind.
+      assert.equal(manyProblems.problems[0]?.fieldName, '(file)');
+      assert.equal(manyProblems.problems.length, 10, 'the hint is one of the first maxProblems');
+      assert.equal(manyProblems.problems.filter((problem) => problem.line === 0).length, 1, 'said once');
+      const asOrders = await importFiles(instance.store, {
+        locationId,
+        purchaseOrders: { path: 'ih.ndjson', input: ndjson(entries.slice(0, 3)) },
+        giveAs: (kind) => `give it with --${kind.name}`,
+      });
+      assert.equal(
+        formatProblem(asOrders.problems[0]!),
+        'ih.ndjson:0 (file): looks like inventory entries, not purchase orders: give it with --inventoryHistory',
+      );
+      assert.ok(asOrders.problems.length > 1);
+      assert.equal(await instance.store.locations.get(locationId), undefined);
+    });
+
     test('a file that cannot be read (a directory, no permission) is a problem at line 0, and nothing is stored', async () => {
       const locationId = newLocationId();
       // What a read stream of a file the user may not read fails with (root may read anything, so it is made here).

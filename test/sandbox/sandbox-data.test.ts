@@ -108,6 +108,24 @@ for (const backend of await backends()) {
       assert.equal(await db.store.locations.get('fixture-2'), undefined, 'all or nothing');
     });
 
+    test('records of the other kind are told first, naming the path to send them to', async () => {
+      const response = await api.admin(
+        'POST',
+        '/locations/fixture-7/inventoryHistory',
+        JSON.stringify(orders),
+      );
+      assert.equal(response.status, 400);
+      const [hint, ...rest] = (await api.json<{ errors: { fieldName: string; message: string }[] }>(response))
+        .errors;
+      assert.deepEqual(hint && { fieldName: hint.fieldName, message: hint.message }, {
+        fieldName: '(body)',
+        message:
+          '(body) looks like purchase orders, not inventory entries: send it to POST /_larder/locations/fixture-7/purchaseOrders.',
+      });
+      assert.ok(rest.length > 0);
+      assert.equal(await db.store.locations.get('fixture-7'), undefined);
+    });
+
     test('a date-time Date.parse cannot read is a 400 naming the field, not a 500 from the database', async () => {
       const bad = [
         { ...orders[0], modifiedDate: '2025-01-01T23:59:60Z' },

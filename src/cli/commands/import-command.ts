@@ -1,7 +1,7 @@
 import { formatProblem, importFiles } from '../../import/import-files.js';
 import { LOCATION_ID, LOCATION_ID_RULE, MAX_RECORD_BYTES } from '../../shared/limits.js';
 import { type Command, requiredOption, STORE_OPTIONS, UsageError } from '../command.js';
-import { kindFileOptions, kindFiles } from '../kind-files.js';
+import { kindFileOptions, kindFiles, kindFlag } from '../kind-files.js';
 import { createProgress } from '../progress.js';
 import { withStore } from '../store-options.js';
 
@@ -24,7 +24,9 @@ export const importCommand: Command = {
     'Every record is validated; if any is invalid nothing is stored and each problem is printed as\n' +
     'FILE:LINE field.path: message (first 50), LINE being the line of the field itself. A file with no records,\n' +
     `an id repeated within a file, a file that cannot be read (FILE:0), or a record longer than ${MAX_RECORD_BYTES / 2 ** 20} MiB is a\n` +
-    'problem too. Records are upserted by id within the location.',
+    'problem too. A file of the other kind is told first, naming the flag to give it with (FILE:0 (file): looks\n' +
+    'like purchase orders, not inventory entries: give it with --purchase-orders). Records are upserted by id\n' +
+    'within the location.',
   run: async (args, io) => {
     const locationId = requiredOption(args, 'location');
     if (!LOCATION_ID.test(locationId)) {
@@ -48,6 +50,7 @@ export const importCommand: Command = {
           ...files,
           exclusive: true,
           refuseEmpty: true,
+          giveAs: (kind) => `give it with ${kindFlag(kind.name)}`,
           onProgress: progress.update,
         }),
       (outcome) => !outcome.committed,
