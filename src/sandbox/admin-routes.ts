@@ -6,7 +6,7 @@ import { readBodyText, readJsonObject, SEARCH_BODY_HINT } from '../http/request-
 import { type ImportProblem, importFiles } from '../import/import-files.js';
 import { RECORD_KINDS } from '../records/kinds.js';
 import type { RecordReader } from '../retail/record-reader.js';
-import { DATE_TIME_HINT, isDateTime } from '../shared/date-time.js';
+import { DAY_OR_DATE_TIME_HINT, dayOrDateTime } from '../shared/date-time.js';
 import { meantAside } from '../shared/did-you-mean.js';
 import { LarderError } from '../shared/errors.js';
 import { ADMIN_PREFIX, LOCATION_ID, LOCATION_ID_RULE } from '../shared/limits.js';
@@ -160,7 +160,7 @@ export const journalFilter = (c: Context): ViewFilter => {
   onlyKnownParams(c, JOURNAL_PARAMS);
   const after = queryParam(c, 'after', CURSOR, "a listing's next (0:1234)");
   // Read as record date-times are: a value Date.parse cannot read would be a NaN bound that filters nothing.
-  const since = queryParam(c, 'since', isDateTime, `a date-time (${DATE_TIME_HINT})`);
+  const since = queryParam(c, 'since', (value) => dayOrDateTime(value) !== undefined, DAY_OR_DATE_TIME_HINT);
   // Any run of digits: a limit past what the ring holds lists all of it (1000000 is a whole number too).
   const limit = queryParam(c, 'limit', /^\d+$/, 'a whole number');
   const status = queryParam(c, 'status', /^[1-5](\d\d|xx)$/i, 'an HTTP status (429) or class (4xx)');
@@ -179,7 +179,7 @@ export const journalFilter = (c: Context): ViewFilter => {
     filter.operation = operation;
   }
   if (status !== undefined) filter.status = status;
-  if (since !== undefined) filter.sinceMs = Date.parse(since);
+  if (since !== undefined) filter.sinceMs = Date.parse(dayOrDateTime(since)!);
   if (limit !== undefined) filter.limit = Number(limit);
   if (after !== undefined)
     filter.after = Object.fromEntries(

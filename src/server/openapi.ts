@@ -1001,7 +1001,10 @@ export const openApiDocument = (publicUrl: string) => {
             query('location', 'Only this location.'),
             query('operation', 'Only this operation id.'),
             query('status', 'A status (429) or class (4xx).'),
-            query('since', 'Entries at or after this ISO date-time (virtual).'),
+            query(
+              'since',
+              'Entries at or after this (virtual) instant: an RFC 3339 date-time (2025-06-01T09:00:00Z, or with ±HH:MM), or a day (2025-06-01) for its midnight UTC.',
+            ),
             query('limit', 'At most this many, the newest.'),
             query(
               'after',

@@ -34,3 +34,13 @@ export const isDateTime = (text: string): boolean => {
 
 /** What a date-time must look like, for messages. */
 export const DATE_TIME_HINT = 'RFC 3339 with T and a zone of Z or ±HH:MM, e.g. 2024-05-01T12:00:00Z';
+
+/**
+ * Where an instant may also be given as a day (`larder clock set`, `--since`): a day alone is its midnight UTC, as
+ * a sync window's dates are. The date-time it stands for, or undefined when it is neither.
+ */
+export const dayOrDateTime = (text: string): string | undefined =>
+  isCalendarDate(text) ? `${text}T00:00:00Z` : isDateTime(text) ? text : undefined;
+
+/** What such a value must look like, for messages. */
+export const DAY_OR_DATE_TIME_HINT = `a day (YYYY-MM-DD) or a date-time (${DATE_TIME_HINT})`;

@@ -323,11 +323,22 @@ for (const backend of await backends()) {
         assert.equal((await list('limit=1000000')).length, all);
         assert.equal((await list(`limit=${'9'.repeat(400)}`)).length, all);
         assert.equal((await list(`since=${new Date(clock.now() + 3_600_000).toISOString()}`)).length, 0);
+        // A day alone is its midnight UTC, as `larder clock set` and `larder pull --since` read one.
+        const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+        assert.equal((await list(`since=${day(clock.now())}`)).length, all);
+        assert.equal((await list(`since=${day(clock.now() + 86_400_000)}`)).length, 0);
         const bad = await admin('GET', '/requests?limit=lots');
         assert.equal(bad.status, 400);
         assert.equal((await json(bad))['fieldName'], 'limit');
-        // since reads date-times as records do: one an import would refuse is a 400, not a filter matching all.
-        for (const since of ['2025-01-01T99:99:99Z', '2025-01-01t12:00:00z', '2025-01-01T12:00:00+0500']) {
+        // since reads date-times as records do (and only real days): one an import would refuse is a 400, not a
+        // filter matching all.
+        for (const since of [
+          '2025-01-01T99:99:99Z',
+          '2025-01-01t12:00:00z',
+          '2025-01-01T12:00:00+0500',
+          '2025-02-30',
+          '2025-6-1',
+        ]) {
           const refused = await admin('GET', `/requests?since=${encodeURIComponent(since)}`);
           assert.equal(refused.status, 400, since);
           assert.equal((await json(refused))['fieldName'], 'since');

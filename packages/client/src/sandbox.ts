@@ -49,7 +49,7 @@ export interface JournalFilter {
   operation?: string | undefined;
   /** An exact status (`429`) or a class (`4xx`). */
   status?: number | `${1 | 2 | 3 | 4 | 5}xx` | undefined;
-  /** Entries at or after this (virtual) time. */
+  /** Entries at or after this (virtual) time: an RFC 3339 date-time, or a day (`YYYY-MM-DD`) for its midnight UTC. */
   since?: string | Date | undefined;
   /** At most this many, the newest (still oldest first). */
   limit?: number | undefined;

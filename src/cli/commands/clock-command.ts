@@ -1,4 +1,4 @@
-import { DATE_TIME_HINT, isCalendarDate, isDateTime } from '../../shared/date-time.js';
+import { DATE_TIME_HINT, dayOrDateTime } from '../../shared/date-time.js';
 import type { ClockView } from '../../shared/virtual-clock.js';
 import { parseDuration } from '../../shared/virtual-clock.js';
 import { ADMIN_OPTIONS, adminClient } from '../admin-client.js';
@@ -35,9 +35,8 @@ export const clockCommand: Command = {
       expectNoValue();
       request = admin.call('GET', '/clock');
     } else if (action === 'set') {
-      // A date alone is that day's midnight UTC, as a sync window's dates are.
-      const now = value !== undefined && isCalendarDate(value) ? `${value}T00:00:00Z` : value;
-      if (now === undefined || !isDateTime(now))
+      const now = value === undefined ? undefined : dayOrDateTime(value);
+      if (now === undefined)
         throw new UsageError(`clock set needs a date-time (${DATE_TIME_HINT}) or a day (2025-06-01).`);
       request = admin.call('PUT', '/clock', { now, frozen: args.flags['frozen'] === true });
     } else if (action === 'advance') {

@@ -1,7 +1,7 @@
 import { LarderClientError } from '@larder/client';
 import { pullLocation } from '../../pull/pull-location.js';
 import { describeCounts } from '../../records/kinds.js';
-import { DATE_TIME_HINT, isCalendarDate, isDateTime } from '../../shared/date-time.js';
+import { DAY_OR_DATE_TIME_HINT, dayOrDateTime } from '../../shared/date-time.js';
 import { LOCATION_ID, LOCATION_ID_RULE } from '../../shared/limits.js';
 import {
   type Command,
@@ -88,10 +88,8 @@ export const pullCommand: Command = {
     if (!LOCATION_ID.test(intoLocation)) throw new UsageError(`--into-location must be ${LOCATION_ID_RULE}.`);
     const since = args.strings['since'];
     // A day that does not exist (2025-02-30) is refused, not rolled over into March as Date.parse does.
-    if (since !== undefined && !isCalendarDate(since) && !isDateTime(since))
-      throw new UsageError(
-        `--since must be a day (YYYY-MM-DD) or a date-time (${DATE_TIME_HINT}), not ${since}.`,
-      );
+    if (since !== undefined && dayOrDateTime(since) === undefined)
+      throw new UsageError(`--since must be ${DAY_OR_DATE_TIME_HINT}, not ${since}.`);
     const pageSize = intOption(args, 'page-size', 1, 500);
     const progress = createProgress(io, 'records');
     const started = performance.now();
