@@ -23,7 +23,15 @@ export const ADMIN_OPTIONS: OptionTable = {
 };
 
 /** A failure the server reported, with its ErrorMessage. */
-export class AdminApiError extends Error {}
+export class AdminApiError extends Error {
+  constructor(
+    message: string,
+    /** What the server answered, when it answered: a command can say a refused query parameter as its flag. */
+    readonly answer?: { status: number; fieldName?: string | undefined; message?: string | undefined },
+  ) {
+    super(message);
+  }
+}
 
 export interface AdminClient {
   call<T>(method: string, path: string, body?: unknown): Promise<T>;
@@ -63,7 +71,7 @@ export const adminClient = (args: ParsedArgs): AdminClient => {
       if (response.ok) return JSON.parse(text) as T;
       if (response.status === 404 && !text.includes('"requestId"'))
         throw new AdminApiError(`${url} does not look like Larder (404 for /_larder${path}).`);
-      let answer: { message?: string; code?: number } = {};
+      let answer: { message?: string; code?: number; fieldName?: string } = {};
       try {
         answer = JSON.parse(text) as typeof answer;
       } catch {}
@@ -76,7 +84,11 @@ export const adminClient = (args: ParsedArgs): AdminClient => {
         throw new AdminApiError(
           `${url} refused the admin token (wrong or missing): use the one \`larder serve\` printed, or the --admin-token it was started with.`,
         );
-      throw new AdminApiError(`${response.status}: ${answer.message ?? text}`);
+      throw new AdminApiError(`${response.status}: ${answer.message ?? text}`, {
+        status: response.status,
+        fieldName: answer.fieldName,
+        message: answer.message,
+      });
     },
   };
 };

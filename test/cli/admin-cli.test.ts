@@ -119,7 +119,7 @@ test('requests lists the journal, filtered by client and status', async () => {
   assert.ok(entries.every((e) => e.status === 401 && e.operation === 'searchPurchaseOrders'));
 });
 
-test('requests --limit keeps the newest, --since the later ones; a bad --since is the server naming the field', async () => {
+test('requests --limit keeps the newest, --since the later ones (a day alone: its midnight UTC)', async () => {
   for (let i = 0; i < 3; i++) await fetch(`${handle.url}/v1/purchaseOrders/search`, { method: 'POST' });
   const all = (await larder('requests', '--json')).out.trim().split('\n');
   const newest = (await larder('requests', '--json', '--limit', '2')).out.trim().split('\n');
@@ -130,10 +130,38 @@ test('requests --limit keeps the newest, --since the later ones; a bad --since i
     since,
     all.filter((entry) => (JSON.parse(entry) as { time: string }).time >= last.time),
   );
-  const bad = await larder('requests', '--since', 'yesterday');
-  assert.equal(bad.code, 1);
-  assert.match(bad.err, /400: since/);
+  const day = last.time.slice(0, 10);
+  const fromDay = (await larder('requests', '--json', '--since', day)).out.trim().split('\n');
+  assert.deepEqual(
+    fromDay,
+    all.filter((entry) => (JSON.parse(entry) as { time: string }).time >= `${day}T00:00:00.000Z`),
+  );
+  const nextDay = new Date(Date.parse(day) + 86_400_000).toISOString().slice(0, 10);
+  assert.equal((await larder('requests', '--since', nextDay)).out, 'No recorded requests match.\n');
   assert.equal((await larder('requests', 'purge')).code, 2);
+});
+
+test('a bad --since, --status or --operation of requests is a usage error naming the flag', async () => {
+  for (const [flag, value, message] of [
+    [
+      '--since',
+      'yesterday',
+      /^larder requests: --since must be a day \(YYYY-MM-DD\) or a date-time \(RFC 3339/,
+    ],
+    ['--since', '2025-02-30', /^larder requests: --since must be a day/],
+    ['--status', '5x', /^larder requests: --status must be an HTTP status \(429\) or class \(4xx\)/],
+    [
+      '--operation',
+      'searchPurchaseOrder',
+      /^larder requests: --operation must be .*did you mean searchPurchaseOrders\?/,
+    ],
+    ['--limit', 'lots', /^larder requests: --limit must be a whole number/],
+  ] as const) {
+    const bad = await larder('requests', flag, value);
+    assert.equal(bad.code, 2, `${flag} ${value}`);
+    assert.match(bad.err, message, `${flag} ${value}`);
+    assert.doesNotMatch(bad.err, /400/, `${flag} ${value}`);
+  }
 });
 
 /**

@@ -286,11 +286,12 @@ describe('a mistyped or missing action', () => {
 });
 
 test('--help describes --since by the rule its refusal gives, and pull --help shows --page-size in its usage', async () => {
-  // `2025-06-01T09:00` is ISO 8601, and refused: the help must not promise it.
+  // `2025-06-01T09:00` is ISO 8601, and refused: the help must not promise it. A day alone is taken by both.
   for (const command of ['pull', 'requests']) {
     const help = (await runMain([command, '--help'])).stdout;
     const since = /^ {2}--since .*$/m.exec(help)?.[0] ?? '';
     assert.match(since, /RFC 3339/, `larder ${command} --help: ${since}`);
+    assert.match(since, /day \(YYYY-MM-DD/, `larder ${command} --help: ${since}`);
     assert.doesNotMatch(since, /ISO/, `larder ${command} --help: ${since}`);
   }
   assert.match((await runMain(['pull', '--help'])).stdout, /^Usage: larder pull .*\[--page-size 500\]$/m);

@@ -1,6 +1,6 @@
 import type { Cleared, JournalList } from '../../sandbox/admin-schemas.js';
 import type { JournalEntry } from '../../sandbox/journal-entry.js';
-import { ADMIN_OPTIONS, adminClient } from '../admin-client.js';
+import { ADMIN_OPTIONS, AdminApiError, adminClient } from '../admin-client.js';
 import { type Command, UsageError } from '../command.js';
 
 const line = (entry: JournalEntry) =>
@@ -32,11 +32,36 @@ export const missedEntries = (missed: number): string =>
 /** How often --follow asks for new entries. */
 const FOLLOW_INTERVAL_MS = 1000;
 
+/** Each filter flag and the query parameter it is sent as. */
+const FILTERS = [
+  ['client', 'clientId'],
+  ['location', 'location'],
+  ['operation', 'operation'],
+  ['status', 'status'],
+  ['since', 'since'],
+] as const;
+
+/**
+ * The server's refusal of a filter, said as the flag given: the server is the one judge of what a filter takes
+ * (operation ids, the date-time rule), and the mistake was the caller's, so a usage error (exit 2).
+ */
+const asUsageError = (error: unknown): unknown => {
+  if (!(error instanceof AdminApiError) || error.answer?.status !== 400) return error;
+  const { fieldName, message } = error.answer;
+  // --limit goes with the first listing only, so it is no filter, but the server judges it too.
+  const filter = [...FILTERS, ['limit', 'limit'] as const].find(([, param]) => param === fieldName);
+  if (filter === undefined || message === undefined) return error;
+  const [option, param] = filter;
+  return new UsageError(
+    message.startsWith(`${param} `) ? `--${option}${message.slice(param.length)}` : `--${option}: ${message}`,
+  );
+};
+
 export const requestsCommand: Command = {
   name: 'requests',
   summary: "Show a running sandbox's request journal (oldest first), or clear it.",
   usage:
-    'larder requests [--client ID] [--location ID] [--operation OP] [--status 4xx] [--since TIME] [--limit N]\n' +
+    'larder requests [--client ID] [--location ID] [--operation OP] [--status 4xx] [--since DATE] [--limit N]\n' +
     '                       [--follow] [--json]\n' +
     '       larder requests clear',
   takesArguments: true,
@@ -52,9 +77,9 @@ export const requestsCommand: Command = {
     status: { type: 'string', placeholder: 'STATUS', description: 'Only this status (429) or class (4xx).' },
     since: {
       type: 'string',
-      placeholder: 'TIME',
+      placeholder: 'DATE',
       description:
-        'Only requests at or after this date-time (RFC 3339: 2025-06-01T09:00:00Z, or with ±HH:MM), on the virtual clock.',
+        'Only requests at or after this day (YYYY-MM-DD: from its midnight UTC) or date-time (RFC 3339: 2025-06-01T09:00:00Z, or with ±HH:MM), on the virtual clock.',
     },
     limit: {
       type: 'string',
@@ -83,13 +108,7 @@ export const requestsCommand: Command = {
       return 0;
     }
     const query = new URLSearchParams();
-    for (const [option, param] of [
-      ['client', 'clientId'],
-      ['location', 'location'],
-      ['operation', 'operation'],
-      ['status', 'status'],
-      ['since', 'since'],
-    ] as const) {
+    for (const [option, param] of FILTERS) {
       const value = args.strings[option];
       if (value !== undefined) query.set(param, value);
     }
@@ -100,7 +119,11 @@ export const requestsCommand: Command = {
     // --limit trims the first listing only: each poll then lists everything recorded since the one before.
     const first = new URLSearchParams(query);
     if (args.strings['limit'] !== undefined) first.set('limit', args.strings['limit']);
-    const { requests, dropped, next } = await admin.call<JournalList>('GET', `/requests?${first}`);
+    const { requests, dropped, next } = await admin
+      .call<JournalList>('GET', `/requests?${first}`)
+      .catch((error: unknown) => {
+        throw asUsageError(error);
+      });
     print(requests);
     if (dropped > 0) io.stderr(`${droppedEntries(dropped)}.\n`);
     // Said, not left blank, so an empty answer is not mistaken for a hung command; never in --json output.
