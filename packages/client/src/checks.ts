@@ -23,3 +23,26 @@ export const checkUrl = (name: string, url: unknown, credentials: string): void 
 export const checkSecret = (name: string, value: unknown): void => {
   if (typeof value !== 'string' || value === '') throw new TypeError(`${name} must be a non-empty string`);
 };
+
+/**
+ * Whether a header carries the value as it is: fetch strips spaces, tabs and line breaks at either end (a location
+ * `Café\n` would be answered as `Café`), and refuses a line break or NUL within and characters beyond U+00FF.
+ */
+export const headerCarries = (value: unknown): value is string =>
+  typeof value === 'string' && !/^[\t\n\r ]|[\t\n\r ]$|[\0\n\r]|[^\0-\xff]/.test(value);
+
+export const HEADER_RULE =
+  'a string a header carries as it is: no space, tab or line break at either end, no line break or NUL within, nothing beyond U+00FF';
+
+/**
+ * One segment of a request's path, encoded, so an id with `/`, `?` or `#` stays one segment. A URL resolves `.` and
+ * `..` (and `%2e`, which it reads alike) away, so no path can carry them: a TypeError naming the value, as an empty
+ * one that would name the collection.
+ */
+export const pathSegment = (name: string, value: unknown): string => {
+  if (typeof value !== 'string' || value === '' || value === '.' || value === '..')
+    throw new TypeError(
+      `${name} must be a non-empty string other than "." and ".." (a URL resolves them away), not ${JSON.stringify(value)}`,
+    );
+  return encodeURIComponent(value);
+};

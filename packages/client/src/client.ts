@@ -1,4 +1,4 @@
-import { checkSecret, checkUrl } from './checks.js';
+import { checkSecret, checkUrl, HEADER_RULE, headerCarries, pathSegment } from './checks.js';
 import { LarderClientError } from './errors.js';
 import {
   type InventoryHistoryLogEntry,
@@ -115,6 +115,12 @@ const trimSlash = (url: string) => url.replace(/\/+$/, '');
 const invalidToken = (answer: HttpAnswer) =>
   answer.status === 401 && /invalid_token/.test(answer.headers.get('www-authenticate') ?? '');
 
+/** A location travels in a header: one fetch would strip or refuse is a TypeError, never another location's answer. */
+const checkLocation = (location: unknown): void => {
+  if (!headerCarries(location))
+    throw new TypeError(`location must be ${HEADER_RULE}, not ${JSON.stringify(location)}`);
+};
+
 /** The longest a timer can wait (2^31 - 1 ms, about 24.8 days): AbortSignal.timeout refuses more. */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -168,6 +174,7 @@ export const createClient = (options: ClientOptions): LarderClient => {
     call: CallOptions,
     body?: unknown,
   ): Promise<R> => {
+    checkLocation(call.location);
     /** The token the last attempt carried, and every token the call carried (an error masks each). */
     let sent: Cached | undefined;
     const carried: string[] = [];
@@ -209,6 +216,7 @@ export const createClient = (options: ClientOptions): LarderClient => {
     const { idField } = RECORD_KINDS[name];
     const search = (filter: F, options: SearchOptions): SearchResult<T> => {
       // The server would refuse it with a 400; said here, naming the option, before a login is spent on it.
+      checkLocation(options.location);
       const { pageSize } = options;
       if (
         pageSize !== undefined &&
@@ -260,7 +268,8 @@ export const createClient = (options: ClientOptions): LarderClient => {
       };
     };
     return {
-      get: (id, options) => call<T>('GET', `/v1/${name}/${encodeURIComponent(id)}`, options),
+      // Async: an id refused here rejects, as a location refused in call does.
+      get: async (id, options) => call<T>('GET', `/v1/${name}/${pathSegment('id', id)}`, options),
       search,
       sync: (options) => {
         let watermark: Watermark | undefined;

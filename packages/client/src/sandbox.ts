@@ -1,4 +1,4 @@
-import { checkSecret, checkUrl } from './checks.js';
+import { checkSecret, checkUrl, HEADER_RULE, headerCarries, pathSegment } from './checks.js';
 import { instant, isDay } from './dates.js';
 import type {
   Cleared,
@@ -178,6 +178,8 @@ const clockTime = (now: string | Date): string => {
 export const createSandbox = (options: SandboxOptions): LarderSandbox => {
   checkUrl('baseUrl', options.baseUrl, 'the sandbox sends adminToken');
   checkSecret('adminToken', options.adminToken);
+  // Never echoed: it is a secret.
+  if (!headerCarries(options.adminToken)) throw new TypeError(`adminToken must be ${HEADER_RULE}`);
   const base = `${options.baseUrl.replace(/\/+$/, '')}/_larder`;
   // No retries: a test driving its sandbox wants a refusal or an outage at once, not after backoff.
   const transport = createTransport({
@@ -217,7 +219,7 @@ export const createSandbox = (options: SandboxOptions): LarderSandbox => {
     const text = params.toString();
     return text === '' ? '' : `?${text}`;
   };
-  const location = (id: string) => `/locations/${encodeURIComponent(id)}`;
+  const location = (id: string) => `/locations/${pathSegment('location', id)}`;
   const readJournal = (filter: JournalFilter = {}, signal?: AbortSignal) =>
     call<JournalList>(
       'GET',
@@ -280,9 +282,10 @@ export const createSandbox = (options: SandboxOptions): LarderSandbox => {
     },
     locations: {
       list: () => call('GET', '/locations'),
-      loadPurchaseOrders: (id, records) => call('POST', `${location(id)}/purchaseOrders`, records),
-      loadInventoryHistory: (id, records) => call('POST', `${location(id)}/inventoryHistory`, records),
-      remove: (id) => call('DELETE', location(id)),
+      // Async: an id refused here rejects like a refusal of the server, never throws at the call.
+      loadPurchaseOrders: async (id, records) => call('POST', `${location(id)}/purchaseOrders`, records),
+      loadInventoryHistory: async (id, records) => call('POST', `${location(id)}/inventoryHistory`, records),
+      remove: async (id) => call('DELETE', location(id)),
     },
     clients: { create: (request) => call('POST', '/clients', request) },
     requests: {
@@ -296,7 +299,7 @@ export const createSandbox = (options: SandboxOptions): LarderSandbox => {
       list: () => call('GET', '/faults'),
       set: (rules) => call('PUT', '/faults', { rules }),
       add: (rule) => call('POST', '/faults', rule),
-      remove: (id) => call('DELETE', `/faults/${encodeURIComponent(id)}`),
+      remove: async (id) => call('DELETE', `/faults/${pathSegment('id', id)}`),
       clear: () => call('DELETE', '/faults'),
     },
     reset: () => call('POST', '/reset'),

@@ -4,7 +4,9 @@ import {
   type ClientOptions,
   createClient,
   createSandbox,
+  type LarderClient,
   LarderClientError,
+  type RecordsApi,
   type SandboxOptions,
 } from '../src/index.js';
 import { createSyncState } from '../src/sync.js';
@@ -97,10 +99,157 @@ test('a sandbox whose options cannot work is refused when it is made, as a clien
   assert.doesNotThrow(() => createSandbox({ baseUrl: 'http://larder.test/', adminToken: 'x' }));
 });
 
-test('a location no header can carry is a TypeError before anything is sent', async () => {
-  const { client, sent } = scripted(LOGIN);
-  await assert.rejects(client.purchaseOrders.get('x', { location: 'a\nb' }), TypeError);
-  assert.deepEqual(sent, []);
+/** A client whose fetch records each request (URL as fetch reads it, and headers) and answers it with the next of `answers`. */
+const recorded = (...answers: unknown[]) => {
+  const sent: { url: URL; headers: Headers }[] = [];
+  const client = createClient({
+    baseUrl: 'http://larder.test',
+    clientId: 'id',
+    clientSecret: 'secret',
+    sleep: async () => {},
+    fetch: (async (input: string | URL | Request, init?: RequestInit) => {
+      // As fetch reads them: the URL parsed (dot segments resolved), the header values normalized.
+      sent.push({ url: new URL(String(input)), headers: new Headers(init?.headers) });
+      return Response.json(answers.shift() ?? {});
+    }) as typeof fetch,
+  });
+  return { client, sent };
+};
+
+const EMPTY_PAGE = { data: [], currentPageToken: '', nextPageToken: '' };
+
+/** Every call of the client that takes a location, each run to its end. */
+const everyCall = (client: LarderClient, location: string): [string, () => Promise<unknown>][] =>
+  (['purchaseOrders', 'inventoryHistory'] as const).flatMap((kind) => {
+    const api: RecordsApi<unknown, object> = client[kind];
+    return [
+      [`${kind}.get`, () => api.get('x', { location })],
+      [
+        `${kind}.search`,
+        async () => {
+          for await (const _ of api.search({}, { location })) void _;
+        },
+      ],
+      [
+        `${kind}.search().pages()`,
+        async () => {
+          for await (const _ of api.search({}, { location }).pages()) void _;
+        },
+      ],
+      [
+        `${kind}.sync`,
+        async () => {
+          for await (const _ of api.sync({ location })) void _;
+        },
+      ],
+    ] as [string, () => Promise<unknown>][];
+  });
+
+test('a location a header cannot carry as it is is a TypeError naming location, for every call, before anything is sent', async () => {
+  // fetch strips leading and trailing whitespace (Café\n would be answered as Café) and refuses line breaks, NUL
+  // and characters beyond U+00FF; not a string at all would be sent as "undefined".
+  for (const location of [
+    'Café\n',
+    ' loc',
+    'loc ',
+    '\tloc',
+    'loc\r\n',
+    'a\nb',
+    'a\rb',
+    'a\0b',
+    'loc-€',
+    undefined,
+  ])
+    for (let call = 0; call < 8; call++) {
+      const { client, sent } = recorded(LOGIN);
+      const [name, run] = everyCall(client, location as string)[call] ?? [];
+      await assert.rejects(run?.() ?? Promise.resolve(), (error: unknown) => {
+        assert.ok(error instanceof TypeError, `${name} ${JSON.stringify(location)}: ${String(error)}`);
+        assert.match(error.message, /^location must be /, name);
+        assert.ok(error.message.endsWith(`not ${JSON.stringify(location)}`), error.message);
+        return true;
+      });
+      assert.deepEqual(sent, [], `${name} ${JSON.stringify(location)}`);
+    }
+  // Inner spaces, Latin-1: carried as they are.
+  for (const location of ['Café', 'a b', 'loc-linden-table']) {
+    const { client, sent } = recorded(LOGIN, ...Array.from({ length: 8 }, () => EMPTY_PAGE));
+    for (const [, run] of everyCall(client, location)) await run();
+    assert.equal(sent.length, 9);
+    for (const { url, headers } of sent.slice(1))
+      assert.equal(headers.get('platform-restaurant-external-id'), location, url.pathname);
+  }
+});
+
+test('a record id never changes the path it is sent to; one a path cannot carry is a TypeError naming id', async () => {
+  for (const kind of ['purchaseOrders', 'inventoryHistory'] as const) {
+    for (const id of ['a/b', '../x', 'a?b#c', '%2e%2e', '%2F', ' x ', 'Café', '..a', 'a\nb']) {
+      const { client, sent } = recorded(LOGIN);
+      await client[kind].get(id, { location: 'loc' });
+      const url = sent[1]?.url;
+      assert.equal(url?.pathname, `/v1/${kind}/${encodeURIComponent(id)}`, id);
+      assert.equal(url?.search, '', id);
+      assert.equal(decodeURIComponent(url?.pathname.split('/').at(-1) ?? ''), id);
+    }
+    // A URL resolves . and .. (and %2e, %2E: the same to it), so no path can carry them; empty names the list.
+    for (const id of ['.', '..', '', undefined]) {
+      const { client, sent } = recorded(LOGIN);
+      await assert.rejects(client[kind].get(id as string, { location: 'loc' }), (error: unknown) => {
+        assert.ok(error instanceof TypeError, `${JSON.stringify(id)}: ${String(error)}`);
+        assert.match(error.message, /^id must be /);
+        return true;
+      });
+      assert.deepEqual(sent, [], JSON.stringify(id));
+    }
+  }
+});
+
+test('a sandbox path segment a URL cannot carry, or an adminToken a header cannot, is a TypeError naming it, nothing sent', async () => {
+  const sent: URL[] = [];
+  const sandbox = createSandbox({
+    baseUrl: 'http://larder.test',
+    adminToken: 'admin-token-0123456789',
+    fetch: (async (input: string | URL | Request) => {
+      sent.push(new URL(String(input)));
+      return Response.json({});
+    }) as typeof fetch,
+  });
+  for (const bad of ['.', '..', '', undefined] as unknown as string[]) {
+    for (const [name, run] of [
+      ['location', () => sandbox.locations.loadPurchaseOrders(bad, [])],
+      ['location', () => sandbox.locations.loadInventoryHistory(bad, [])],
+      ['location', () => sandbox.locations.remove(bad)],
+      ['id', () => sandbox.faults.remove(bad)],
+    ] as const)
+      await assert.rejects(run(), (error: unknown) => {
+        assert.ok(error instanceof TypeError, `${JSON.stringify(bad)}: ${String(error)}`);
+        assert.match(error.message, new RegExp(`^${name} must be `));
+        return true;
+      });
+  }
+  assert.equal(sent.length, 0);
+  for (const id of ['a/b', '../x', '%2e%2e']) {
+    await sandbox.locations.remove(id);
+    await sandbox.faults.remove(id);
+  }
+  assert.deepEqual(
+    sent.map((url) => url.pathname),
+    ['a/b', '../x', '%2e%2e'].flatMap((id) => [
+      `/_larder/locations/${encodeURIComponent(id)}`,
+      `/_larder/faults/${encodeURIComponent(id)}`,
+    ]),
+  );
+  // A token read from a file keeps its line break: fetch would strip it (or refuse it), never the server's word.
+  for (const adminToken of ['admin-token-0123456789\n', ' admin-token-0123456789', 'admin\ntoken-0123456789'])
+    assert.throws(
+      () => createSandbox({ baseUrl: 'http://larder.test', adminToken }),
+      (error: unknown) => {
+        assert.ok(error instanceof TypeError);
+        assert.match(error.message, /^adminToken must be /);
+        assert.ok(!error.message.includes('admin-token'), 'never echoed');
+        return true;
+      },
+    );
 });
 
 test('a page size the server would refuse is a TypeError naming pageSize, before anything is sent', async () => {
