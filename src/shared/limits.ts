@@ -37,8 +37,9 @@ export const ADMIN_PREFIX = '/_larder';
  * LOCATION_HEADER, whose bytes clients encode differently beyond ASCII (curl sends UTF-8, fetch Latin-1), and
  * the retail API trims it, so only visible ASCII is matched alike from every client. Both stores hold any text.
  */
-export const LOCATION_ID = /^[\x21-\x7e]{1,200}$/;
-export const LOCATION_ID_RULE = `1 to 200 visible ASCII characters (no spaces): it travels in the ${LOCATION_HEADER} header`;
+// Not `.` or `..` alone: a URL resolves them away, so /_larder/locations/{id} could never reach such a location.
+export const LOCATION_ID = /^(?!\.\.?$)[\x21-\x7e]{1,200}$/;
+export const LOCATION_ID_RULE = `1 to 200 visible ASCII characters (no spaces), not . or .. alone: it travels in the ${LOCATION_HEADER} header and in the admin API's paths, where a URL resolves those away`;
 
 /** The embedded store's file when neither --db nor --database-url is given. */
 export const DEFAULT_SQLITE_PATH = './larder.db';

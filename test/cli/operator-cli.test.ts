@@ -147,8 +147,11 @@ describe('errors a new user meets', () => {
       ],
       [
         ['import', '--location', 'café', '--purchase-orders', 'x.json'],
-        '--location must be 1 to 200 visible ASCII characters (no spaces): it travels in the Platform-Restaurant-External-ID header.',
+        "--location must be 1 to 200 visible ASCII characters (no spaces), not . or .. alone: it travels in the Platform-Restaurant-External-ID header and in the admin API's paths, where a URL resolves those away.",
       ],
+      // Imported, such a location could never be reached at /_larder/locations/{id}.
+      [['import', '--location', '..', '--purchase-orders', 'x.json'], '--location must be 1 to 200'],
+      [['import', '--location', '.', '--purchase-orders', 'x.json'], '--location must be 1 to 200'],
       [
         ['import', '--location', `#/${'x'.repeat(199)}`, '--purchase-orders', 'x.json'],
         '--location must be 1 to 200 visible ASCII characters',
