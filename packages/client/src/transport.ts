@@ -218,6 +218,12 @@ export const createTransport = (options: TransportOptions) => {
         ...(request.body === undefined ? {} : { body: request.body }),
         signal,
       });
+      // An answer after the attempt ended (a fetch that ignored its signal) is nobody's: its body is cancelled so
+      // that its connection is let go, not held until it is collected.
+      if (signal.aborted) {
+        response.body?.cancel().catch(() => {});
+        throw signal.reason;
+      }
       return { status: response.status, headers: response.headers, text: await response.text() };
     };
     try {

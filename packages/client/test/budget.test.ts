@@ -130,6 +130,25 @@ test('an attempt ends at its timeout though the fetch ignores its signal; what t
   assert.deepEqual(unhandled, []);
 });
 
+test('a late answer to an attempt that timed out has its body cancelled, so its connection is let go', async (context) => {
+  let cancelled: () => void = () => {};
+  const bodyCancelled = new Promise<void>((resolve) => {
+    cancelled = resolve;
+  });
+  const { run, get, sleep } = world(
+    context,
+    async (kind, n, takes) => {
+      if (kind === 'login') return token(n, 3600);
+      await takes(30_000);
+      return new Response(new ReadableStream({ cancel: () => cancelled() }));
+    },
+    { virtualTimeouts: true, ignoresAbort: true },
+  );
+  const [call] = await run(get(), sleep(40_000));
+  assert.ok(call!.error instanceof LarderTimeoutError, String(call!.error));
+  await bodyCancelled;
+});
+
 test("a caller's abort ends the call at once though the fetch ignores its signal, its body read too", async (context) => {
   // Headers at once, then a body that never ends: a fetch whose body does not heed the signal either.
   const endless = () =>
