@@ -98,9 +98,9 @@ export type FieldCounts = Record<RecordKind['countField'], number>;
 export const toFieldCounts = (counts: KindCounts): FieldCounts =>
   Object.fromEntries(RECORD_KINDS.map((kind) => [kind.countField, counts[kind.name]])) as FieldCounts;
 
-/** `3 purchase orders, 5 inventory entries`: a location's counts as the CLI prints them. */
-export const describeCounts = (counts: FieldCounts): string =>
-  RECORD_KINDS.map((kind) => `${counts[kind.countField]} ${kind.countLabel}`).join(', ');
+/** `3 purchase orders, 5 inventory entries`: a location's counts as the CLI prints them, of every kind or of `kinds`. */
+export const describeCounts = (counts: FieldCounts, kinds: readonly RecordKind[] = RECORD_KINDS): string =>
+  kinds.map((kind) => `${counts[kind.countField]} ${kind.countLabel}`).join(', ');
 
 /** All records counted, whatever their kind. */
 export const totalCount = (counts: FieldCounts): number =>

@@ -8,7 +8,7 @@ import {
   type SentRecords,
   sharedTarget,
 } from '../../export/export-location.js';
-import { RECORD_KINDS, type RecordKindName } from '../../records/kinds.js';
+import { describeCounts, RECORD_KINDS, type RecordKindName } from '../../records/kinds.js';
 import { type Command, requiredOption, STORE_OPTIONS, UsageError } from '../command.js';
 import { kindFileOptions, kindFiles, kindFlag } from '../kind-files.js';
 import { createProgress } from '../progress.js';
@@ -80,10 +80,8 @@ export const exportCommand: Command = {
       );
       progress.done();
       // Only the kinds asked for: "0 inventory entries" for one not exported would read as the location holding none.
-      const exported = RECORD_KINDS.filter((kind) => files[kind.name] !== undefined)
-        .map((kind) => `${counts[kind.countField]} ${kind.countLabel}`)
-        .join(', ');
-      io.stderr(`Exported ${exported} from ${locationId}.\n`);
+      const exported = RECORD_KINDS.filter((kind) => files[kind.name] !== undefined);
+      io.stderr(`Exported ${describeCounts(counts, exported)} from ${locationId}.\n`);
       // Refusing an empty file is deliberate (a truncated or wrong file is the likelier cause), so the round trip
       // of a kind with no records needs telling.
       for (const kind of RECORD_KINDS) {
