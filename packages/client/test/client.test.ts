@@ -350,14 +350,25 @@ describe('retries and failures', () => {
     }
   });
 
-  test('a fetch that ignores its signal and never answers is a LarderTimeoutError after timeoutMs all the same', async () => {
+  test('a fetch that ignores its signal and never answers is a LarderTimeoutError after timeoutMs all the same', async (context) => {
+    // The attempt's timeout fires once the fetch is under way: an event, not 30 ms of real time.
+    const timeouts: AbortController[] = [];
+    context.mock.method(AbortSignal, 'timeout', () => {
+      const timeout = new AbortController();
+      timeouts.push(timeout);
+      return timeout.signal;
+    });
     const api = createClient({
       baseUrl: 'http://larder.test',
       clientId: 'x',
       clientSecret: 'y',
       timeoutMs: 30,
       retry: false,
-      fetch: () => new Promise<Response>(() => {}),
+      fetch: () => {
+        for (const timeout of timeouts.splice(0))
+          timeout.abort(new DOMException('The operation timed out.', 'TimeoutError'));
+        return new Promise<Response>(() => {});
+      },
     });
     const error = await api.purchaseOrders.get('x', { location: 'l' }).catch((e: unknown) => e);
     assert.ok(error instanceof LarderTimeoutError, String(error));
