@@ -115,10 +115,13 @@ const trimSlash = (url: string) => url.replace(/\/+$/, '');
 const invalidToken = (answer: HttpAnswer) =>
   answer.status === 401 && /invalid_token/.test(answer.headers.get('www-authenticate') ?? '');
 
-/** A location travels in a header: one fetch would strip or refuse is a TypeError, never another location's answer. */
+/**
+ * A location travels in a header: one fetch would strip or refuse is a TypeError, never another location's answer;
+ * an empty one (an environment variable set to nothing) too, never a 400 from the server naming the header.
+ */
 const checkLocation = (location: unknown): void => {
-  if (!headerCarries(location))
-    throw new TypeError(`location must be ${HEADER_RULE}, not ${JSON.stringify(location)}`);
+  if (location === '' || !headerCarries(location))
+    throw new TypeError(`location must be a non-empty ${HEADER_RULE}, not ${JSON.stringify(location)}`);
 };
 
 /** The longest a timer can wait (2^31 - 1 ms, about 24.8 days): AbortSignal.timeout refuses more. */

@@ -44,6 +44,7 @@ export interface Duration {
 /** `GET /_larder/requests`: every field given must match. */
 export interface JournalFilter {
   clientId?: string | undefined;
+  /** Empty is a TypeError: it would filter nothing. */
   location?: string | undefined;
   /** An operation id (`searchPurchaseOrders`, …). */
   operation?: string | undefined;
@@ -220,8 +221,13 @@ export const createSandbox = (options: SandboxOptions): LarderSandbox => {
     return text === '' ? '' : `?${text}`;
   };
   const location = (id: string) => `/locations/${pathSegment('location', id)}`;
-  const readJournal = (filter: JournalFilter = {}, signal?: AbortSignal) =>
-    call<JournalList>(
+  // An empty location would filter nothing: every location's entries, not the one meant (a variable set to nothing).
+  const checkFilter = (filter: JournalFilter) => {
+    if (filter.location === '') throw new TypeError('location must be a non-empty string, not ""');
+  };
+  const readJournal = async (filter: JournalFilter = {}, signal?: AbortSignal) => {
+    checkFilter(filter);
+    return call<JournalList>(
       'GET',
       `/requests${query({
         clientId: filter.clientId,
@@ -235,12 +241,14 @@ export const createSandbox = (options: SandboxOptions): LarderSandbox => {
       undefined,
       signal,
     );
+  };
   const follow = (
     filter: JournalFilter = {},
     { signal, intervalMs = 1000 }: FollowOptions = {},
   ): JournalFollow => {
     if (!Number.isInteger(intervalMs) || intervalMs < 0 || intervalMs > MAX_TIMER_MS)
       throw new TypeError(`intervalMs must be a whole number from 0 to ${MAX_TIMER_MS}, not ${intervalMs}`);
+    checkFilter(filter);
     let next: string | undefined;
     let missed = 0;
     return {

@@ -145,10 +145,13 @@ const everyCall = (client: LarderClient, location: string): [string, () => Promi
     ] as [string, () => Promise<unknown>][];
   });
 
-test('a location a header cannot carry as it is is a TypeError naming location, for every call, before anything is sent', async () => {
+test('a location a header cannot carry as it is, or an empty one, is a TypeError naming location, for every call, before anything is sent', async () => {
   // fetch strips leading and trailing whitespace (Café\n would be answered as Café) and refuses line breaks, NUL
-  // and characters beyond U+00FF; not a string at all would be sent as "undefined".
+  // and characters beyond U+00FF; not a string at all would be sent as "undefined"; an empty one (an environment
+  // variable set to nothing) would be sent to be refused with a 400 naming the header.
   for (const location of [
+    '',
+    ' ',
     'Café\n',
     ' loc',
     'loc ',
@@ -159,6 +162,8 @@ test('a location a header cannot carry as it is is a TypeError naming location, 
     'a\0b',
     'loc-€',
     undefined,
+    null,
+    42,
   ])
     for (let call = 0; call < 8; call++) {
       const { client, sent } = recorded(LOGIN);
@@ -227,6 +232,17 @@ test('a sandbox path segment a URL cannot carry, or an adminToken a header canno
         return true;
       });
   }
+  // An empty location in the journal's filter would filter nothing: every location's entries, not none.
+  for (const run of [
+    () => sandbox.requests.list({ location: '' }),
+    () => sandbox.requests.read({ location: '' }),
+    async () => sandbox.requests.follow({ location: '' }),
+  ])
+    await assert.rejects(run(), (error: unknown) => {
+      assert.ok(error instanceof TypeError, String(error));
+      assert.match(error.message, /^location must be /);
+      return true;
+    });
   assert.equal(sent.length, 0);
   for (const id of ['a/b', '../x', '%2e%2e']) {
     await sandbox.locations.remove(id);
