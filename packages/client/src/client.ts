@@ -38,8 +38,8 @@ export interface ClientOptions {
   /** Retry settings, or false for none. */
   retry?: RetryOptions | false | undefined;
   /**
-   * Per attempt, reading the body included (default 30,000 ms). Without retries, a call's waits (a hold, its turn,
-   * its login) end within it too, from the call's start.
+   * Per attempt, reading the body included (default 30,000 ms). Without retries it bounds the whole call from its
+   * start, as maxElapsedMs does a retried one: its waits (a hold, its turn, its login) and its attempt.
    */
   timeoutMs?: number | undefined;
   /** How the client waits between attempts (default setTimeout): a test can move a virtual clock instead. */

@@ -40,9 +40,9 @@ export class LarderTransportError extends LarderClientError {
 }
 
 /**
- * No answer within `timeoutMs` (per attempt, or what was left of `maxElapsedMs` when less), or a call or a login
- * it needed that its `maxElapsedMs` (its `timeoutMs` without retries) left no time to send. A kind of transport
- * error.
+ * No answer within `timeoutMs` (per attempt, or what was left of `maxElapsedMs`, or without retries of the call's
+ * `timeoutMs`, when less), or a call or a login it needed that its `maxElapsedMs` (its `timeoutMs` without
+ * retries) left no time to send. A kind of transport error.
  */
 export class LarderTimeoutError extends LarderTransportError {
   override name = 'LarderTimeoutError';

@@ -27,7 +27,7 @@ export interface SandboxOptions {
   adminToken: string;
   /** Default: the global fetch. */
   fetch?: typeof fetch | undefined;
-  /** Per request, reading the body included (default 30,000 ms: a large fixture load takes a while). */
+  /** Per request, any wait and reading the body included (default 30,000 ms: a large fixture load takes a while). */
   timeoutMs?: number | undefined;
   /** How `requests.follow` waits between polls (default setTimeout): a test can poll when it chooses. */
   sleep?: Sleep | undefined;

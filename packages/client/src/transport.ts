@@ -346,8 +346,8 @@ export const createTransport = (options: TransportOptions) => {
     // once, as fetch throws it, not a network failure retried for a minute.
     new Headers(request.headers);
     const started = request.again?.startedAt ?? now();
-    // Without retries a call's waits (a hold, a turn, a login) end within its timeoutMs; its one attempt still has
-    // all of timeoutMs, as documented per attempt.
+    // Without retries the whole call (its waits for a hold, a turn or a login, and its attempt) ends within its
+    // timeoutMs, as a retried one does within maxElapsedMs: the attempt gets what the waits left.
     const budget = retry === false ? options.timeoutMs : retry.maxElapsedMs;
     /** When its attempts and waits must be over: its budget, or a caller's deadline when sooner (a login's). */
     const end = () => Math.min(started + budget, request.deadline?.() ?? Number.POSITIVE_INFINITY);
@@ -375,8 +375,7 @@ export const createTransport = (options: TransportOptions) => {
       const { headers, sent } = turn;
       // An attempt, the first too, gets what is left of the budget, at most timeoutMs. Whole milliseconds:
       // AbortSignal.timeout throws a RangeError for a fraction, which a caller's `now` may give.
-      let timeoutMs = options.timeoutMs;
-      if (retry !== false) timeoutMs = Math.min(timeoutMs, Math.max(Math.ceil(end() - now()), 1));
+      const timeoutMs = Math.min(options.timeoutMs, Math.max(Math.ceil(end() - now()), 1));
       const known = versions;
       let answer: HttpAnswer | undefined;
       let failure: unknown;

@@ -204,9 +204,45 @@ test('with retry: false a call waits out a hold within its timeoutMs only: then 
   assert.deepEqual(sent, ['0 login', '0 get']);
 });
 
+test('with retry: false a call ends within its timeoutMs: an attempt after a login or a hold gets only what is left', async (context) => {
+  // As with maxElapsedMs: not timeoutMs again after the waits, so a call never takes about twice timeoutMs.
+  const login = world(
+    context,
+    async (kind, n, takes) => {
+      if (kind === 'get') return hang();
+      await takes(4_000);
+      return token(n, 3600);
+    },
+    { retry: false, timeoutMs: 10_000, virtualTimeouts: true },
+  );
+  const [call] = await login.run(login.get());
+  assert.ok(call!.error instanceof LarderTimeoutError, String(call!.error));
+  assert.match((call!.error as Error).message, /no answer within 6000 ms/);
+  assert.deepEqual(login.timeouts, [10_000, 6_000]);
+  assert.deepEqual(login.sent, ['0 login', '4000 get']);
+  assert.equal(call!.at, 10_000);
+
+  // The first call's answer holds the location for 9.5 s; the second waits, then hangs.
+  const held = world(
+    context,
+    (kind, n) => {
+      if (kind === 'login') return token(n, 3600);
+      return n === 1 ? order({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '9.5' }) : hang();
+    },
+    { retry: false, timeoutMs: 10_000, virtualTimeouts: true },
+  );
+  const [first, second] = await held.run(held.get(), held.later(0));
+  assert.equal(first!.error, undefined);
+  assert.ok(second!.error instanceof LarderTimeoutError, String(second!.error));
+  assert.match((second!.error as Error).message, /no answer within 500 ms/);
+  assert.deepEqual(held.sent, ['0 login', '0 get', '9500 get']);
+  assert.equal(second!.at, 10_000);
+});
+
 test('with retry: false a call waits for its turn within its timeoutMs only: then it is not sent', async (context) => {
-  // The first answer uses the limit up for 2 s; then one request at a time. B and C wait out the hold; B goes at
-  // 2 s and hangs to its timeout (12 s); C waits for its turn until its own timeoutMs ends, at 11 s.
+  // The first answer uses the limit up for 2 s; then one request at a time. B (from 0.1 s), C and D (both from 1 s)
+  // wait out the hold; B goes at 2 s and hangs to the end of its timeoutMs (10.1 s); C goes then with what its own
+  // timeoutMs leaves (0.9 s) and hangs to its end (11 s); D waits for its turn until its timeoutMs ends, at 11 s.
   const { sent, run, get, later } = world(
     context,
     (kind, n) => {
@@ -215,12 +251,15 @@ test('with retry: false a call waits for its turn within its timeoutMs only: the
     },
     { retry: false, timeoutMs: 10_000, virtualTimeouts: true },
   );
-  const [, b, c] = await run(get(), later(100), later(1_000));
+  const [, b, c, d] = await run(get(), later(100), later(1_000), later(1_000));
   assert.ok(b!.error instanceof LarderTimeoutError, String(b!.error));
-  assert.match((b!.error as Error).message, /no answer within 10000 ms/);
-  assert.equal(b!.at, 12_000);
-  notSentWithinTimeoutMs(c!, 11_000);
-  assert.deepEqual(sent, ['0 login', '0 get', '2000 get']);
+  assert.match((b!.error as Error).message, /no answer within 8100 ms/);
+  assert.equal(b!.at, 10_100);
+  assert.ok(c!.error instanceof LarderTimeoutError, String(c!.error));
+  assert.match((c!.error as Error).message, /no answer within 900 ms/);
+  assert.equal(c!.at, 11_000);
+  notSentWithinTimeoutMs(d!, 11_000);
+  assert.deepEqual(sent, ['0 login', '0 get', '2000 get', '10100 get']);
 });
 
 test("with retry: false a login a call needs waits within that call's timeoutMs, not a timeoutMs of its own", async (context) => {

@@ -364,6 +364,8 @@ describe('retries and failures', () => {
       clientSecret: 'y',
       timeoutMs: 30,
       retry: false,
+      // A clock that stands still: no part of the call's timeoutMs is spent before the attempt.
+      now: () => 0,
       fetch: () => {
         for (const timeout of timeouts.splice(0))
           timeout.abort(new DOMException('The operation timed out.', 'TimeoutError'));
