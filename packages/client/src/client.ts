@@ -19,7 +19,9 @@ import {
   type RetryOptions,
   type RetrySettings,
   realSleep,
+  realTimeoutSignal,
   type Sleep,
+  type TimeoutSignal,
 } from './transport.js';
 
 /**
@@ -46,6 +48,12 @@ export interface ClientOptions {
   sleep?: Sleep | undefined;
   /** The client's clock for token lifetimes and rate-limit resets (default Date.now). */
   now?: (() => number) | undefined;
+  /**
+   * Makes the signal that ends an attempt, or a wait for a turn, `ms` from now (default AbortSignal.timeout): a
+   * test on a virtual clock passes one that aborts when its clock gets there, so timeouts fire without real waiting.
+   * Not derived from `sleep`, which a test may make return at once.
+   */
+  timeoutSignal?: TimeoutSignal | undefined;
 }
 
 export interface CallOptions {
@@ -139,6 +147,9 @@ const checkOptions = (options: ClientOptions, retry: RetrySettings | false, time
       throw new TypeError(`${name} must be a whole number from ${min} to ${MAX_TIMER_MS}, not ${value}`);
   };
   whole('timeoutMs', timeoutMs, 1);
+  for (const name of ['fetch', 'sleep', 'now', 'timeoutSignal'] as const)
+    if (options[name] !== undefined && typeof options[name] !== 'function')
+      throw new TypeError(`${name} must be a function, not ${typeof options[name]}`);
   if (retry === false) return;
   whole('retry.maxAttempts', retry.maxAttempts, 1);
   whole('retry.baseDelayMs', retry.baseDelayMs, 0);
@@ -158,6 +169,7 @@ export const createClient = (options: ClientOptions): LarderClient => {
     retry,
     timeoutMs,
     sleep: options.sleep ?? realSleep,
+    timeoutSignal: options.timeoutSignal ?? realTimeoutSignal,
     now,
     random: Math.random,
   });

@@ -23,4 +23,4 @@ export {
   type SandboxOptions,
 } from './sandbox.js';
 export type { Watermark } from './sync.js';
-export { DEFAULT_RETRY, type RetryOptions, type Sleep } from './transport.js';
+export { DEFAULT_RETRY, type RetryOptions, type Sleep, type TimeoutSignal } from './transport.js';

@@ -18,7 +18,7 @@ import type {
   SandboxReset,
 } from './generated/types.js';
 import { apiError, parseBody } from './tokens.js';
-import { createTransport, type HttpRequest, realSleep, type Sleep } from './transport.js';
+import { createTransport, type HttpRequest, realSleep, realTimeoutSignal, type Sleep } from './transport.js';
 
 export interface SandboxOptions {
   /** Larder's URL (such as http://127.0.0.1:8080). */
@@ -188,6 +188,7 @@ export const createSandbox = (options: SandboxOptions): LarderSandbox => {
     retry: false,
     timeoutMs: options.timeoutMs ?? 30_000,
     sleep: realSleep,
+    timeoutSignal: realTimeoutSignal,
     now: Date.now,
     random: Math.random,
   });

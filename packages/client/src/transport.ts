@@ -63,11 +63,18 @@ export const abortable = <T>(promise: Promise<T>, signal: AbortSignal | undefine
   });
 };
 
+/** A signal that aborts `ms` from now, as AbortSignal.timeout: a test's may run on a virtual clock. */
+export type TimeoutSignal = (ms: number) => AbortSignal;
+
+export const realTimeoutSignal: TimeoutSignal = (ms) => AbortSignal.timeout(ms);
+
 export interface TransportOptions {
   fetch: typeof fetch;
   retry: RetrySettings | false;
   timeoutMs: number;
   sleep: Sleep;
+  /** Times attempts and waits for a turn: the two waits that are no sleep, since they end at an event or a time. */
+  timeoutSignal: TimeoutSignal;
   now: () => number;
   random: () => number;
 }
@@ -209,7 +216,7 @@ export const createTransport = (options: TransportOptions) => {
     headers: Record<string, string>,
     timeoutMs: number,
   ): Promise<HttpAnswer> => {
-    const timeout = AbortSignal.timeout(timeoutMs);
+    const timeout = options.timeoutSignal(timeoutMs);
     const signal = request.signal === undefined ? timeout : AbortSignal.any([request.signal, timeout]);
     const exchange = async (): Promise<HttpAnswer> => {
       const response = await options.fetch(request.url, {
@@ -282,11 +289,11 @@ export const createTransport = (options: TransportOptions) => {
       }
     };
     /**
-     * Until another request of the limit is answered, or the request's time is up (then false), timed on the real
-     * clock as an attempt's timeout is: `sleep` may move a virtual clock at every wait.
+     * Until another request of the limit is answered, or the request's time is up (then false), timed as an
+     * attempt's timeout is: not by `sleep`, which may move a virtual clock and return at once.
      */
     const nextTurn = async (): Promise<boolean> => {
-      const timeout = AbortSignal.timeout(Math.max(Math.ceil(end() - reached), 1));
+      const timeout = options.timeoutSignal(Math.max(Math.ceil(end() - reached), 1));
       try {
         await nextAnswer(
           request.limit,

@@ -59,6 +59,14 @@ test('options that cannot work are refused when the client is made', () => {
     [{ baseUrl: 'http://larder.test', clientId: undefined }, /^clientId must be a non-empty string$/],
     [{ baseUrl: 'http://larder.test', clientSecret: undefined }, /^clientSecret must be a non-empty string$/],
     [{ baseUrl: 'http://larder.test', clientSecret: '' }, /^clientSecret must be a non-empty string$/],
+    // A timeout given where a way of timing is asked for: said now, not as a TypeError from inside a call.
+    [
+      { baseUrl: 'http://larder.test', timeoutSignal: 30_000 },
+      /^timeoutSignal must be a function, not number$/,
+    ],
+    [{ baseUrl: 'http://larder.test', sleep: 1000 }, /^sleep must be a function/],
+    [{ baseUrl: 'http://larder.test', now: Date.now() }, /^now must be a function/],
+    [{ baseUrl: 'http://larder.test', fetch: 'http://proxy.test' }, /^fetch must be a function/],
   ] as const)
     assert.throws(
       () => createClient({ ...base, ...options } as ClientOptions),

@@ -350,14 +350,9 @@ describe('retries and failures', () => {
     }
   });
 
-  test('a fetch that ignores its signal and never answers is a LarderTimeoutError after timeoutMs all the same', async (context) => {
+  test('a fetch that ignores its signal and never answers is a LarderTimeoutError after timeoutMs all the same', async () => {
     // The attempt's timeout fires once the fetch is under way: an event, not 30 ms of real time.
     const timeouts: AbortController[] = [];
-    context.mock.method(AbortSignal, 'timeout', () => {
-      const timeout = new AbortController();
-      timeouts.push(timeout);
-      return timeout.signal;
-    });
     const api = createClient({
       baseUrl: 'http://larder.test',
       clientId: 'x',
@@ -366,6 +361,11 @@ describe('retries and failures', () => {
       retry: false,
       // A clock that stands still: no part of the call's timeoutMs is spent before the attempt.
       now: () => 0,
+      timeoutSignal: () => {
+        const timeout = new AbortController();
+        timeouts.push(timeout);
+        return timeout.signal;
+      },
       fetch: () => {
         for (const timeout of timeouts.splice(0))
           timeout.abort(new DOMException('The operation timed out.', 'TimeoutError'));

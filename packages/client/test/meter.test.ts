@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createTransport, DEFAULT_RETRY, type HttpRequest } from '../src/transport.js';
+import { createTransport, DEFAULT_RETRY, type HttpRequest, realTimeoutSignal } from '../src/transport.js';
 
 /**
  * The transport's meter on a scripted server: each request waits in `pending` until the test answers it, so the
@@ -25,6 +25,8 @@ const scripted = () => {
     sleep: async (ms) => {
       time += ms;
     },
+    // The test answers every request long before a real minute.
+    timeoutSignal: realTimeoutSignal,
     now: () => time,
     random: () => 0,
   });

@@ -36,6 +36,7 @@ describe('options given as undefined', () => {
       timeoutMs: undefined,
       sleep: undefined,
       now: undefined,
+      timeoutSignal: undefined,
     });
     const synced = [];
     for await (const order of client.purchaseOrders.sync({

@@ -21,7 +21,7 @@ export const world = (
   answer: (kind: Kind, n: number, takes: (ms: number) => Promise<void>) => Response | Promise<Response>,
   options: {
     timeoutMs?: number;
-    /** Attempt timeouts on the virtual clock (each recorded in `timeouts`), not on the real one. */
+    /** Attempt timeouts and waits for a turn on the virtual clock (each recorded in `timeouts`), not the real one. */
     virtualTimeouts?: boolean;
     /** Requests run on when aborted, as with a fetch that ignores its signal (an in-process app's, say). */
     ignoresAbort?: boolean;
@@ -50,13 +50,12 @@ export const world = (
       signal?.addEventListener('abort', onAbort, { once: true });
     });
   const timeouts: number[] = [];
-  if (options.virtualTimeouts)
-    context.mock.method(AbortSignal, 'timeout', (ms: number) => {
-      timeouts.push(ms);
-      const timeout = new AbortController();
-      void sleep(ms).then(() => timeout.abort(new DOMException('The operation timed out.', 'TimeoutError')));
-      return timeout.signal;
-    });
+  const timeoutSignal = (ms: number) => {
+    timeouts.push(ms);
+    const timeout = new AbortController();
+    void sleep(ms).then(() => timeout.abort(new DOMException('The operation timed out.', 'TimeoutError')));
+    return timeout.signal;
+  };
   /** `time kind` of each request sent, and the token each get carried. */
   const sent: string[] = [];
   const carried: string[] = [];
@@ -69,6 +68,7 @@ export const world = (
     timeoutMs: options.timeoutMs,
     now: () => time,
     sleep,
+    timeoutSignal: options.virtualTimeouts ? timeoutSignal : undefined,
     fetch: (async (input: string | URL | Request, init?: RequestInit) => {
       const kind: Kind = String(input).endsWith(LOGIN_PATH) ? 'login' : 'get';
       sent.push(`${time} ${kind}`);
