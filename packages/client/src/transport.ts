@@ -68,6 +68,31 @@ export type TimeoutSignal = (ms: number) => AbortSignal;
 
 export const realTimeoutSignal: TimeoutSignal = (ms) => AbortSignal.timeout(ms);
 
+/**
+ * The body as text, read so that the attempt ending first (its timeout, an abort) cancels it: a body that stalls
+ * and does not heed the fetch's signal (an in-process app's stream) would otherwise stay locked by the read, and
+ * its connection held. `response.text()` locks the stream where nothing can cancel it.
+ */
+const readText = async (response: Response, signal: AbortSignal): Promise<string> => {
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const cancel = () => {
+    reader.cancel(signal.reason).catch(() => {});
+  };
+  signal.addEventListener('abort', cancel, { once: true });
+  try {
+    const decoder = new TextDecoder();
+    let text = '';
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return text + decoder.decode();
+      text += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    signal.removeEventListener('abort', cancel);
+  }
+};
+
 export interface TransportOptions {
   fetch: typeof fetch;
   retry: RetrySettings | false;
@@ -231,7 +256,7 @@ export const createTransport = (options: TransportOptions) => {
         response.body?.cancel().catch(() => {});
         throw signal.reason;
       }
-      return { status: response.status, headers: response.headers, text: await response.text() };
+      return { status: response.status, headers: response.headers, text: await readText(response, signal) };
     };
     try {
       // Raced against the signal, the body read too: a fetch (or a body) that ignores it, as an in-process app's

@@ -150,9 +150,18 @@ test('a late answer to an attempt that timed out has its body cancelled, so its 
 });
 
 test("a caller's abort ends the call at once though the fetch ignores its signal, its body read too", async (context) => {
-  // Headers at once, then a body that never ends: a fetch whose body does not heed the signal either.
+  // Headers at once, then a body that never ends: a fetch whose body does not heed the signal either. It is
+  // cancelled, so its connection is let go.
+  let cancelled = 0;
   const endless = () =>
-    new Response(new ReadableStream({ start: (body) => body.enqueue(new TextEncoder().encode('{"id"')) }));
+    new Response(
+      new ReadableStream({
+        start: (body) => body.enqueue(new TextEncoder().encode('{"id"')),
+        cancel: () => {
+          cancelled++;
+        },
+      }),
+    );
   for (const answer of [hang, endless]) {
     const controller = new AbortController();
     const { run, get, sleep } = world(context, (kind, n) => (kind === 'login' ? token(n, 3600) : answer()), {
@@ -166,21 +175,33 @@ test("a caller's abort ends the call at once though the fetch ignores its signal
     assert.equal((call!.error as Error | undefined)?.name, 'AbortError', String(call!.error));
     assert.equal(call!.at, 1_000);
   }
+  assert.equal(cancelled, 1);
 });
 
-test('reading the body ends at the attempt timeout too', async (context) => {
+test('reading the body ends at the attempt timeout too, and the stalled body is cancelled so its connection is let go', async (context) => {
+  // Headers at once, then a body that stalls and does not heed the fetch's signal (an in-process app's stream).
+  let cancelled = 0;
   const { sent, run, get } = world(
     context,
     (kind, n) =>
       kind === 'login'
         ? token(n, 3600)
-        : new Response(new ReadableStream({ start: (body) => body.enqueue(new TextEncoder().encode('{')) })),
-    { virtualTimeouts: true },
+        : new Response(
+            new ReadableStream({
+              start: (body) => body.enqueue(new TextEncoder().encode('{')),
+              cancel: () => {
+                cancelled++;
+              },
+            }),
+          ),
+    { virtualTimeouts: true, retry: false, timeoutMs: 10_000 },
   );
   const [call] = await run(get());
   assert.ok(call!.error instanceof LarderTimeoutError, String(call!.error));
+  assert.match((call!.error as Error).message, /no answer within 10000 ms/);
   assert.equal(call!.at, 10_000);
   assert.deepEqual(sent, ['0 login', '0 get']);
+  assert.equal(cancelled, 1);
 });
 
 /** A call with `retry: false` that failed at `at`, not sent: its timeoutMs left no time. */
