@@ -43,8 +43,8 @@ export interface Duration {
 
 /** `GET /_larder/requests`: every field given must match. */
 export interface JournalFilter {
+  /** Empty is a TypeError, as for location and operation: it would filter nothing. */
   clientId?: string | undefined;
-  /** Empty is a TypeError: it would filter nothing. */
   location?: string | undefined;
   /** An operation id (`searchPurchaseOrders`, …). */
   operation?: string | undefined;
@@ -222,9 +222,10 @@ export const createSandbox = (options: SandboxOptions): LarderSandbox => {
     return text === '' ? '' : `?${text}`;
   };
   const location = (id: string) => `/locations/${pathSegment('location', id)}`;
-  // An empty location would filter nothing: every location's entries, not the one meant (a variable set to nothing).
+  // An empty field would filter nothing: every entry, not the ones meant (a variable set to nothing).
   const checkFilter = (filter: JournalFilter) => {
-    if (filter.location === '') throw new TypeError('location must be a non-empty string, not ""');
+    for (const field of ['location', 'clientId', 'operation'] as const)
+      if (filter[field] === '') throw new TypeError(`${field} must be a non-empty string, not ""`);
   };
   const readJournal = async (filter: JournalFilter = {}, signal?: AbortSignal) => {
     checkFilter(filter);

@@ -240,17 +240,18 @@ test('a sandbox path segment a URL cannot carry, or an adminToken a header canno
         return true;
       });
   }
-  // An empty location in the journal's filter would filter nothing: every location's entries, not none.
-  for (const run of [
-    () => sandbox.requests.list({ location: '' }),
-    () => sandbox.requests.read({ location: '' }),
-    async () => sandbox.requests.follow({ location: '' }),
-  ])
-    await assert.rejects(run(), (error: unknown) => {
-      assert.ok(error instanceof TypeError, String(error));
-      assert.match(error.message, /^location must be /);
-      return true;
-    });
+  // An empty field in the journal's filter would filter nothing: every entry, not none.
+  for (const field of ['location', 'clientId', 'operation'] as const)
+    for (const run of [
+      () => sandbox.requests.list({ [field]: '' }),
+      () => sandbox.requests.read({ [field]: '' }),
+      async () => sandbox.requests.follow({ [field]: '' }),
+    ])
+      await assert.rejects(run(), (error: unknown) => {
+        assert.ok(error instanceof TypeError, String(error));
+        assert.match(error.message, new RegExp(`^${field} must be `));
+        return true;
+      });
   assert.equal(sent.length, 0);
   for (const id of ['a/b', '../x', '%2e%2e']) {
     await sandbox.locations.remove(id);
