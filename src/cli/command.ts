@@ -25,6 +25,11 @@ export interface CommandIo {
   isTty: boolean;
   /** Whether stdout is a terminal (serve's banner is text there, JSON otherwise). */
   stdoutIsTty?: boolean;
+  /**
+   * Aborted once standard output's reader has gone (a closed pipe): what is written then is dropped, and a command
+   * that would write on forever (`requests --follow`) ends.
+   */
+  stdoutGone?: AbortSignal;
 }
 
 export interface ParsedArgs {

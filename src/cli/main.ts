@@ -19,6 +19,7 @@ import { reportCommand } from './commands/report-command.js';
 import { requestsCommand } from './commands/requests-command.js';
 import { seedCommand } from './commands/seed-command.js';
 import { serveCommand } from './commands/serve-command.js';
+import { processIo } from './process-io.js';
 
 export const COMMANDS: readonly Command[] = [
   serveCommand,
@@ -56,16 +57,8 @@ const larderVersion = async (): Promise<string> => {
   return (JSON.parse(text) as { version: string }).version;
 };
 
-const defaultIo = (): CommandIo => ({
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-  env: process.env,
-  isTty: process.stderr.isTTY === true,
-  stdoutIsTty: process.stdout.isTTY === true,
-});
-
 /** Runs the CLI; returns the process exit code (2 for usage mistakes). */
-export const main = async (argv: readonly string[], io: CommandIo = defaultIo()): Promise<number> => {
+export const main = async (argv: readonly string[], io: CommandIo = processIo()): Promise<number> => {
   const [name, ...rest] = argv;
   if (name === '--version' || name === '-V' || name === 'version') {
     io.stdout(`larder ${await larderVersion()}\n`);

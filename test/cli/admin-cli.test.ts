@@ -11,7 +11,7 @@ import { main } from '../../src/cli/main.js';
 import { type ServeHandle, serve } from '../../src/cli/serve.js';
 import { parseServeConfig } from '../../src/cli/serve-config.js';
 import { silentLogger } from '../../src/shared/logger.js';
-import { BIN } from '../helpers/cli.js';
+import { BIN, larderToHead } from '../helpers/cli.js';
 
 /** The admin CLI commands against a server started in process. */
 
@@ -229,6 +229,20 @@ test('requests --follow --limit 1 prints the newest, then every request after it
     [1, 2, 3, 4, 5, 6].map((n) => `/v1/nothing-${n}`),
   );
   assert.equal(followed.err, '');
+});
+
+test('requests --follow ends, exit 0 and no stack, once it finds its reader gone (`larder requests --follow | head -1`)', async () => {
+  await larder('requests', 'clear');
+  await nothing(handle.url, 0);
+  const run = larderToHead(['requests', '--follow', '--json'], {
+    LARDER_URL: handle.url,
+    LARDER_ADMIN_TOKEN: ADMIN,
+  });
+  // The reader takes the first listing and goes; the request after that is what the next poll writes into the
+  // closed pipe, which is how a follow learns its reader has gone.
+  await run.readerGone;
+  await nothing(handle.url, 1);
+  assert.deepEqual(await run.closed, { code: 0, stderr: '' });
 });
 
 test('requests --follow says how many requests the full journal let go between two polls', async () => {

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { BIN, larder, startServe } from '../helpers/cli.js';
+import { larder, larderToHead, startServe } from '../helpers/cli.js';
 import { inventoryFixture, purchaseOrderFixture } from '../helpers/fixtures.js';
 
 const T = Date.parse('2024-06-01T00:00:00Z');
@@ -56,16 +54,24 @@ describe('larder CLI end to end', () => {
   });
 
   test('a reader that stops early (`larder openapi | head`) ends the command quietly, exit 0', async () => {
-    const child = spawn(process.execPath, [BIN, 'openapi']);
-    let stderr = '';
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
     // The document is far larger than a pipe holds: the command is still writing when the reader goes.
-    child.stdout.once('data', () => child.stdout.destroy());
-    const [code] = (await once(child, 'close')) as [number | null];
-    assert.equal(stderr, '');
-    assert.equal(code, 0);
+    assert.deepEqual(await larderToHead(['openapi']).closed, { code: 0, stderr: '' });
+  });
+
+  test("a reader that stops early (`larder check | head`) keeps check's exit code: 1 on findings, no stack", async () => {
+    // Every entry below zero on hand: thousands of finding lines, far more than a pipe holds, so check is still
+    // writing when its reader goes.
+    const negative = Array.from({ length: 3000 }, (_, i) => {
+      const entry = inventoryFixture(i, { modifiedAt: T + i });
+      return JSON.stringify({ ...entry, quantityInfo: { ...entry.quantityInfo, quantityOnHand: -1 } });
+    });
+    const file = join(dir, 'negative.ndjson');
+    await writeFile(file, `${negative.join('\n')}\n`);
+    const checked = join(dir, 'checked.db');
+    const flags = ['--db', checked, '--location', 'loc-neg'];
+    const imported = await larder(['import', ...flags, '--inventory-history', file]);
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.deepEqual(await larderToHead(['check', '--db', checked]).closed, { code: 1, stderr: '' });
   });
 
   test('import, create a client, serve, log in, search, and stop on SIGTERM', async () => {

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import type { CommandIo } from '../../src/cli/command.js';
 import { main } from '../../src/cli/main.js';
@@ -34,6 +35,23 @@ export const runNode = (argv: string[], options: { env?: Record<string, string>;
 
 export const larder = (args: string[], env: Record<string, string> = {}, cwd?: string) =>
   runNode([BIN, ...args], { env, ...(cwd === undefined ? {} : { cwd }) });
+
+/**
+ * Runs `larder ...argv` with a reader of its standard output that takes the first chunk and closes the pipe
+ * (`larder … | head -1`): `readerGone` once it has, `closed` with the exit code and stderr.
+ */
+export const larderToHead = (argv: string[], env: Record<string, string> = {}) => {
+  const child = spawn(process.execPath, [BIN, ...argv], { env: { ...process.env, ...env } });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  child.stdout.once('data', () => child.stdout.destroy());
+  return {
+    readerGone: once(child.stdout, 'close'),
+    closed: once(child, 'close').then(([code]) => ({ code: code as number | null, stderr })),
+  };
+};
 
 /** Starts `larder serve` and resolves with its URL once it says it is listening. */
 export const startServe = (args: string[], options: { cwd?: string } = {}) =>

@@ -12,7 +12,9 @@ export const checkCommand: Command = {
     location: { type: 'string', placeholder: 'ID', description: 'Check one location (default: all).' },
     json: { type: 'boolean', description: 'Print the reports as JSON.' },
   },
-  notes: 'Exit code 1 when anything is found, so it can gate an import in a script.',
+  notes:
+    'Exit code 1 when anything is found, so it can gate an import in a script, even when a reader of its\n' +
+    'output stops early (larder check | head: set -o pipefail sees the 1).',
   run: async (args, io) => {
     const location = args.strings['location'];
     const reports = await withStore(

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Cleared, JournalList } from '../../sandbox/admin-schemas.js';
 import type { JournalEntry } from '../../sandbox/journal-entry.js';
 import { ADMIN_OPTIONS, AdminApiError, adminClient } from '../admin-client.js';
@@ -86,7 +87,11 @@ export const requestsCommand: Command = {
       placeholder: 'N',
       description: 'Only the newest N (still oldest first); with --follow, of those already recorded.',
     },
-    follow: { type: 'boolean', description: 'Keep printing new requests as they arrive (Ctrl-C stops).' },
+    follow: {
+      type: 'boolean',
+      description:
+        'Keep printing new requests as they arrive (Ctrl-C stops, as does a reader that stops: | head).',
+    },
     json: { type: 'boolean', description: 'One JSON object per line.' },
   },
   run: async (args, io) => {
@@ -131,8 +136,11 @@ export const requestsCommand: Command = {
       io.stdout(query.size === 0 ? 'No requests recorded yet.\n' : 'No recorded requests match.\n');
     if (args.flags['follow'] !== true) return 0;
     let after = next;
+    // A reader that stopped (`| head -1`) is found at the next write, as `tail -f` finds it: the follow has then
+    // printed all it was asked for.
     for (;;) {
-      await new Promise((resolve) => setTimeout(resolve, FOLLOW_INTERVAL_MS));
+      const gone = await delay(FOLLOW_INTERVAL_MS, false, { signal: io.stdoutGone }).catch(() => true);
+      if (gone) return 0;
       query.set('after', after);
       const poll = await admin.call<JournalList>('GET', `/requests?${query}`);
       // The journal is bounded, so a poll is too; what it let go before this poll could list it is said, not skipped.
