@@ -27,10 +27,19 @@ export interface BatchProblem {
   message: string;
 }
 
+/** Which kind the batch's records are: to tell a file of another kind, or one mixing kinds. */
+export interface KindTally {
+  /** Records valid as the batch's kind. */
+  own: number;
+  /** Of the rest, those that look like another kind's (see looksLike): how many, and the line of the first. */
+  others: Partial<Record<RecordKindName, { count: number; line: number }>>;
+}
+
 export interface ConvertedBatch {
   /** Empty once the batch had a problem: a run with problems stores nothing, so later records are only checked. */
   records: RecordRow[];
   problems: BatchProblem[];
+  tally: KindTally;
 }
 
 const validators = new Map<RecordKindName, Validator<unknown>>();
@@ -50,6 +59,7 @@ export const convertBatch = ({ kind, texts, lines, first }: RawBatch): Converted
   const toRow = recordKind(kind).toRow;
   const records: RecordRow[] = [];
   const problems: BatchProblem[] = [];
+  const tally: KindTally = { own: 0, others: {} };
   for (let i = 0; i < texts.length; i++) {
     const line = lines[i]!;
     let value: unknown;
@@ -77,9 +87,19 @@ export const convertBatch = ({ kind, texts, lines, first }: RawBatch): Converted
     const found = validator.problems(value);
     for (const problem of found)
       problems.push({ line: lineOfField(texts[i]!, line, problem.fieldName), record: first + i, ...problem });
+    if (found.length === 0) tally.own++;
+    else {
+      // Only a record with problems is looked at again, so a valid file pays nothing for this.
+      const other = looksLike(value, kind);
+      if (other !== undefined) {
+        const seen = tally.others[other.name];
+        if (seen === undefined) tally.others[other.name] = { count: 1, line };
+        else seen.count++;
+      }
+    }
     if (problems.length === 0) records.push(toRow(value));
   }
-  return { records: problems.length === 0 ? records : [], problems };
+  return { records: problems.length === 0 ? records : [], problems, tally };
 };
 
 /** The record's top-level fields that `kind` has. */
@@ -87,19 +107,12 @@ const fieldsOf = (kind: RecordKind, fields: readonly string[]): number =>
   fields.filter((field) => Object.hasOwn(kind.schema['properties'] as object, field)).length;
 
 /**
- * The kind a record that is not `given`'s looks like, told from its text: it validates as that kind, or it has
- * that kind's id field and not its own and more of that kind's fields. A file given as the wrong kind (purchase
- * orders given as inventory history) is otherwise only dozens of field problems that never say so.
+ * The kind a record that is not valid as `given`'s looks like: it validates as that kind, or it has that kind's id
+ * field and not its own and more of that kind's fields. A file given as the wrong kind (purchase orders given as
+ * inventory history) is otherwise only dozens of field problems that never say so.
  */
-export const kindOfStray = (text: string, given: RecordKindName): RecordKind | undefined => {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+const looksLike = (value: unknown, given: RecordKindName): RecordKind | undefined => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  if (validatorOf(given).problems(value).length === 0) return undefined;
   const own = recordKind(given);
   const fields = Object.keys(value);
   const others: RecordKind[] = RECORD_KINDS.filter((kind) => kind.name !== given);
@@ -112,4 +125,40 @@ export const kindOfStray = (text: string, given: RecordKindName): RecordKind | u
         fieldsOf(kind, fields) > fieldsOf(own, fields),
     )
   );
+};
+
+/** What the records of a file given as one kind say about it, told once before its problems. */
+export type StrayKind =
+  /** None of its records is of the given kind, and most look like this one's. */
+  | { kind: RecordKind; mixed: false }
+  /** Records of this kind are mixed in with the given kind's, the first at `line`. */
+  | { kind: RecordKind; mixed: true; line: number };
+
+/** Adds a batch's tally to the file's (the lines of the first of each kind stay the file's first). */
+export const addTally = (file: KindTally, batch: KindTally): void => {
+  file.own += batch.own;
+  for (const kind of RECORD_KINDS) {
+    const seen = batch.others[kind.name];
+    if (seen === undefined) continue;
+    const before = file.others[kind.name];
+    file.others[kind.name] =
+      before === undefined ? { ...seen } : { ...before, count: before.count + seen.count };
+  }
+};
+
+/**
+ * Judges a file by its first `judged` records, as tallied: judging them all, not the first alone, sees past a first
+ * record that is malformed and tells a file of another kind from one that mixes two kinds. A tally is a count per
+ * kind, so memory stays bounded however long the file.
+ */
+export const strayKind = (tally: KindTally, judged: number): StrayKind | undefined => {
+  let likeliest: { kind: RecordKind; count: number; line: number } | undefined;
+  for (const kind of RECORD_KINDS) {
+    const seen = tally.others[kind.name];
+    if (seen !== undefined && seen.count > (likeliest?.count ?? 0)) likeliest = { kind, ...seen };
+  }
+  if (likeliest === undefined) return undefined;
+  if (tally.own > 0) return { kind: likeliest.kind, mixed: true, line: likeliest.line };
+  // A record or two that look like another kind among lines of no kind at all make no file of that kind.
+  return likeliest.count * 2 >= judged ? { kind: likeliest.kind, mixed: false } : undefined;
 };

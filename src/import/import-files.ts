@@ -8,7 +8,13 @@ import {
   zeroCounts,
 } from '../records/kinds.js';
 import type { Store } from '../storage/store.js';
-import { type BatchProblem, type ConvertedBatch, kindOfStray } from './convert-batch.js';
+import {
+  addTally,
+  type BatchProblem,
+  type ConvertedBatch,
+  type KindTally,
+  strayKind,
+} from './convert-batch.js';
 import { createRecordConverter } from './record-converter.js';
 import { openInput, RecordSyntaxError, readRecords } from './record-stream.js';
 
@@ -103,14 +109,11 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
     // inventory entries 61-66k → 82-90k/s; 25k/s on a 100k-order file). PostgreSQL's writes already run in its
     // own process, which needs the second core: there the worker measured slightly slower.
     const converter = createRecordConverter({ inWorker: store.capabilities.writesOnMainThread });
-    // Batches being converted, oldest first, with their records' lines (and the file's first record, in the
-    // first batch, to tell a file of another kind); their answers are taken in order.
-    const converting: {
-      pending: Promise<ConvertedBatch>;
-      lines: number[];
-      first: number;
-      opening?: string;
-    }[] = [];
+    // Batches being converted, oldest first, with their records' lines; their answers are taken in order.
+    const converting: { pending: Promise<ConvertedBatch>; lines: number[]; first: number }[] = [];
+    // What the records of the batches taken so far look like, until a file of another kind, or mixing kinds, is said.
+    const tally: KindTally = { own: 0, others: {} };
+    let strayTold = false;
     const seen = new Map<string, number>();
     const repeats = (records: ConvertedBatch['records'], lines: number[], first: number): boolean => {
       let found = false;
@@ -138,16 +141,21 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
     let writing: Promise<void> = Promise.resolve();
     const takeOldest = async () => {
       const batch = converting.shift()!;
-      const { records, problems: found } = await batch.pending;
+      const { records, problems: found, tally: kinds } = await batch.pending;
+      if (!strayTold) addTally(tally, kinds);
       const stray =
-        found.length === 0 || batch.opening === undefined ? undefined : kindOfStray(batch.opening, kind.name);
+        found.length === 0 || strayTold ? undefined : strayKind(tally, batch.first + batch.lines.length);
       // Said once, before the problems it explains.
-      if (stray !== undefined)
+      if (stray !== undefined) {
+        strayTold = true;
         report({
           line: 0,
           fieldName: `(${noun})`,
-          message: `looks like ${stray.countLabel}, not ${kind.countLabel}: ${giveAs(stray)}`,
+          message: stray.mixed
+            ? `mixes ${stray.kind.countLabel} in with ${kind.countLabel} (the first at line ${stray.line}): a ${noun} holds one kind; move those to a ${noun} of their own and ${giveAs(stray.kind)}`
+            : `looks like ${stray.kind.countLabel}, not ${kind.countLabel}: ${giveAs(stray.kind)}`,
         });
+      }
       for (const problem of found) {
         if (truncated) break;
         report(problem);
@@ -167,7 +175,7 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
       const first = inFile - texts.length;
       const pending = converter.convert({ kind: kind.name, texts, lines, first });
       pending.catch(() => {});
-      converting.push({ pending, lines, first, ...(first === 0 ? { opening: texts[0]! } : {}) });
+      converting.push({ pending, lines, first });
       texts = [];
       lines = [];
       if (converting.length > AHEAD) await takeOldest();

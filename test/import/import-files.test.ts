@@ -203,6 +203,40 @@ for (const backend of await backends()) {
       assert.equal(await instance.store.locations.get(locationId), undefined);
     });
 
+    test("a file of another kind is told over its records, not its first alone: past a malformed first record, or mixed in with the given kind's", async () => {
+      const locationId = newLocationId();
+      const hintOf = async (lines: readonly string[]) => {
+        const result = await importFiles(instance.store, {
+          locationId,
+          inventoryHistory: { path: 'ih.ndjson', input: Readable.from([lines.join('\n')]) },
+          giveAs: (kind) => `give it with --${kind.name}`,
+          maxProblems: 10,
+        });
+        assert.equal(result.committed, false);
+        const hints = result.problems.filter((problem) => problem.line === 0);
+        assert.ok(hints.length <= 1, 'said once');
+        return hints[0] === undefined ? undefined : formatProblem(hints[0]);
+      };
+      const json = (records: readonly unknown[]) => records.map((record) => JSON.stringify(record));
+      const wrongKind =
+        'ih.ndjson:0 (file): looks like purchase orders, not inventory entries: give it with --purchaseOrders';
+      // A first record that is not JSON, or of no kind at all: the rest still tell the file's kind.
+      assert.equal(await hintOf(['{"id": "x",}', ...json(orders.slice(0, 3))]), wrongKind);
+      assert.equal(await hintOf([...json([{ note: 'header' }]), ...json(orders.slice(0, 3))]), wrongKind);
+      // Mixed in with entries, whichever comes first, and wherever the first stray is (here past the first batch
+      // of 1,000): the orders are to go in a file of their own, not the whole file with the other flag.
+      const mixed = (line: number) =>
+        `ih.ndjson:0 (file): mixes purchase orders in with inventory entries (the first at line ${line}): a file holds one kind; move those to a file of their own and give it with --purchaseOrders`;
+      assert.equal(await hintOf(json([orders[0], entries[0], entries[1], orders[1]])), mixed(1));
+      assert.equal(await hintOf(json([...entries.slice(0, 1000), orders[0], entries[1000]])), mixed(1001));
+      // Said before the strays' problems, even after those of a broken entry that came first.
+      const broken = { ...entries[0], adjustmentType: 'LOST' };
+      assert.equal(await hintOf(json([broken, ...entries.slice(1, 1000), orders[0]])), mixed(1001));
+      // A single order among lines of no kind is no file of orders.
+      assert.equal(await hintOf(['not json', '{"note": 1}', ...json([orders[0]])]), undefined);
+      assert.equal(await instance.store.locations.get(locationId), undefined);
+    });
+
     test('a file that cannot be read (a directory, no permission) is a problem at line 0, and nothing is stored', async () => {
       const locationId = newLocationId();
       // What a read stream of a file the user may not read fails with (root may read anything, so it is made here).
