@@ -1,4 +1,4 @@
-import { type ClientOptions, createClient, type Watermark } from '@larder/client';
+import { type ClientOptions, createClient, LarderTransportError, type Watermark } from '@larder/client';
 import {
   type FieldCounts,
   RECORD_KINDS,
@@ -42,6 +42,42 @@ export interface PullResult {
 /** How long one request may wait and retry in a pull: past the platform's longest window. */
 const PULL_RETRY_BUDGET_MS = 16 * 60_000;
 
+/**
+ * Why a request cannot reach a server at all: nothing listens (ECONNREFUSED), no such host (ENOTFOUND), no route to
+ * it, or a port fetch refuses to use ("bad port", which has no code). Retrying these before the source ever
+ * answered only delays the same failure by the whole backoff.
+ */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/**
+ * A fetch that, until the source first answers, turns a failure to reach it at all into an abort of `signal`, with
+ * the reason saying so: the client retries transport failures, and an abort is what ends its retries at once.
+ * Once the source has answered, the same failure is taken for a passing one (a restart) and retried as any other.
+ */
+const failFastUntilAnswered = (from: string, fetchImpl: typeof fetch) => {
+  const unreachable = new AbortController();
+  let answered = false;
+  const guarded: typeof fetch = async (input, init) => {
+    try {
+      const response = await fetchImpl(input, init);
+      answered = true;
+      return response;
+    } catch (error) {
+      // fetch's own "fetch failed" says nothing; its cause says why, in a message or (for several addresses of one
+      // name, all refused) a code alone.
+      const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+      const code = typeof cause?.code === 'string' ? cause.code : undefined;
+      const message = typeof cause?.message === 'string' ? cause.message : '';
+      if (!answered && ((code !== undefined && UNREACHABLE.has(code)) || message === 'bad port'))
+        unreachable.abort(
+          new LarderTransportError(`cannot reach ${from}: ${message || code}`, { cause: error }),
+        );
+      throw error;
+    }
+  };
+  return { fetch: guarded, signal: unreachable.signal };
+};
+
 /** Rows handed to the import session at a time. */
 const BATCH = 500;
 
@@ -59,6 +95,7 @@ export const pullLocation = async (store: Store, options: PullOptions): Promise<
   const setting = store.settings.pullState(options.intoLocation);
   const prior = await setting.get();
   const resumable = prior?.from === options.from && prior.location === options.location;
+  const reach = failFastUntilAnswered(options.from, options.client?.fetch ?? fetch);
   const client = createClient({
     baseUrl: options.from,
     clientId: options.clientId,
@@ -66,7 +103,10 @@ export const pullLocation = async (store: Store, options: PullOptions): Promise<
     // A batch copy outlasts a used-up 15-minute window (the platform's 10,000 requests) rather than fail the run.
     retry: { maxElapsedMs: PULL_RETRY_BUDGET_MS },
     ...options.client,
+    fetch: reach.fetch,
   });
+  const signal =
+    options.signal === undefined ? reach.signal : AbortSignal.any([options.signal, reach.signal]);
   const session = await store.records.beginImport({ id: options.intoLocation });
   const watermarks: PullState['watermarks'] = {};
   const started: PullResult['started'] = {};
@@ -80,7 +120,7 @@ export const pullLocation = async (store: Store, options: PullOptions): Promise<
       const run = client[kind.name].sync({
         location: options.location,
         pageSize: options.pageSize ?? 500,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        signal,
         ...(since === undefined ? {} : { since }),
       });
       let rows: RecordRow[] = [];

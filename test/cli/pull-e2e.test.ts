@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import type { Credentials, Larder } from '../../packages/client/test/larder.js';
 import { openStore } from '../../src/storage/open-store.js';
 import { BIN, larder } from '../helpers/cli.js';
-import { startPullSource, storedTexts } from '../helpers/pull-source.js';
+import { refusedPort, startPullSource, storedTexts } from '../helpers/pull-source.js';
 
 /**
  * The real `larder pull` and `larder export` / `import` processes against a Larder in this process: a pull killed
@@ -157,4 +157,19 @@ test('pull mistakes: a bad --from is a usage error (2); refused credentials say 
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /larder pull: .*Nothing was stored\./);
   assert.doesNotMatch(refused.stderr, /not-the-secret/);
+});
+
+test('pull from a source nothing listens at fails at once, naming it and the cause (1), and creates no database', async () => {
+  const target = join(dir, 'unreached.db');
+  const from = `http://127.0.0.1:${await refusedPort()}`;
+  const unreached = await larder(
+    pullArgs(target).map((arg) => (arg === source.url ? from : arg)),
+    env(),
+  );
+  assert.equal(
+    unreached.stderr,
+    `larder pull: cannot reach ${from}: connect ECONNREFUSED ${from.slice('http://'.length)}. Nothing was stored.\n`,
+  );
+  assert.equal(unreached.code, 1);
+  await assert.rejects(readFile(target), { code: 'ENOENT' });
 });

@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { type Larder, startLarder } from '../../packages/client/test/larder.js';
 import { RECORD_KINDS } from '../../src/records/kinds.js';
 import type { Store } from '../../src/storage/store.js';
@@ -34,3 +35,15 @@ export const storedTexts = (store: Store, location: string): Promise<string[][]>
       return all;
     }),
   );
+
+/**
+ * A port nothing listens on, without racing another process for a free one: one the system gave a server of ours,
+ * closed (and awaited) before it is used.
+ */
+export const refusedPort = async (): Promise<number> => {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+  return port;
+};

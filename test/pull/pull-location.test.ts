@@ -1,12 +1,38 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { LarderTransportError } from '@larder/client';
 import type { Credentials, Larder } from '../../packages/client/test/larder.js';
 import { pullLocation } from '../../src/pull/pull-location.js';
 import { inventoryFixture, purchaseOrderFixture } from '../helpers/fixtures.js';
-import { startPullSource, storedTexts } from '../helpers/pull-source.js';
+import { refusedPort, startPullSource, storedTexts } from '../helpers/pull-source.js';
 import { type BackendInstance, backends, describeBackend } from '../storage/backends.js';
 
 /** `larder pull` in process: a real source Larder over HTTP, into each backend. */
+
+/**
+ * The client's sleep on a virtual clock: a wait ends at the next turn of the event loop, unless its signal aborts it
+ * first, and `waited` adds up the waits that ran to their end.
+ */
+const virtualSleep = () => {
+  let waited = 0;
+  return {
+    sleep: (ms: number, signal?: AbortSignal) =>
+      new Promise<void>((resolve, reject) => {
+        if (signal?.aborted) return reject(signal.reason);
+        const onAbort = () => {
+          clearImmediate(wake);
+          reject(signal?.reason);
+        };
+        const wake = setImmediate(() => {
+          signal?.removeEventListener('abort', onAbort);
+          waited += ms;
+          resolve();
+        });
+        signal?.addEventListener('abort', onAbort, { once: true });
+      }),
+    waited: () => waited,
+  };
+};
 
 for (const backend of await backends()) {
   describeBackend(`larder pull (${backend.name})`, backend, () => {
@@ -160,6 +186,45 @@ for (const backend of await backends()) {
       } finally {
         await faulty.source.stop();
       }
+    });
+
+    test('a source that cannot be reached at all fails at once, naming it and the cause, with nothing stored', async () => {
+      const time = virtualSleep();
+      const port = await refusedPort();
+      // fetch refuses some ports itself (1 among them) before connecting: no retry reaches them either.
+      for (const [from, cause] of [
+        [`http://127.0.0.1:${port}`, `connect ECONNREFUSED 127.0.0.1:${port}`],
+        ['http://127.0.0.1:1', 'bad port'],
+      ] as const) {
+        const error = await pull('unreached', { from, client: { sleep: time.sleep } }).catch(
+          (e: unknown) => e,
+        );
+        assert.ok(error instanceof LarderTransportError, String(error));
+        assert.equal(error.message, `cannot reach ${from}: ${cause}`);
+      }
+      assert.equal(time.waited(), 0, 'no backoff waited out');
+      assert.equal(await db.store.locations.get('unreached'), undefined);
+      assert.equal(await db.store.settings.pullState('unreached').get(), undefined);
+    });
+
+    test('once the source has answered, a refused connection is retried as before', async () => {
+      const time = virtualSleep();
+      let refused = 0;
+      // The first search after the login finds the port closed, as while a source restarts.
+      const flaky: typeof fetch = async (input, init) => {
+        if (String(input).includes('/search') && refused++ === 0)
+          throw new TypeError('fetch failed', {
+            cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }),
+          });
+        return fetch(input, init);
+      };
+      const result = await pull('after-refusal', { client: { fetch: flaky, sleep: time.sleep } });
+      assert.ok(result.counts.purchaseOrders > 0);
+      assert.deepEqual(
+        await storedTexts(db.store, 'after-refusal'),
+        await storedTexts(source.store, 'src-loc'),
+      );
+      assert.ok(time.waited() > 0, 'one backoff waited out');
     });
 
     test('--since starts from that day instead of the watermark; another location starts over', async () => {

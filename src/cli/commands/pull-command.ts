@@ -78,7 +78,9 @@ export const pullCommand: Command = {
     'Incremental: each run starts from the watermark the last one stored for this local location (a run from\n' +
     'another source or location starts over). All or nothing per run: a failed or killed run stores nothing\n' +
     'and the next run resumes from the last stored watermark. 429s wait for Retry-After; 5xx and dropped\n' +
-    'connections are retried with backoff.',
+    'connections are retried with backoff. A source that cannot be reached at all before it first answers\n' +
+    '(connection refused, unknown host) fails at once, exit code 1; once it has answered, such failures are\n' +
+    'retried too.',
   run: async (args, io) => {
     const from = sourceUrl(args);
     const clientId = requiredOption(args, 'client-id');
