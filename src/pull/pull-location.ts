@@ -49,10 +49,69 @@ const PULL_RETRY_BUDGET_MS = 16 * 60_000;
  */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH']);
 
+const UNTRUSTED_HINT =
+  'To trust a private CA or a self-signed certificate (larder serve --tls self-signed), name its PEM file in NODE_EXTRA_CA_CERTS';
+const EXPIRED_HINT = "Renew the source's certificate, or check this machine's clock";
+
 /**
- * A fetch that, until the source first answers, turns a failure to reach it at all into an abort of `signal`, with
- * the reason saying so: the client retries transport failures, and an abort is what ends its retries at once.
- * Once the source has answered, the same failure is taken for a passing one (a restart) and retried as any other.
+ * TLS failures that waiting never clears, each with what to do about it when there is something to say: the
+ * certificate's verification codes (as Node names OpenSSL's), a host name it is not for, and an https:// URL that
+ * answers plain HTTP.
+ */
+const INSECURE = new Map<string, string | undefined>([
+  ['DEPTH_ZERO_SELF_SIGNED_CERT', UNTRUSTED_HINT],
+  ['SELF_SIGNED_CERT_IN_CHAIN', UNTRUSTED_HINT],
+  ['UNABLE_TO_GET_ISSUER_CERT', UNTRUSTED_HINT],
+  ['UNABLE_TO_GET_ISSUER_CERT_LOCALLY', UNTRUSTED_HINT],
+  ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', UNTRUSTED_HINT],
+  ['CERT_UNTRUSTED', UNTRUSTED_HINT],
+  ['CERT_HAS_EXPIRED', EXPIRED_HINT],
+  ['CERT_NOT_YET_VALID', EXPIRED_HINT],
+  ['ERR_TLS_CERT_ALTNAME_INVALID', undefined],
+  ['ERR_SSL_WRONG_VERSION_NUMBER', 'The source may speak plain HTTP: try http://'],
+  ...[
+    'CERT_SIGNATURE_FAILURE',
+    'CERT_REVOKED',
+    'CERT_REJECTED',
+    'CERT_CHAIN_TOO_LONG',
+    'INVALID_CA',
+    'INVALID_PURPOSE',
+    'PATH_LENGTH_EXCEEDED',
+    'HOSTNAME_MISMATCH',
+    'ERROR_IN_CERT_NOT_BEFORE_FIELD',
+    'ERROR_IN_CERT_NOT_AFTER_FIELD',
+    'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY',
+    'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
+  ].map((code) => [code, undefined] as const),
+]);
+
+/** What a failed fetch says of a source it will never reach by trying again, or undefined for any other failure. */
+const hopeless = (from: string, error: unknown): string | undefined => {
+  // fetch's own "fetch failed" says nothing; its cause says why, in a message or (for several addresses of one
+  // name, all refused) a code alone.
+  const cause = (error as { cause?: { code?: unknown; message?: unknown; reason?: unknown; cert?: unknown } })
+    .cause;
+  const code = typeof cause?.code === 'string' ? cause.code : undefined;
+  const message = typeof cause?.message === 'string' ? cause.message : '';
+  if ((code !== undefined && UNREACHABLE.has(code)) || message === 'bad port')
+    return `cannot reach ${from}: ${message || code}`;
+  if (code === undefined || !INSECURE.has(code)) return undefined;
+  // OpenSSL's own errors carry its whole error line as message, the words alone as reason.
+  const reason = code.startsWith('ERR_SSL_') && typeof cause?.reason === 'string' ? cause.reason : message;
+  // Node lists the certificate's names of the kind asked for alone (none, for an IP and a certificate of DNS names).
+  const names = (cause?.cert as { subjectaltname?: unknown } | undefined)?.subjectaltname;
+  const hint =
+    code === 'ERR_TLS_CERT_ALTNAME_INVALID' && typeof names === 'string'
+      ? `Use a host name the certificate is for: ${names}`
+      : INSECURE.get(code);
+  return `cannot connect securely to ${from}: ${reason.replace(/[:\s]+$/, '')} (${code})${hint === undefined ? '' : `. ${hint}`}`;
+};
+
+/**
+ * A fetch that, until the source first answers, turns a failure that retrying cannot mend (it cannot be reached at
+ * all, or not securely) into an abort of `signal`, with the reason saying so: the client retries transport
+ * failures, and an abort is what ends its retries at once. Once the source has answered, the same failure is taken
+ * for a passing one (a restart, a certificate being replaced) and retried as any other.
  */
 const failFastUntilAnswered = (from: string, fetchImpl: typeof fetch) => {
   const unreachable = new AbortController();
@@ -63,15 +122,8 @@ const failFastUntilAnswered = (from: string, fetchImpl: typeof fetch) => {
       answered = true;
       return response;
     } catch (error) {
-      // fetch's own "fetch failed" says nothing; its cause says why, in a message or (for several addresses of one
-      // name, all refused) a code alone.
-      const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-      const code = typeof cause?.code === 'string' ? cause.code : undefined;
-      const message = typeof cause?.message === 'string' ? cause.message : '';
-      if (!answered && ((code !== undefined && UNREACHABLE.has(code)) || message === 'bad port'))
-        unreachable.abort(
-          new LarderTransportError(`cannot reach ${from}: ${message || code}`, { cause: error }),
-        );
+      const why = answered ? undefined : hopeless(from, error);
+      if (why !== undefined) unreachable.abort(new LarderTransportError(why, { cause: error }));
       throw error;
     }
   };

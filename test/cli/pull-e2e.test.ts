@@ -4,10 +4,11 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Credentials, Larder } from '../../packages/client/test/larder.js';
+import { type Credentials, type Larder, startLarder } from '../../packages/client/test/larder.js';
+import { makeDevelopmentCertificate } from '../../src/cli/tls.js';
 import { openStore } from '../../src/storage/open-store.js';
 import { BIN, larder } from '../helpers/cli.js';
-import { refusedPort, startPullSource, storedTexts } from '../helpers/pull-source.js';
+import { refusedPort, startPullSource, storedTexts, testCertificate } from '../helpers/pull-source.js';
 
 /**
  * The real `larder pull` and `larder export` / `import` processes against a Larder in this process: a pull killed
@@ -172,4 +173,51 @@ test('pull from a source nothing listens at fails at once, naming it and the cau
   );
   assert.equal(unreached.code, 1);
   await assert.rejects(readFile(target), { code: 'ENOENT' });
+});
+
+test('pull over TLS: NODE_EXTRA_CA_CERTS, as the hint says, trusts a self-signed source; a wrong host name fails at once', async () => {
+  const target = join(dir, 'tls.db');
+  const development = await makeDevelopmentCertificate([]);
+  const elsewhere = await testCertificate(['other.test']);
+  const selfSigned = await startLarder({ server: { tls: development } });
+  const misnamed = await startLarder({ server: { tls: elsewhere } });
+  const trust = async (name: string, pem: string) => {
+    const file = join(dir, name);
+    await writeFile(file, pem);
+    return { NODE_EXTRA_CA_CERTS: file };
+  };
+  const pullFrom = (from: string, extra: Record<string, string> = {}) =>
+    larder(
+      pullArgs(target).map((arg) => (arg === source.url ? from : arg)),
+      { ...env(), ...extra },
+    );
+  try {
+    const untrusted = await pullFrom(selfSigned.url);
+    assert.equal(
+      untrusted.stderr,
+      `larder pull: cannot connect securely to ${selfSigned.url}: self-signed certificate (DEPTH_ZERO_SELF_SIGNED_CERT). ` +
+        'To trust a private CA or a self-signed certificate (larder serve --tls self-signed), name its PEM file in ' +
+        'NODE_EXTRA_CA_CERTS. Nothing was stored.\n',
+    );
+    assert.equal(untrusted.code, 1);
+    // Trusted, the source answers: its refusal of these credentials (a client of the other Larder) is what fails.
+    const trusted = await pullFrom(selfSigned.url, await trust('development.pem', development.cert));
+    assert.equal(trusted.code, 1);
+    assert.match(
+      trusted.stderr,
+      /^larder pull: The client credentials are not valid\. Nothing was stored\.\n$/,
+    );
+    const wrongHost = await pullFrom(misnamed.url, await trust('elsewhere.pem', elsewhere.cert));
+    assert.equal(
+      wrongHost.stderr,
+      `larder pull: cannot connect securely to ${misnamed.url}: Hostname/IP does not match certificate's altnames: ` +
+        "IP: 127.0.0.1 is not in the cert's list (ERR_TLS_CERT_ALTNAME_INVALID). Use a host name the certificate " +
+        'is for: DNS:other.test. Nothing was stored.\n',
+    );
+    assert.equal(wrongHost.code, 1);
+    await assert.rejects(readFile(target), { code: 'ENOENT' });
+  } finally {
+    await selfSigned.stop();
+    await misnamed.stop();
+  }
 });

@@ -1,6 +1,8 @@
 import { createServer } from 'node:net';
+import { generate } from 'selfsigned';
 import { type Larder, startLarder } from '../../packages/client/test/larder.js';
 import { RECORD_KINDS } from '../../src/records/kinds.js';
+import type { TlsMaterial } from '../../src/server/server.js';
 import type { Store } from '../../src/storage/store.js';
 import { inventoryFixture, purchaseOrderFixture } from './fixtures.js';
 
@@ -46,4 +48,21 @@ export const refusedPort = async (): Promise<number> => {
   const { port } = server.address() as { port: number };
   await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
   return port;
+};
+
+/**
+ * A self-signed certificate for `names` alone, valid from two days ago to `days` from now (-1: expired a day ago). `larder serve`'s
+ * own development certificate always names localhost and 127.0.0.1, and never has expired.
+ */
+export const testCertificate = async (names: readonly string[], days = 30): Promise<TlsMaterial> => {
+  const now = Date.now();
+  const result = await generate([{ name: 'commonName', value: 'Larder test certificate' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notBeforeDate: new Date(now - 2 * 86_400_000),
+    notAfterDate: new Date(now + days * 86_400_000),
+    extensions: [{ name: 'subjectAltName', altNames: names.map((value) => ({ type: 2 as const, value })) }],
+  });
+  return { key: result.private, cert: result.cert };
 };

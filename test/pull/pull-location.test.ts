@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { LarderTransportError } from '@larder/client';
-import type { Credentials, Larder } from '../../packages/client/test/larder.js';
+import { type Credentials, type Larder, startLarder } from '../../packages/client/test/larder.js';
+import { makeDevelopmentCertificate } from '../../src/cli/tls.js';
 import { pullLocation } from '../../src/pull/pull-location.js';
 import { inventoryFixture, purchaseOrderFixture } from '../helpers/fixtures.js';
-import { refusedPort, startPullSource, storedTexts } from '../helpers/pull-source.js';
+import { refusedPort, startPullSource, storedTexts, testCertificate } from '../helpers/pull-source.js';
 import { type BackendInstance, backends, describeBackend } from '../storage/backends.js';
 
 /** `larder pull` in process: a real source Larder over HTTP, into each backend. */
@@ -205,6 +206,42 @@ for (const backend of await backends()) {
       assert.equal(time.waited(), 0, 'no backoff waited out');
       assert.equal(await db.store.locations.get('unreached'), undefined);
       assert.equal(await db.store.settings.pullState('unreached').get(), undefined);
+    });
+
+    test('a source whose TLS cannot be trusted fails at once, naming it, the cause and what to do, nothing stored', async () => {
+      const time = virtualSleep();
+      // Larder serving HTTPS as `larder serve --tls self-signed` does, and with a certificate expired yesterday.
+      const selfSigned = await startLarder({ server: { tls: await makeDevelopmentCertificate([]) } });
+      const expired = await startLarder({ server: { tls: await testCertificate(['127.0.0.1'], -1) } });
+      try {
+        for (const [from, cause] of [
+          [
+            selfSigned.url,
+            'self-signed certificate (DEPTH_ZERO_SELF_SIGNED_CERT). To trust a private CA or a self-signed ' +
+              'certificate (larder serve --tls self-signed), name its PEM file in NODE_EXTRA_CA_CERTS',
+          ],
+          [
+            expired.url,
+            "certificate has expired (CERT_HAS_EXPIRED). Renew the source's certificate, or check this machine's clock",
+          ],
+          [
+            source.url.replace(/^http:/, 'https:'),
+            'wrong version number (ERR_SSL_WRONG_VERSION_NUMBER). The source may speak plain HTTP: try http://',
+          ],
+        ] as const) {
+          const error = await pull('untrusted', { from, client: { sleep: time.sleep } }).catch(
+            (e: unknown) => e,
+          );
+          assert.ok(error instanceof LarderTransportError, String(error));
+          assert.equal(error.message, `cannot connect securely to ${from}: ${cause}`);
+        }
+      } finally {
+        await selfSigned.stop();
+        await expired.stop();
+      }
+      assert.equal(time.waited(), 0, 'no backoff waited out');
+      assert.equal(await db.store.locations.get('untrusted'), undefined);
+      assert.equal(await db.store.settings.pullState('untrusted').get(), undefined);
     });
 
     test('once the source has answered, a refused connection is retried as before', async () => {

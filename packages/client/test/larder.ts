@@ -27,8 +27,8 @@ export const startLarder = async (
     /** Runs on the new store before the server starts (seed a live demo, say). */
     prepare?: (store: Store) => Promise<void>;
     live?: boolean;
-    /** More server settings: rate limits, fault rules, the fault header. */
-    server?: Pick<ServerConfig, 'rateLimit' | 'faults' | 'allowFaultHeader'>;
+    /** More server settings: rate limits, fault rules, the fault header, TLS. */
+    server?: Pick<ServerConfig, 'rateLimit' | 'faults' | 'allowFaultHeader' | 'tls'>;
   } = {},
 ) => {
   const dir = await mkdtemp(join(tmpdir(), 'larder-client-'));

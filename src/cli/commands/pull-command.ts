@@ -79,8 +79,9 @@ export const pullCommand: Command = {
     'another source or location starts over). All or nothing per run: a failed or killed run stores nothing\n' +
     'and the next run resumes from the last stored watermark. 429s wait for Retry-After; 5xx and dropped\n' +
     'connections are retried with backoff. A source that cannot be reached at all before it first answers\n' +
-    '(connection refused, unknown host) fails at once, exit code 1; once it has answered, such failures are\n' +
-    'retried too.',
+    '(connection refused, unknown host) or not securely (a certificate that fails verification: self-signed,\n' +
+    'expired, another host name; plain HTTP at https://) fails at once, exit code 1; once it has answered, such\n' +
+    'failures are retried too. Trust a private CA or a self-signed source with NODE_EXTRA_CA_CERTS=ca.pem.',
   run: async (args, io) => {
     const from = sourceUrl(args);
     const clientId = requiredOption(args, 'client-id');
