@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CommandIo } from '../../src/cli/command.js';
 import { main } from '../../src/cli/main.js';
@@ -51,6 +52,35 @@ export const larderToHead = (argv: string[], env: Record<string, string> = {}) =
     readerGone: once(child.stdout, 'close'),
     closed: once(child, 'close').then(([code]) => ({ code: code as number | null, stderr })),
   };
+};
+
+/** Records the exceptions nothing handled in a CLI whose standard error is gone: test/helpers/uncaught-probe.mjs. */
+const UNCAUGHT_PROBE = join(import.meta.dirname, 'uncaught-probe.mjs');
+let probed = 0;
+
+/**
+ * Runs `larder ...argv` with a reader of its standard error that takes the first chunk and closes the pipe
+ * (`larder … 2> >(head -1)`), or with `mergeStderr` both streams into that one reader (`larder … 2>&1 | head -1`,
+ * through sh). Resolves with the exit code, standard output (unless merged), and the stack of every exception
+ * nothing handled (kept in a file in `dir`).
+ */
+export const larderStderrToHead = async (argv: string[], options: { dir: string; mergeStderr?: boolean }) => {
+  const uncaughtLog = join(options.dir, `uncaught-${++probed}.log`);
+  const node = [process.execPath, '--import', UNCAUGHT_PROBE, BIN, ...argv];
+  const env = { ...process.env, LARDER_UNCAUGHT_LOG: uncaughtLog };
+  const child = options.mergeStderr
+    ? spawn('sh', ['-c', 'exec "$@" 2>&1', 'sh', ...node], { env })
+    : spawn(node[0]!, node.slice(1), { env });
+  const reader = options.mergeStderr ? child.stdout : child.stderr;
+  let stdout = '';
+  if (!options.mergeStderr)
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+  reader.once('data', () => reader.destroy());
+  const [code] = await once(child, 'close');
+  const uncaught = await readFile(uncaughtLog, 'utf8').catch(() => '');
+  return { code: code as number | null, stdout, uncaught };
 };
 
 /** Starts `larder serve` and resolves with its URL once it says it is listening. */
