@@ -221,11 +221,22 @@ export const startServer = async (deps: {
       },
     },
   );
+  let stopping = false;
+  // Once a stop has begun, every answer closes its connection (`Connection: close`): a keep-alive client leaves
+  // after its answer instead of staying on a server that is going (closing the listener ends only idle
+  // connections; one busy then would stay open until --shutdown-timeout, served all the while). In a cluster the
+  // client's next connection goes to a worker that serves on.
+  class Answer extends LarderResponse {
+    override writeHead(...args: Parameters<LarderResponse['writeHead']>): this {
+      if (stopping) this.shouldKeepAlive = false;
+      return super.writeHead(...args);
+    }
+  }
   // Node checks the header and request timeouts this often (default 30 s, which would triple the bound).
   // LarderResponse: the pipeline's own headers are written with the route's, in one writeHead.
   const serverOptions = {
     connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
-    ServerResponse: LarderResponse as typeof ServerResponse,
+    ServerResponse: Answer as typeof ServerResponse,
     requireHostHeader: false,
   };
   const server: Server =
@@ -284,6 +295,7 @@ export const startServer = async (deps: {
     publicUrl,
     port,
     stop: async () => {
+      stopping = true;
       larder.drain();
       // Readiness fails at once; a balancer that polls it stops sending before the listener goes away.
       const delayMs = config.shutdownDelayMs ?? 0;
