@@ -48,12 +48,22 @@ const logCrashes = (output: ServeOutput) => {
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-/** Waits for SIGINT/SIGTERM, then runs `stop` once (saying so, when `say` is given). */
-const untilSignal = (stop: () => Promise<void>, say?: (line: string) => void) =>
+/**
+ * Waits for SIGINT/SIGTERM, then runs `stop` once (saying so, when `say` is given). A second signal ends the
+ * process at once (a second Ctrl-C), unless `ignoreRepeats`: a worker gets Ctrl-C's SIGINT (or systemd's SIGTERM,
+ * sent to every process of the service) and then the primary's SIGTERM, and must finish its requests in flight
+ * all the same; the primary bounds its stop (SIGKILL), and a worker whose primary is gone exits.
+ */
+const untilSignal = (stop: () => Promise<void>, say?: (line: string) => void, ignoreRepeats = false) =>
   new Promise<void>((resolve) => {
+    let stopping = false;
     const onSignal = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      if (stopping) return;
+      stopping = true;
+      if (!ignoreRepeats) {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
       say?.(`larder: ${signal}: stopping; requests in flight may finish first.\n`);
       stop().then(resolve, resolve);
     };
@@ -399,7 +409,7 @@ export const serveCommand: Command = {
       const code = await serve(config, io, { announce: false }, output)
         .then(async (handle) => {
           process.send?.(READY);
-          await untilSignal(handle.stop);
+          await untilSignal(handle.stop, undefined, true);
           return 0;
         })
         .catch((error: unknown) => {
