@@ -7,6 +7,7 @@ import { ACTIVE_TAKEN, serveClusterFaults } from '../../sandbox/fault-control.js
 import { createFaultEngine } from '../../sandbox/faults.js';
 import { DEFAULT_JOURNAL_SIZE } from '../../sandbox/journal.js';
 import { serveClusterJournal } from '../../sandbox/journal-view.js';
+import { closeUnansweredHandoffs } from '../../server/cluster-handoffs.js';
 import { createSupervisor } from '../../server/cluster-supervisor.js';
 import { localUrl } from '../../server/server.js';
 import { systemClock } from '../../shared/clock.js';
@@ -87,14 +88,15 @@ const serveWithWorkers = async (
 ): Promise<number> => {
   // A message to a worker that is dying (killed, crashed), sent before its exit is seen, fails: Node emits 'error'
   // on its Worker, which unhandled ended the primary and so every worker. Its exit is handled by the supervisor.
-  cluster.on('fork', (worker) =>
+  cluster.on('fork', (worker) => {
     worker.on('error', (error: Error) =>
       output.logger.debug('a message to a worker was not delivered (it is exiting)', {
         worker: worker.process.pid,
         error: error.message,
       }),
-    ),
-  );
+    );
+    closeUnansweredHandoffs(worker.process);
+  });
   // Workers that said they serve and have not exited since: those a scrape asks.
   const serving = new Map<number, Worker>();
   cluster.on('exit', (worker) => serving.delete(worker.id));
