@@ -26,7 +26,7 @@ const getOnce = (url: string, headers: Record<string, string> = {}) =>
       response.on('end', () => resolve(response.statusCode ?? 0));
     })
       .on('error', reject)
-      // Node's cluster primary holds a connection it was handing to a worker that died meanwhile, unanswered.
+      // A guard: a connection held unanswered (as Node's primary held one it was handing a dying worker) fails.
       .setTimeout(5000, function (this: ClientRequest) {
         this.destroy(new Error('no answer within 5 s'));
       });
