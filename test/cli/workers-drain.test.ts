@@ -166,16 +166,16 @@ const exitOf = (child: ChildProcess) =>
     else child.once('close', (code) => resolve(code));
   });
 
-/** Lines from the first that matches `from` on: what the server logged once a stop began. */
-const linesFrom = (output: string, from: RegExp) => {
-  const lines = output.split('\n').filter((line) => line !== '');
-  return lines.slice(
-    Math.max(
-      0,
-      lines.findIndex((line) => from.test(line)),
-    ),
-  );
-};
+/**
+ * The log lines stamped at or after `sinceMs`: what the server logged once a stop began. By each line's own time,
+ * not its place in the output: the workers and the primary write to one pipe, and a worker's line can reach it
+ * before the primary's earlier one.
+ */
+const linesSince = (output: string, sinceMs: number) =>
+  output.split('\n').filter((line) => {
+    const time = /"time":"([^"]+)"/.exec(line)?.[1];
+    return time !== undefined && Date.parse(time) >= sinceMs;
+  });
 
 test('--workers 2: a connection the primary was handing a worker as it died is closed at its death, not held', {
   timeout: 90_000,
@@ -309,6 +309,7 @@ test('--workers 2, SIGTERM to the primary: the request in flight finishes with C
       held,
     );
     const exit = exitOf(server.child);
+    const signalledAt = Date.now();
     server.child.kill('SIGTERM');
     // Each worker closes its idle connections as it stops accepting.
     await within(Promise.all([idleElsewhere.closed, idleBeside.closed]), 20_000, 'idle connections closed');
@@ -320,7 +321,11 @@ test('--workers 2, SIGTERM to the primary: the request in flight finishes with C
     // Not accepting: asked once the workers' listeners have closed, not racing their closing (see README).
     assert.equal(await statusOnNewConnection(server.url, '/healthz'), 0);
     assert.equal(await within(exit, 30_000, 'the server exited'), 0);
-    const stopping = linesFrom(server.output(), /SIGTERM: stopping/);
+    const stopping = linesSince(server.output(), signalledAt);
+    assert.ok(
+      stopping.some((line) => /SIGTERM: stopping/.test(line)),
+      'the primary said it was stopping',
+    );
     assert.deepEqual(
       stopping.filter((line) => /"level":"(warn|error|fatal)"/.test(line)),
       [],
