@@ -286,6 +286,13 @@ test('requests says so when nothing matches, except in --json output', async () 
   assert.equal(json.out, '');
 });
 
+test('requests --limit 0 lists nothing, and never claims the journal is empty when it is not', async () => {
+  await fetch(`${handle.url}/v1/purchaseOrders/search`, { method: 'POST' });
+  assert.notEqual((await larder('requests')).out, 'No requests recorded yet.\n');
+  // Zero entries is what was asked for (with --follow: only what comes next), not a sign of an empty journal.
+  assert.deepEqual(await larder('requests', '--limit', '0'), { code: 0, out: '', err: '' });
+});
+
 test('report judges a client: findings with exit code 3, none with 0, no requests at all with 4', async () => {
   // A client id of a client id's shape: any other claimed id is journaled as "(not a client id)".
   const reportClient = '0f0e0d0c-0b0a-4908-8706-050403020100';

@@ -131,8 +131,9 @@ export const requestsCommand: Command = {
       });
     print(requests);
     if (dropped > 0) io.stderr(`${droppedEntries(dropped)}.\n`);
-    // Said, not left blank, so an empty answer is not mistaken for a hung command; never in --json output.
-    if (requests.length === 0 && args.flags['json'] !== true)
+    // Said, not left blank, so an empty answer is not mistaken for a hung command; never in --json output, nor
+    // after --limit 0, which asked for no entry (with --follow: only those to come) whatever the journal holds.
+    if (requests.length === 0 && args.flags['json'] !== true && Number(args.strings['limit']) !== 0)
       io.stdout(query.size === 0 ? 'No requests recorded yet.\n' : 'No recorded requests match.\n');
     if (args.flags['follow'] !== true) return 0;
     let after = next;
