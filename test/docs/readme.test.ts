@@ -4,6 +4,7 @@ import { dirname, join, relative } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.js';
+import { ERROR_CATALOG } from '../../src/shared/errors.js';
 
 /**
  * The README and the pages in docs/ stand alone: their tables render, their links stay inside the repository and
@@ -107,5 +108,18 @@ test('the README names exactly the commands that take no --db', async () => {
   assert.deepEqual(
     [...(listed ?? '').matchAll(/`([a-z]+)`/g)].map((match) => match[1]).sort(),
     withoutDb.sort(),
+  );
+});
+
+test("the README's Error codes table lists every code the server answers, each with its status, and no other", () => {
+  const section = /^## Error codes\n([\s\S]*?)^## /m.exec(readme)?.[1] ?? '';
+  const rows = [...section.matchAll(/^\| (\d{5}) \| (\d{3}) \|/gm)].map(
+    ([, code, status]) => `${code} ${status}`,
+  );
+  assert.deepEqual(
+    rows.sort(),
+    Object.values(ERROR_CATALOG)
+      .map(({ numericCode, status }) => `${numericCode} ${status}`)
+      .sort(),
   );
 });
