@@ -1,3 +1,4 @@
+import { badPortReason, FETCH_BAD_PORT } from '../shared/bad-ports.js';
 import { ERROR_CATALOG } from '../shared/errors.js';
 import { DEFAULT_HOST } from '../shared/limits.js';
 import { type OptionTable, optionLabel, type ParsedArgs, UsageError } from './command.js';
@@ -62,10 +63,11 @@ export const adminClient = (args: ParsedArgs): AdminClient => {
         });
       } catch (error) {
         // fetch's own "fetch failed" says nothing; its cause says why (ECONNREFUSED, ENOTFOUND …). A cause of several
-        // (every address of a name refused) may carry its code alone.
+        // (every address of a name refused) may carry its code alone. A refused port gets words of its own.
         const { cause } = error as Error & { cause?: Error & { code?: string } };
         const why = cause instanceof Error ? cause.message || cause.code : undefined;
-        throw new AdminApiError(`cannot reach ${url}: ${why ?? (error as Error).message}`);
+        const reason = why === FETCH_BAD_PORT ? badPortReason(url) : why;
+        throw new AdminApiError(`cannot reach ${url}: ${reason ?? (error as Error).message}`);
       }
       const text = await response.text();
       if (response.ok) return JSON.parse(text) as T;

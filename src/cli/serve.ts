@@ -9,6 +9,7 @@ import {
 } from '../server/cluster-metrics.js';
 import { type MetricsEndpoint, startMetricsServer } from '../server/metrics-server.js';
 import { type RunningServer, startServer } from '../server/server.js';
+import { BAD_PORTS } from '../shared/bad-ports.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import { createMetrics, type Metrics } from '../shared/metrics.js';
@@ -71,6 +72,32 @@ export const startClusterMetrics = (
   return startMetricsServer(config.host, config.metricsPort, clusterExposition(serving, events));
 };
 
+const BAD_PORT_CONSEQUENCE =
+  'browsers will not open /docs or /console there, and fetch clients (@larder/client; larder clock, requests, ' +
+  'report, faults and pull) refuse to connect to it, though curl and most other HTTP clients work. Pick another ' +
+  'port, such as 8080.';
+
+/**
+ * Warnings for a bound port or a public URL's port that fetch refuses (src/shared/bad-ports.ts). Not a refusal:
+ * other HTTP clients reach it, and someone may serve only those on purpose.
+ */
+export const badPortWarnings = (config: Pick<ServeConfig, 'port' | 'publicUrl'>): string[] => {
+  // Port 0 asks for any free port: the system picks one from its ephemeral range, where no bad port lies.
+  const bound =
+    config.port !== 0 && BAD_PORTS.has(config.port)
+      ? [`--port ${config.port} is a "bad port" of the Fetch standard: ${BAD_PORT_CONSEQUENCE}`]
+      : [];
+  // A URL's port is '' for the scheme's default (80, 443), which is never bad.
+  const publicPort = config.publicUrl === undefined ? '' : new URL(config.publicUrl).port;
+  const announced =
+    publicPort !== '' && BAD_PORTS.has(Number(publicPort))
+      ? [
+          `--public-url ${config.publicUrl} names a "bad port" of the Fetch standard (${publicPort}): ${BAD_PORT_CONSEQUENCE}`,
+        ]
+      : [];
+  return [...bound, ...announced];
+};
+
 /**
  * Says at start whether key material is encrypted at rest, so an operator never assumes it is, and whether a key
  * file it was given can be read by other users. A warning, not a refusal: mounted secrets (Kubernetes' default
@@ -113,7 +140,10 @@ export const serve = async (
   let metricsEndpoint: MetricsEndpoint | undefined;
   let resolved: ServeConfig;
   try {
-    if (options.announce !== false) await logKeyProtection(output.logger, config, store);
+    if (options.announce !== false) {
+      for (const warning of badPortWarnings(config)) output.logger.warn(warning);
+      await logKeyProtection(output.logger, config, store);
+    }
     if (options.announce !== false) await prepareDemo(store, clock, output.note, config.demo);
     resolved = await withDemoAdminToken(store, config);
     server = await startServer({

@@ -7,6 +7,7 @@ import {
   type RecordRow,
   toFieldCounts,
 } from '../records/kinds.js';
+import { badPortReason, FETCH_BAD_PORT } from '../shared/bad-ports.js';
 import { LarderError } from '../shared/errors.js';
 import { createValidator } from '../shared/validator.js';
 import type { PullState, Store } from '../storage/store.js';
@@ -93,8 +94,8 @@ const hopeless = (from: string, error: unknown): string | undefined => {
     .cause;
   const code = typeof cause?.code === 'string' ? cause.code : undefined;
   const message = typeof cause?.message === 'string' ? cause.message : '';
-  if ((code !== undefined && UNREACHABLE.has(code)) || message === 'bad port')
-    return `cannot reach ${from}: ${message || code}`;
+  if (message === FETCH_BAD_PORT) return `cannot reach ${from}: ${badPortReason(from)}`;
+  if (code !== undefined && UNREACHABLE.has(code)) return `cannot reach ${from}: ${message || code}`;
   if (code === undefined || !INSECURE.has(code)) return undefined;
   // OpenSSL's own errors carry its whole error line as message, the words alone as reason.
   const reason = code.startsWith('ERR_SSL_') && typeof cause?.reason === 'string' ? cause.reason : message;

@@ -100,10 +100,12 @@ test('a --url that is no http(s) URL is a usage error; one that cannot be reache
     assert.equal(refused.code, 2, url);
     assert.match(refused.err, /^larder clock: --url must be an http\(s\) URL/, url);
   }
-  // fetch refuses port 1 before connecting: the cause alone, not "Error: bad port".
+  // fetch refuses port 1 before connecting: said as that, naming the URL and the port, not as a bare "bad port".
   assert.deepEqual(await at('http://127.0.0.1:1'), {
     code: 1,
-    err: 'larder clock: cannot reach http://127.0.0.1:1: bad port\n',
+    err:
+      'larder clock: cannot reach http://127.0.0.1:1: port 1 is one fetch refuses to connect to (a "bad port" of ' +
+      'the Fetch standard, blocked by browsers too; nothing was sent): serve it on another port\n',
   });
 });
 

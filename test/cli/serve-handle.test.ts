@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { serve } from '../../src/cli/serve.js';
+import { badPortWarnings, serve } from '../../src/cli/serve.js';
 import { isSealed } from '../../src/shared/key-encryption.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { captureIo, serveConfigIn } from '../helpers/serve-config.js';
@@ -77,6 +77,40 @@ test('a key file other users can read is named in a warning at start, with its m
   await handle.stop();
   assert.ok(
     lines.includes(`${path} can be read by other users (mode 0644): chmod 600 it, as for any key`),
+    lines.join('\n'),
+  );
+});
+
+test("a port browsers and fetch refuse (the Fetch standard's bad ports) is named in a warning at start", async () => {
+  const consequence =
+    'browsers will not open /docs or /console there, and fetch clients (@larder/client; larder clock, requests, ' +
+    'report, faults and pull) refuse to connect to it, though curl and most other HTTP clients work. Pick another ' +
+    'port, such as 8080';
+  assert.deepEqual(badPortWarnings({ port: 6000 }), [
+    `--port 6000 is a "bad port" of the Fetch standard: ${consequence}.`,
+  ]);
+  assert.deepEqual(badPortWarnings({ port: 6697, publicUrl: 'https://larder.example.test:10080' }), [
+    `--port 6697 is a "bad port" of the Fetch standard: ${consequence}.`,
+    `--public-url https://larder.example.test:10080 names a "bad port" of the Fetch standard (10080): ${consequence}.`,
+  ]);
+  // Port 0 asks for any free port, which is never one of them; a URL without a port uses 80 or 443.
+  for (const config of [
+    { port: 8080 },
+    { port: 0 },
+    { port: 8080, publicUrl: 'https://larder.example.test' },
+  ])
+    assert.deepEqual(badPortWarnings(config), [], JSON.stringify(config));
+  // Said at start, with the other warnings: the public URL stands in for a bound port (binding 6000 could race).
+  const lines: string[] = [];
+  const logger = { ...silentLogger, warn: (msg: string) => lines.push(msg) };
+  const handle = await serve(
+    config('--db', join(dir, 'bad-port.db'), '--public-url', 'http://127.0.0.1:6000'),
+    io(),
+    { logger },
+  );
+  await handle.stop();
+  assert.ok(
+    lines.includes(badPortWarnings({ port: 0, publicUrl: 'http://127.0.0.1:6000' })[0]!),
     lines.join('\n'),
   );
 });

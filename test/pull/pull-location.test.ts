@@ -195,7 +195,11 @@ for (const backend of await backends()) {
       // fetch refuses some ports itself (1 among them) before connecting: no retry reaches them either.
       for (const [from, cause] of [
         [`http://127.0.0.1:${port}`, `connect ECONNREFUSED 127.0.0.1:${port}`],
-        ['http://127.0.0.1:1', 'bad port'],
+        [
+          'http://127.0.0.1:1',
+          'port 1 is one fetch refuses to connect to (a "bad port" of the Fetch standard, blocked by browsers too; ' +
+            'nothing was sent): serve it on another port',
+        ],
       ] as const) {
         const error = await pull('unreached', { from, client: { sleep: time.sleep } }).catch(
           (e: unknown) => e,

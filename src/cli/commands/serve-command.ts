@@ -28,7 +28,13 @@ import {
 import { openStore } from '../../storage/open-store.js';
 import { type Command, STORE_OPTIONS } from '../command.js';
 import { checkPortFree } from '../port-check.js';
-import { logKeyProtection, serve, startClusterMetrics, withDemoAdminToken } from '../serve.js';
+import {
+  badPortWarnings,
+  logKeyProtection,
+  serve,
+  startClusterMetrics,
+  withDemoAdminToken,
+} from '../serve.js';
 import { parseServeConfig, type ServeConfig } from '../serve-config.js';
 import { createServeOutput, type ServeOutput } from '../serve-output.js';
 import { loadTls, shareWithWorkers } from '../tls.js';
@@ -217,7 +223,8 @@ export const serveCommand: Command = {
       env: 'PORT',
       default: '8080',
       placeholder: 'PORT',
-      description: 'Port to bind (0: any free port).',
+      description:
+        "Port to bind (0: any free port). One that browsers and fetch refuse (the Fetch standard's bad ports: 6000, 6665-6669, 10080, …) is warned about at start.",
     },
     'public-url': {
       type: 'string',
@@ -437,6 +444,7 @@ export const serveCommand: Command = {
       if (tls !== undefined) shareWithWorkers(tls.material);
       const store = await openStore(config.store);
       try {
+        for (const warning of badPortWarnings(config)) output.logger.warn(warning);
         await logKeyProtection(output.logger, config, store);
         await prepareDemo(store, systemClock, output.note, config.demo);
         // Made here, once: workers starting together on a new database would each make one.
