@@ -221,7 +221,7 @@ export const createAdminRoutes = ({
 
   routes.put('/clock', async (c) => {
     const request = clockSet(await readJsonObject(c));
-    const target = Date.parse(request.now);
+    const target = Date.parse(dayOrDateTime(request.now)!);
     if (target - clock.now() > MAX_CLOCK_STEP_SECONDS * 1000) throw tooFar('now', 'now');
     await clock.set(target, request.frozen === true);
     return c.json(await moved());

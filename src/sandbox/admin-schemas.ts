@@ -19,10 +19,10 @@ export const MAX_CLOCK_STEP_SECONDS = 10 * 366 * 86_400;
 
 export const ClockSetRequestSchema = Type.Object(
   {
-    now: Type.String({
-      format: 'date-time',
+    // A day alone as `larder clock set` and `?since=` take one (dayOrDateTime).
+    now: Type.Union([Type.String({ format: 'date' }), Type.String({ format: 'date-time' })], {
       description:
-        'The time to jump to: backwards too, forwards at most 10 years (3,660 days) past what the clock says now.',
+        'The time to jump to, as a date-time or a day alone (YYYY-MM-DD: its midnight UTC): backwards too, forwards at most 10 years (3,660 days) past what the clock says now.',
     }),
     frozen: Type.Optional(Type.Boolean({ description: 'Stop time there (default false: it runs on).' })),
   },

@@ -962,10 +962,16 @@ export const openApiDocument = (publicUrl: string) => {
         'The time every route, token and journal entry uses.',
         ClockViewSchema,
       ),
-      put: admin('setClock', 'Jump to a time', 'Backwards too; optionally frozen there.', ClockViewSchema, {
-        request: jsonBody(ClockSetRequestSchema),
-        errors: jsonBodyErrors('now is not a date-time, or is more than 10 years ahead'),
-      }),
+      put: admin(
+        'setClock',
+        'Jump to a time',
+        'To a date-time, or a day alone (its midnight UTC); backwards too; optionally frozen there.',
+        ClockViewSchema,
+        {
+          request: jsonBody(ClockSetRequestSchema),
+          errors: jsonBodyErrors('now is neither a day nor a date-time, or is more than 10 years ahead'),
+        },
+      ),
       delete: admin(
         'resetClock',
         'Back to real time',

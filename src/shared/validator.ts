@@ -122,8 +122,9 @@ const simplify = (errors: readonly ErrorObject[], root: TSchema): ProblemReport 
     const problem = describe(error, root);
     const known = byField.get(problem.fieldName);
     if (known === undefined) byField.set(problem.fieldName, problem);
+    // Each branch of a union failing (a date or a date-time): "must be a valid date … or a valid date-time …".
     else if (!known.message.includes(problem.message))
-      known.message = `${known.message} or ${problem.message}`;
+      known.message = `${known.message} or ${known.message.startsWith('must be ') ? problem.message.replace(/^must be /, '') : problem.message}`;
   }
   return { problems: [...byField.values()], more: others.size };
 };

@@ -113,10 +113,25 @@ for (const backend of await backends()) {
       assert.deepEqual(reset, { now: new Date(clock.now()).toISOString(), offsetSeconds: 0, frozen: false });
     });
 
+    test('PUT /clock takes a day alone as its midnight UTC, as larder clock set and ?since= do', async () => {
+      const day = await json(admin('PUT', '/clock', { now: '2026-11-29', frozen: true }));
+      assert.equal(day['now'], '2026-11-29T00:00:00.000Z');
+      await admin('DELETE', '/clock');
+    });
+
     test('bad clock requests are 400s naming the field', async () => {
-      const bad = await admin('PUT', '/clock', { now: 'yesterday' });
-      assert.equal(bad.status, 400);
-      assert.equal((await json(bad))['fieldName'], 'now');
+      // Neither spelling, nor a day that does not exist: one message naming both forms.
+      for (const now of ['yesterday', '2025-02-30', '2025-06-01 09:00:00Z']) {
+        const bad = await admin('PUT', '/clock', { now });
+        assert.equal(bad.status, 400, now);
+        const body = await json(bad);
+        assert.equal(body['fieldName'], 'now');
+        assert.equal(
+          body['message'],
+          'now must be a valid date (YYYY-MM-DD) or a valid date-time (RFC 3339 with T and a zone of Z or ±HH:MM, e.g. 2024-05-01T12:00:00Z)',
+          now,
+        );
+      }
       const zero = await json(admin('POST', '/clock/advance', { seconds: 0 }));
       assert.equal(zero['fieldName'], 'seconds');
       // Too far is said in days, as a PUT past the bound is, not as the schema's bare maximum in seconds.

@@ -298,7 +298,7 @@ export interface ClockView {
 }
 export interface ClockSetRequest {
   /**
-   * The time to jump to: backwards too, forwards at most 10 years (3,660 days) past what the clock says now.
+   * The time to jump to, as a date-time or a day alone (YYYY-MM-DD: its midnight UTC): backwards too, forwards at most 10 years (3,660 days) past what the clock says now.
    */
   now: string;
   /**
