@@ -57,10 +57,31 @@ const larderVersion = async (): Promise<string> => {
   return (JSON.parse(text) as { version: string }).version;
 };
 
+/** The options larder takes before any command, each with its other spellings. */
+const TOP_OPTIONS: Record<string, readonly string[]> = { '--version': ['-V'], '--help': ['-h'] };
+
+/** The top-level option a mistyped one most likely meant: `-v` (a case away from -V) is --version. */
+const meantOption = (given: string): string | undefined => {
+  const names = Object.keys(TOP_OPTIONS);
+  const byCase = names.find((name) =>
+    [name, ...TOP_OPTIONS[name]!].some((alias) => alias.toLowerCase() === given.toLowerCase()),
+  );
+  const guesses = didYouMean(given, names);
+  // `--` begins both: no guess rather than a wrong one.
+  return byCase ?? (guesses.length === 1 ? guesses[0] : undefined);
+};
+
 /** Runs the CLI; returns the process exit code (2 for usage mistakes). */
 export const main = async (argv: readonly string[], io: CommandIo = processIo()): Promise<number> => {
   const [name, ...rest] = argv;
   if (name === '--version' || name === '-V' || name === 'version') {
+    // A stray word is a usage mistake here as after any command, not quietly dropped.
+    if (rest.length > 0) {
+      io.stderr(
+        `larder: Unexpected argument: ${rest.join(' ')} (${name} takes none).\nRun \`larder --help\` for usage.\n`,
+      );
+      return 2;
+    }
     io.stdout(`larder ${await larderVersion()}\n`);
     return 0;
   }
@@ -70,12 +91,15 @@ export const main = async (argv: readonly string[], io: CommandIo = processIo())
   }
   const command = COMMANDS.find((candidate) => candidate.name === name);
   if (command === undefined) {
-    const [meant] = didYouMean(
-      name,
-      COMMANDS.map((candidate) => candidate.name),
-    );
+    const option = name.startsWith('-');
+    const meant = option
+      ? meantOption(name)
+      : didYouMean(
+          name,
+          COMMANDS.map((candidate) => candidate.name),
+        )[0];
     const hint = meant === undefined ? '' : ` Did you mean 'larder ${meant}'?`;
-    io.stderr(`larder: unknown command '${name}'.${hint}\n\n${overview()}`);
+    io.stderr(`larder: unknown ${option ? 'option' : 'command'} '${name}'.${hint}\n\n${overview()}`);
     return 2;
   }
   try {

@@ -260,7 +260,9 @@ test('requests --follow says how many requests the full journal let go between t
         for (let n = 1; n <= 5; n++) await nothing(server.url, n);
       },
       (out, err) => {
-        missed = [...err.matchAll(/^(\d+) requests? \(of any client\) arrived and left the full journal/gm)]
+        missed = [
+          ...err.matchAll(/^Warning: (\d+) requests? \(of any client\) arrived and left the full journal/gm),
+        ]
           .map((match) => Number(match[1]))
           .reduce((sum, count) => sum + count, 0);
         return out.length - 1 + missed >= 5;
@@ -365,7 +367,8 @@ test('requests and report warn, on stderr, when the journal has dropped entries'
     const listed = await run('requests');
     assert.equal(listed.code, 0);
     assert.equal(listed.out.trim().split('\n').length, 2);
-    assert.match(listed.err, /The journal dropped its 1 oldest entry since it was last cleared/);
+    // Said as report says it: a warning, so named.
+    assert.match(listed.err, /^Warning: the journal dropped its 1 oldest entry since it was last cleared/);
     const reported = await run('report', '--client', 'someone');
     assert.equal(reported.code, 4);
     assert.match(

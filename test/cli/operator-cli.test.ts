@@ -34,6 +34,40 @@ describe('errors a new user meets', () => {
     assert.equal(result.stdout, `larder ${version}\n`);
   });
 
+  test('--version with a stray word is a usage error; -v and other near spellings are told --version', async () => {
+    for (const argv of [
+      ['--version', 'extra'],
+      ['-V', 'extra', 'more'],
+      ['version', 'extra'],
+    ]) {
+      const result = await run(...argv);
+      assert.equal(result.code, 2, argv.join(' '));
+      assert.equal(result.stdout, '', argv.join(' '));
+      assert.equal(
+        result.stderr,
+        `larder: Unexpected argument: ${argv.slice(1).join(' ')} (${argv[0]} takes none).\nRun \`larder --help\` for usage.\n`,
+      );
+    }
+    for (const [given, meant] of [
+      ['-v', '--version'],
+      ['--verison', '--version'],
+      ['-version', '--version'],
+      ['-H', '--help'],
+      ['--hlep', '--help'],
+    ] as const) {
+      const result = await run(given);
+      assert.equal(result.code, 2, given);
+      assert.ok(
+        result.stderr.startsWith(`larder: unknown option '${given}'. Did you mean 'larder ${meant}'?\n`),
+        result.stderr,
+      );
+    }
+    // Nothing near: said as an option all the same, with no guess.
+    const far = await run('--frobnicate');
+    assert.equal(far.code, 2);
+    assert.ok(far.stderr.startsWith("larder: unknown option '--frobnicate'.\n"), far.stderr);
+  });
+
   test('a SQLite path that cannot be opened is named, with the cause', async () => {
     const missingDir = await run('keys', 'rotate', '--db', join(dir, 'no-such-dir', 'x.db'));
     assert.equal(missingDir.code, 1);

@@ -8,7 +8,7 @@ const NOTHING_JUDGED = 4;
 
 /** Said when the journal wrapped: a clean report of the newest traffic is not a clean report of the whole run. */
 const droppedWarning = (dropped: number): string =>
-  `Warning: ${droppedEntries(dropped).replace(/^The/, 'the')}, so earlier traffic was not judged. Clear it ` +
+  `Warning: ${droppedEntries(dropped)}, so earlier traffic was not judged. Clear it ` +
   'before the run (larder requests clear) or raise --journal-size.\n';
 
 export const reportCommand: Command = {

@@ -22,7 +22,7 @@ const line = (entry: JournalEntry) =>
 
 /** That the journal wrapped, so what it lists (or judges) is only the newest traffic. */
 export const droppedEntries = (dropped: number): string =>
-  `The journal dropped its ${dropped} oldest entr${dropped === 1 ? 'y' : 'ies'} since it was last cleared ` +
+  `the journal dropped its ${dropped} oldest entr${dropped === 1 ? 'y' : 'ies'} since it was last cleared ` +
   '(it keeps the newest --journal-size per worker)';
 
 /** That requests arrived between two --follow polls and the full journal let them go before they were listed. */
@@ -130,7 +130,7 @@ export const requestsCommand: Command = {
         throw asUsageError(error);
       });
     print(requests);
-    if (dropped > 0) io.stderr(`${droppedEntries(dropped)}.\n`);
+    if (dropped > 0) io.stderr(`Warning: ${droppedEntries(dropped)}.\n`);
     // Said, not left blank, so an empty answer is not mistaken for a hung command; never in --json output, nor
     // after --limit 0, which asked for no entry (with --follow: only those to come) whatever the journal holds.
     if (requests.length === 0 && args.flags['json'] !== true && Number(args.strings['limit']) !== 0)
@@ -145,7 +145,8 @@ export const requestsCommand: Command = {
       query.set('after', after);
       const poll = await admin.call<JournalList>('GET', `/requests?${query}`);
       // The journal is bounded, so a poll is too; what it let go before this poll could list it is said, not skipped.
-      if (poll.missed !== undefined && poll.missed > 0) io.stderr(`${missedEntries(poll.missed)}.\n`);
+      if (poll.missed !== undefined && poll.missed > 0)
+        io.stderr(`Warning: ${missedEntries(poll.missed)}.\n`);
       print(poll.requests);
       after = poll.next;
     }
