@@ -213,6 +213,24 @@ for (const backend of await backends()) {
       }
     });
 
+    test('an id of . or .. spelt %2E or %2E%2E is resolved by URL parsing first: 404 or 405, never an id', async () => {
+      // As the README says: /locations/%2E/purchaseOrders is /locations/purchaseOrders (a DELETE path), and
+      // /locations/%2E%2E/purchaseOrders is /purchaseOrders, before any route reads a locationId.
+      for (const [method, path, status] of [
+        ['POST', '/locations/%2E/purchaseOrders', 405],
+        ['POST', '/locations/%2e%2E/purchaseOrders', 404],
+        ['GET', '/locations/%2E%2E/charts', 404],
+        ['DELETE', '/locations/%2E', 404],
+        ['DELETE', '/locations/%2E%2E', 404],
+      ] as const) {
+        const response = await api.admin(method, path, method === 'POST' ? '[]' : undefined);
+        assert.equal(response.status, status, `${method} ${path}`);
+        assert.notEqual((await api.json(response))['fieldName'], 'locationId', `${method} ${path}`);
+      }
+      assert.equal(await db.store.locations.get('.'), undefined);
+      assert.equal(await db.store.locations.get('..'), undefined);
+    });
+
     test('DELETE a location removes it and its records; then it is unknown', async () => {
       await api.admin('POST', '/locations/fixture-3/purchaseOrders', JSON.stringify(orders));
       const created = await api.json<{ clientId: string; clientSecret: string }>(
