@@ -48,7 +48,7 @@ Usage: larder <command> [options]
 Commands:
 ${COMMANDS.map((command) => `  ${command.name.padEnd(10)} ${command.summary}`).join('\n')}
 
-Run \`larder <command> --help\` for a command's options.
+Run \`larder <command> --help\` or \`larder help <command>\` for a command's options.
 `;
 
 /** The version in package.json, found relative to this file (src/cli or dist/cli alike). */
@@ -85,23 +85,38 @@ export const main = async (argv: readonly string[], io: CommandIo = processIo())
     io.stdout(`larder ${await larderVersion()}\n`);
     return 0;
   }
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    io.stdout(overview());
-    return name === undefined ? 2 : 0;
-  }
-  const command = COMMANDS.find((candidate) => candidate.name === name);
-  if (command === undefined) {
-    const option = name.startsWith('-');
+  const unknown = (given: string): number => {
+    const option = given.startsWith('-');
     const meant = option
-      ? meantOption(name)
+      ? meantOption(given)
       : didYouMean(
-          name,
+          given,
           COMMANDS.map((candidate) => candidate.name),
         )[0];
     const hint = meant === undefined ? '' : ` Did you mean 'larder ${meant}'?`;
-    io.stderr(`larder: unknown ${option ? 'option' : 'command'} '${name}'.${hint}\n\n${overview()}`);
+    io.stderr(`larder: unknown ${option ? 'option' : 'command'} '${given}'.${hint}\n\n${overview()}`);
     return 2;
+  };
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    const [topic, ...stray] = rest;
+    if (topic === undefined) {
+      io.stdout(overview());
+      return name === undefined ? 2 : 0;
+    }
+    // `larder help serve`, as git and npm take it: that command's own help.
+    if (stray.length > 0) {
+      io.stderr(
+        `larder: Unexpected argument: ${stray.join(' ')} (help takes one command).\nRun \`larder --help\` for usage.\n`,
+      );
+      return 2;
+    }
+    const command = COMMANDS.find((candidate) => candidate.name === topic);
+    if (command === undefined) return unknown(topic);
+    io.stdout(renderHelp(command));
+    return 0;
   }
+  const command = COMMANDS.find((candidate) => candidate.name === name);
+  if (command === undefined) return unknown(name);
   try {
     const args = parseCommandArgs(command, rest, io);
     if (args === 'help') {

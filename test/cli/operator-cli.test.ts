@@ -68,6 +68,34 @@ describe('errors a new user meets', () => {
     assert.ok(far.stderr.startsWith("larder: unknown option '--frobnicate'.\n"), far.stderr);
   });
 
+  test("larder help COMMAND (or --help COMMAND) prints that command's help; an unknown one or a stray word is a usage error", async () => {
+    const own = await run('serve', '--help');
+    assert.equal(own.code, 0);
+    for (const argv of [
+      ['help', 'serve'],
+      ['--help', 'serve'],
+      ['-h', 'serve'],
+    ]) {
+      const result = await run(...argv);
+      assert.equal(result.code, 0, argv.join(' '));
+      assert.equal(result.stdout, own.stdout, argv.join(' '));
+    }
+    const unknown = await run('help', 'serv');
+    assert.equal(unknown.code, 2);
+    assert.equal(unknown.stdout, '');
+    assert.ok(
+      unknown.stderr.startsWith("larder: unknown command 'serv'. Did you mean 'larder serve'?\n"),
+      unknown.stderr,
+    );
+    const stray = await run('help', 'serve', 'extra');
+    assert.equal(stray.code, 2);
+    assert.equal(stray.stdout, '');
+    assert.equal(
+      stray.stderr,
+      'larder: Unexpected argument: extra (help takes one command).\nRun `larder --help` for usage.\n',
+    );
+  });
+
   test('a SQLite path that cannot be opened is named, with the cause', async () => {
     const missingDir = await run('keys', 'rotate', '--db', join(dir, 'no-such-dir', 'x.db'));
     assert.equal(missingDir.code, 1);
