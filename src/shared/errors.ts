@@ -159,7 +159,8 @@ export const STORE_ERROR_CODES = [
   'STORE_INVALID_VALUE',
   /** The schema is newer or older than this Larder understands. */
   'STORE_SCHEMA',
-  /** The database file is damaged (SQLite: a corrupt page, or not a database at all); restore it. */
+  /** The database file is damaged (SQLite: a corrupt page, or not a database at all), or was replaced, emptied or
+   * removed (or its WAL) under the open store; restore it, or restart on the file now there. */
   'STORE_DAMAGED',
 ] as const;
 

@@ -1,3 +1,4 @@
+import { type Stats, statSync } from 'node:fs';
 import { Mutex, withTimeout } from 'async-mutex';
 import Database from 'better-sqlite3';
 import { RECORD_KINDS, type RecordKind, zeroCounts } from '../../records/kinds.js';
@@ -83,6 +84,12 @@ const toStoreError = (error: unknown, path: string): unknown => {
     return new StoreError('STORE_LOCKED', 'The database is locked by another process.', { cause: error });
   if (UNIQUE_CODES.has(code))
     return new StoreError('STORE_DUPLICATE', 'A row with this key already exists.', { cause: error });
+  if (code === 'SQLITE_NOTADB')
+    return new StoreError(
+      'STORE_DAMAGED',
+      `${path} is not a SQLite database (${code}: ${(error as Error).message}): if it was Larder's, it was overwritten or replaced; restore it from a backup.`,
+      { cause: error },
+    );
   if (isDamage(code))
     return new StoreError(
       'STORE_DAMAGED',
@@ -90,6 +97,53 @@ const toStoreError = (error: unknown, path: string): unknown => {
       { cause: error },
     );
   return error;
+};
+
+const sameFile = (a: Stats, b: Stats): boolean => a.dev === b.dev && a.ino === b.ino;
+
+/**
+ * Watches the file at `path` (and its WAL) for what an operator or a stray command can do to it under an open
+ * store, which SQLite itself notices late or never: replacing or removing it (its connections go on with the old
+ * file, unlinked), emptying it, removing its WAL (its commits are then only in this process). `check()` says what
+ * happened, if anything; `direct(true)` while the store has switched the WAL off itself (a bulk load).
+ * Undefined for an in-memory database.
+ */
+const watchFile = (path: string) => {
+  if (path === '' || path === ':memory:' || path.startsWith('file:')) return undefined;
+  const opened = statSync(path);
+  const walPath = `${path}-wal`;
+  // Learnt again when next seen after a bulk load, which removes it and has SQLite make a new one.
+  let wal = statSync(walPath, { throwIfNoEntry: false });
+  let direct = false;
+  const check = (): StoreError | undefined => {
+    const now = statSync(path, { throwIfNoEntry: false });
+    if (now === undefined || !sameFile(now, opened))
+      return new StoreError(
+        'STORE_DAMAGED',
+        `The SQLite database ${path} was replaced or removed while this process had it open: its writes would go to the old file and be lost, so they are refused. Restart to open what is at ${path} now (a new, empty database if nothing is).`,
+      );
+    if (now.size === 0)
+      return new StoreError(
+        'STORE_DAMAGED',
+        `The SQLite database ${path} was emptied (truncated to 0 bytes) while this process had it open: restore it from a backup. Started on as it is, it would be taken for a new, empty database.`,
+      );
+    if (direct) return undefined;
+    const nowWal = statSync(walPath, { throwIfNoEntry: false });
+    if (wal !== undefined && (nowWal === undefined || !sameFile(nowWal, wal)))
+      return new StoreError(
+        'STORE_DAMAGED',
+        `The SQLite write-ahead log ${walPath} was removed or replaced while this process had it open: the commits it held since the last checkpoint are now only in this process. Stop it cleanly (SIGTERM), which writes them back into ${path}; killing it loses them.`,
+      );
+    wal ??= nowWal;
+    return undefined;
+  };
+  return {
+    check,
+    direct: (on: boolean) => {
+      direct = on;
+      wal = undefined;
+    },
+  };
 };
 
 /** Runs `action` without waiting for locks; undefined if another connection holds one. */
@@ -191,7 +245,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     if (options.readonly !== true) migrate(db, options.path);
   } catch (error) {
     db.close();
-    if (!isBusy(error)) throw error;
+    if (!isBusy(error)) throw toStoreError(error, options.path);
     throw new StoreError(
       'STORE_LOCKED',
       `${options.path} is locked by another process: most likely a \`larder import\` or \`larder seed\` is still writing to it. Try again when it has finished.`,
@@ -218,6 +272,16 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     if (mapped instanceof StoreError && mapped.code === 'STORE_DAMAGED') damage ??= mapped;
     return mapped;
   };
+  const watch = watchFile(options.path);
+  /**
+   * Throws once the file is damaged, or is no longer the one this store opened. Checked by the ping, before every
+   * write and before a new connection opens (never per read: a stat costs as much as a read by id): a connection
+   * opened on a replaced path would not share the open ones' locks, and would corrupt the file put there.
+   */
+  const checkFile = (): void => {
+    damage ??= watch?.check();
+    if (damage !== undefined) throw damage;
+  };
   /** Runs `action`, raising its expected failures as StoreErrors. */
   const guarded = async <T>(action: () => T): Promise<T> => {
     try {
@@ -226,13 +290,21 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
       throw failure(error);
     }
   };
-  const writing = <T>(action: () => T): Promise<T> => writeLock.runExclusive(() => guarded(action));
+  // A damaged or replaced file takes no writes: they would spread the damage, or be lost with the old file.
+  const writing = <T>(action: () => T): Promise<T> =>
+    writeLock.runExclusive(() =>
+      guarded(() => {
+        checkFile();
+        return action();
+      }),
+    );
 
   // The retail reads (by id and searches) go through the turn snapshot; searches with variable filters are
   // prepared once per SQL text (a bounded set).
   const snapshot = createTurnSnapshot(() => {
     // Opened on first use, which must not come after close() (a request the stop cut, reading on).
     if (!db.open) throw closedError();
+    checkFile();
     const reader = new Database(options.path, { fileMustExist: true });
     configure(reader, busyTimeoutMs);
     reader.pragma('query_only = ON');
@@ -441,7 +513,9 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     try {
       // An import has a connection of its own, which a closed store would otherwise still open.
       if (!db.open) throw closedError();
+      checkFile();
       direct = sessionOptions.exclusive === true && enterDirectMode();
+      watch?.direct(direct);
       // Otherwise a connection of its own: in-process readers keep seeing the last committed state until commit.
       writer = direct ? db : new Database(options.path);
     } catch (error) {
@@ -470,6 +544,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
       if (writer.inTransaction) writer.exec('ROLLBACK');
       if (direct) leaveDirectMode();
       else writer.close();
+      watch?.direct(false);
       release();
       throw failure(error);
     }
@@ -488,6 +563,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
       } finally {
         if (direct) leaveDirectMode();
         else writer.close();
+        watch?.direct(false);
         release();
       }
     };
@@ -630,7 +706,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     describe: () => 'sqlite',
     ping: () =>
       guarded(() => {
-        if (damage !== undefined) throw damage;
+        checkFile();
         readAuthVersion.get();
       }),
 
