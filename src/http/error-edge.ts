@@ -27,6 +27,13 @@ const STORE_TO_HTTP: Record<StoreErrorCode, ErrorCode> = {
   STORE_DAMAGED: 'ERR_INTERNAL',
 };
 
+/** What a client is told of a damaged or replaced database file: where it is and what to do are the log's. */
+export const STORE_DAMAGED_MESSAGE =
+  'The database file is damaged or was replaced; the server log says which file and what to do.';
+
+const isDamage = (error: LarderError): boolean =>
+  isStoreError(error.cause) && error.cause.code === 'STORE_DAMAGED';
+
 /** Maps anything thrown to a LarderError; unknown failures become a 500 that never leaks a stack. */
 export const toLarderError = (error: unknown): LarderError => {
   if (isLarderError(error)) return error;
@@ -35,6 +42,8 @@ export const toLarderError = (error: unknown): LarderError => {
     // The server closes its store only once it has stopped serving: the request was cut by the stop, which is
     // no failure to log as one.
     if (error.code === 'STORE_CLOSED') return new LarderError(code, { cause: error, reported: true });
+    if (error.code === 'STORE_DAMAGED')
+      return new LarderError(code, { message: STORE_DAMAGED_MESSAGE, cause: error });
     return code === 'ERR_UNAVAILABLE' || code === 'ERR_INTERNAL'
       ? new LarderError(code, { cause: error })
       : new LarderError(code, { message: error.message, cause: error });
@@ -57,11 +66,15 @@ export type ErrorShape = (c: Context, error: LarderError) => Response;
  * The one error edge of the app: every error answer, whichever middleware or handler threw, is built here, with
  * the request id in the body and the header. 5xx are logged with their cause; 4xx are the client's business.
  */
-export const createErrorEdge =
-  (logger: Logger, shapes: ReadonlyMap<string, ErrorShape> = new Map()) =>
-  (thrown: unknown, c: Context) => {
+export const createErrorEdge = (logger: Logger, shapes: ReadonlyMap<string, ErrorShape> = new Map()) => {
+  // A damaged file fails request after request the same way: its cause, the file and what to do are logged in
+  // full for the first (readiness says it once more); the rest are the access log's 500s.
+  let damageLogged = false;
+  return (thrown: unknown, c: Context) => {
     const error = toLarderError(thrown);
     const requestId = (c.get('requestId') as string | undefined) ?? randomUUID();
+    const repeatedDamage = damageLogged && isDamage(error);
+    damageLogged ||= isDamage(error);
     if (error.injected)
       logger.info('injected fault answered', {
         requestId,
@@ -70,7 +83,7 @@ export const createErrorEdge =
         status: error.status,
       });
     else if (error.status >= 500) {
-      (error.reported ? logger.debug : logger.error)('request failed', {
+      (error.reported || repeatedDamage ? logger.debug : logger.error)('request failed', {
         requestId,
         method: c.req.method,
         path: c.req.path,
@@ -89,6 +102,7 @@ export const createErrorEdge =
     if (shape !== undefined) return shape(c, error);
     return c.json(toErrorMessage(error, requestId), error.status as ContentfulStatusCode);
   };
+};
 
 /** An ErrorMessage answer outside the app: while it is starting, before any middleware exists. */
 export const errorResponse = (error: LarderError, requestId: string = randomUUID()): Response =>

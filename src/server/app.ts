@@ -5,7 +5,7 @@ import type { ThrottleLimit } from '../auth/failure-throttle.js';
 import { oauthErrorFrom, TOKEN_ENDPOINT_PATH } from '../auth/oauth-token-route.js';
 import type { RetailGuard } from '../auth/retail-guard.js';
 import { createSourceAddress, type TrustProxy } from '../auth/source-address.js';
-import { createErrorEdge } from '../http/error-edge.js';
+import { createErrorEdge, STORE_DAMAGED_MESSAGE } from '../http/error-edge.js';
 import { inlineMiddleware } from '../http/inline-middleware.js';
 import { createMethodCheck, createRouteHint } from '../http/route-hint.js';
 import { accessLog } from '../middleware/access-log/access-log.js';
@@ -295,7 +295,7 @@ export const createApp = async ({
       const damaged = isStoreError(cause) && cause.code === 'STORE_DAMAGED';
       if (storeAnswers && damaged)
         logger.error(
-          'not ready: the database file is damaged; requests that read its damaged pages fail until the server is restarted on a sound file',
+          'not ready: the database file is damaged or was replaced; writes are refused, and reads of what is damaged fail, until the server is restarted on a sound file',
           { error: cause },
         );
       else if (storeAnswers) logger.warn('not ready: the store does not answer', { error: cause });
@@ -303,9 +303,7 @@ export const createApp = async ({
       throw new LarderError('ERR_UNAVAILABLE', {
         cause,
         reported: true,
-        ...(damaged
-          ? { message: 'The database file is damaged; the server log says which file and what to do.' }
-          : {}),
+        ...(damaged ? { message: STORE_DAMAGED_MESSAGE } : {}),
       });
     });
     if (!storeAnswers) logger.info('ready again: the store answers');

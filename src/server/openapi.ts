@@ -861,7 +861,7 @@ export const openApiDocument = (publicUrl: string) => {
         'server',
         'getReadiness',
         'Readiness',
-        'Answers 200 when the storage answers, else 503: while starting or stopping, when the database does not answer, and from the first request that found the SQLite file damaged until a restart.',
+        'Answers 200 when the storage answers, else 503: while starting or stopping, when the database does not answer, and from the first request or probe that found the SQLite file damaged, or replaced, emptied or removed (or its WAL) under the server, until a restart.',
         {
           security: [],
           responses: { '200': ok('Ready.', use(ReadinessSchema)) },
