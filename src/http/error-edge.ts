@@ -73,8 +73,10 @@ export const createErrorEdge = (logger: Logger, shapes: ReadonlyMap<string, Erro
   return (thrown: unknown, c: Context) => {
     const error = toLarderError(thrown);
     const requestId = (c.get('requestId') as string | undefined) ?? randomUUID();
-    const repeatedDamage = damageLogged && isDamage(error);
-    damageLogged ||= isDamage(error);
+    // Readiness logs the damage itself (`reported`); the first request it fails is logged in full all the same.
+    const damage = isDamage(error) && !error.reported;
+    const repeatedDamage = damage && damageLogged;
+    damageLogged ||= damage;
     if (error.injected)
       logger.info('injected fault answered', {
         requestId,

@@ -111,6 +111,9 @@ test('SQLite file replaced through a rename under an open store: the store latch
     const otherLocation = await fileWithOrders(other);
     const replacement = await readFile(other);
     try {
+      // A commit in its WAL: SQLite leaves the WAL of a file moved away for its next open, which would apply
+      // the old file's pages over the new one.
+      await store.auth.createClient(client());
       await rename(other, path);
       await rejectsWithStoreError(store.ping(), 'STORE_DAMAGED', /larder\.db was replaced or removed/);
       await rejectsWithStoreError(store.auth.createClient(client()), 'STORE_DAMAGED');
@@ -123,8 +126,9 @@ test('SQLite file replaced through a rename under an open store: the store latch
     } finally {
       await store.close();
     }
-    // The file put in its place is as it was put there, and opens as itself.
+    // The file put in its place is as it was put there, and no WAL of the old file is left beside it.
     assert.deepEqual(await readFile(path), replacement);
+    assert.equal((await stat(`${path}-wal`).catch(() => undefined))?.size ?? 0, 0);
     const reopened = await createSqliteStore({ path });
     try {
       assert.deepEqual(

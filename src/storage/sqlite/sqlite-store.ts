@@ -105,7 +105,7 @@ const sameFile = (a: Stats, b: Stats): boolean => a.dev === b.dev && a.ino === b
  * Watches the file at `path` (and its WAL) for what an operator or a stray command can do to it under an open
  * store, which SQLite itself notices late or never: replacing or removing it (its connections go on with the old
  * file, unlinked), emptying it, removing its WAL (its commits are then only in this process). `check()` says what
- * happened, if anything; `direct(true)` while the store has switched the WAL off itself (a bulk load).
+ * happened, if anything, and `moved()` whether the path names another file or none; `direct(true)` while the store has switched the WAL off itself (a bulk load).
  * Undefined for an in-memory database.
  */
 const watchFile = (path: string) => {
@@ -115,14 +115,17 @@ const watchFile = (path: string) => {
   // Learnt again when next seen after a bulk load, which removes it and has SQLite make a new one.
   let wal = statSync(walPath, { throwIfNoEntry: false });
   let direct = false;
-  const check = (): StoreError | undefined => {
+  const moved = (): boolean => {
     const now = statSync(path, { throwIfNoEntry: false });
-    if (now === undefined || !sameFile(now, opened))
+    return now === undefined || !sameFile(now, opened);
+  };
+  const check = (): StoreError | undefined => {
+    if (moved())
       return new StoreError(
         'STORE_DAMAGED',
         `The SQLite database ${path} was replaced or removed while this process had it open: its writes would go to the old file and be lost, so they are refused. Restart to open what is at ${path} now (a new, empty database if nothing is).`,
       );
-    if (now.size === 0)
+    if (statSync(path).size === 0)
       return new StoreError(
         'STORE_DAMAGED',
         `The SQLite database ${path} was emptied (truncated to 0 bytes) while this process had it open: restore it from a backup. Started on as it is, it would be taken for a new, empty database.`,
@@ -139,6 +142,7 @@ const watchFile = (path: string) => {
   };
   return {
     check,
+    moved,
     direct: (on: boolean) => {
       direct = on;
       wal = undefined;
@@ -279,7 +283,10 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
    * opened on a replaced path would not share the open ones' locks, and would corrupt the file put there.
    */
   const checkFile = (): void => {
-    damage ??= watch?.check();
+    if (damage === undefined) {
+      damage = watch?.check();
+      releaseMovedWal();
+    }
     if (damage !== undefined) throw damage;
   };
   /** Runs `action`, raising its expected failures as StoreErrors. */
@@ -328,6 +335,20 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
       snapshot.begin();
       return statement.get(locationId, id.toLowerCase());
     };
+  };
+  /**
+   * Once the file was moved away, empties its WAL into it (the old file, which this store still has open): SQLite
+   * leaves a moved file's WAL where it is, and the next open of the file now at the path would apply the old
+   * file's pages over it. Without waiting: busy, it is tried again at close.
+   */
+  const releaseMovedWal = (): void => {
+    if (watch?.moved() !== true || !db.open) return;
+    snapshot.end();
+    try {
+      unlessBusy(db, () => db.pragma('wal_checkpoint(TRUNCATE)'));
+    } catch {
+      // The old file is beyond reading: its WAL stays, and the log says the file was replaced.
+    }
   };
   const getters = new Map(RECORD_KINDS.map((kind) => [kind.table, byId(kind.table)]));
   const spanOf = (table: string, locationId: string) => {
@@ -721,6 +742,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
       } catch {
         // Only a helping hand for the planner: a file too damaged to optimise is still closed, and a stop finishes.
       }
+      releaseMovedWal();
       db.close();
     },
   };
