@@ -2,16 +2,16 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { type BrowserSession, openBrowser } from '../helpers/browser.js';
-import { hex, NON_TEXT, weakBoundaries } from '../helpers/contrast.js';
-import { tabThrough, unreached } from '../helpers/focus.js';
+import { NON_TEXT } from '../helpers/contrast.js';
+import { focusProblems } from '../helpers/focus.js';
 import { logInOver, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /**
- * Keyboard focus in both themes (WCAG 2.4.7 and 1.4.11): Tab reaches every control of each console view, the token
- * form and the main parts of /docs (the header, its Authorize, three operations with their fields, Try it out,
- * Execute and an answer, the Authorize dialog), and each shows an outline, box-shadow or border when focused whose
- * colour reaches 3:1 against what lies next to it. And every text field, select and button that draws a border
- * shows its edge at 3:1 (by that border or by its fill) against what lies around it.
+ * Keyboard focus in both themes (WCAG 2.4.7 and 1.4.11): Tab reaches every control of each console view and the
+ * token form, and each shows an outline, box-shadow or border when focused whose colour reaches 3:1 against what
+ * lies next to it. And every text field, select and button that draws a border shows its edge at 3:1 (by that
+ * border or by its fill) against what lies around it. /docs is checked with everything open in docs-light.test.ts
+ * and docs-dark.test.ts.
  */
 
 let running: TestServer;
@@ -43,24 +43,9 @@ const VIEWS = [
   ['Controls', '.clock-now .now'],
 ] as const;
 
-/**
- * Tabs through all of `within` on `on`: what did not show its focus at 3:1, what Tab skipped, and every control
- * whose edge is under 3:1; each line prefixed with `where`. A test gathers them all and asserts once, so a failure
- * lists everything that fails.
- */
-const focusProblems = async (on: Page, where: string, within = 'body'): Promise<string[]> => {
-  const walk = await tabThrough(on, { within });
-  const weak = await weakBoundaries(on.locator(within).first());
-  return [
-    ...(walk.reached.length === 0 ? ['Tab reached nothing'] : []),
-    ...walk.problems.map((problem) => `focus: ${problem}`),
-    ...(await unreached(on, within)).map((skipped) => `not reached by Tab: ${skipped}`),
-    ...weak.map(
-      (edge) =>
-        `edge: ${edge.what}: border ${hex(edge.colour)} ${edge.border.toFixed(2)}:1, fill ${edge.fill.toFixed(2)}:1 against ${hex(edge.background)}`,
-    ),
-  ].map((problem) => `${where}: ${problem}`);
-};
+/** focusProblems for all of `within` on `on`, each line prefixed with `where`. */
+const problemsOf = async (on: Page, where: string, within = 'body'): Promise<string[]> =>
+  (await focusProblems(on, { within })).map((problem) => `${where}: ${problem}`);
 
 /** Each problem once (a view's rows repeat the same control), with its count. */
 const once = (problems: readonly string[]): string[] => {
@@ -89,7 +74,7 @@ for (const theme of ['light', 'dark'] as const) {
       // Loaded afresh, so Tab starts from the top of the page, as a keyboard user's would.
       await page.reload();
       await page.waitForSelector(shown);
-      problems.push(...(await focusProblems(page, name)));
+      problems.push(...(await problemsOf(page, name)));
     }
 
     const gate = await browser.context.newPage();
@@ -99,52 +84,11 @@ for (const theme of ['light', 'dark'] as const) {
       await gate.waitForSelector('.problem:has-text("refused")');
       // The form focuses its field itself, as a click would: from before it, Tab reaches it as a keyboard user's.
       await focusBefore(gate, 'input[name="token"]');
-      problems.push(...(await focusProblems(gate, 'the token form')));
+      problems.push(...(await problemsOf(gate, 'the token form')));
     } finally {
       await gate.close();
     }
     assert.deepEqual(once(problems), [], `${theme} console: focus or edges under ${NON_TEXT}:1`);
-  });
-}
-
-/** Operations that between them show every kind of field: path, query, enum, JSON body, form, content types. */
-const OPERATIONS = ['retail-searchPurchaseOrders', 'sandbox-listRequests', 'authentication-oauthToken'];
-
-for (const theme of ['light', 'dark'] as const) {
-  test(`${theme} /docs: the header, operations with their fields, Execute, an answer and the Authorize dialog show focus and edges at 3:1`, async () => {
-    await page.goto(consoleLink);
-    await page.waitForSelector('table.locations tbody tr');
-    await page.getByLabel('Colour theme').selectOption(theme);
-    const problems: string[] = [];
-    const docs = await browser.context.newPage();
-    try {
-      await docs.emulateMedia({ colorScheme: theme === 'dark' ? 'light' : 'dark' });
-      await docs.goto(`${url}/docs`);
-      await docs.locator('.opblock').first().waitFor();
-      problems.push(
-        ...(await focusProblems(docs, 'the header', '.information-container, .scheme-container')),
-      );
-
-      for (const id of OPERATIONS) {
-        const operation = docs.locator(`#operations-${id}`);
-        await operation.locator('.opblock-summary-control').click();
-        await operation.locator('button.execute').click();
-        await operation.locator('.live-responses-table .response').first().waitFor();
-        // Away from what was clicked, so no hover style is taken for a focus one.
-        await docs.mouse.move(0, 0);
-        await focusBefore(docs, `#operations-${id} .opblock-summary-control`);
-        problems.push(...(await focusProblems(docs, id, `#operations-${id}`)));
-      }
-
-      await docs.locator('.auth-wrapper .btn.authorize').click();
-      await docs.locator('.modal-ux .auth-container').first().waitFor();
-      await docs.mouse.move(0, 0);
-      await focusBefore(docs, '.modal-ux .modal-ux-header button');
-      problems.push(...(await focusProblems(docs, 'the Authorize dialog', '.modal-ux')));
-    } finally {
-      await docs.close();
-    }
-    assert.deepEqual(once(problems), [], `${theme} /docs: focus or edges under ${NON_TEXT}:1`);
   });
 }
 

@@ -1,5 +1,14 @@
-import type { ElementHandle, JSHandle, Page } from 'playwright-core';
-import { backdrop, contrastRatio, hex, NON_TEXT, over, parseColour, type Rgba } from './contrast.js';
+import type { Page } from 'playwright-core';
+import {
+  backdrop,
+  contrastRatio,
+  hex,
+  NON_TEXT,
+  over,
+  parseColour,
+  type Rgba,
+  weakBoundaries,
+} from './contrast.js';
 
 /**
  * Keyboard focus, as WCAG 2.4.7 and 1.4.11 ask: Tab reaches every control, each shows an indicator when focused
@@ -21,8 +30,8 @@ interface Look {
 }
 
 /**
- * Runs in the page; a string made a function, so the test's transpiler adds nothing to it (see contrast.ts). Also
- * notes the element as reached, for `unreached`, and ends its transitions.
+ * Runs in the page, as part of STEP below: a string, so the test's transpiler adds nothing to it (see contrast.ts).
+ * Also notes the element as reached, for `unreached`, and ends its transitions.
  */
 const LOOK = `(element) => {
   (globalThis.larderReached ??= new WeakSet()).add(element);
@@ -52,26 +61,32 @@ const LOOK = `(element) => {
     scheme: getComputedStyle(document.documentElement).colorScheme,
   };
 }`;
-const look = new Function(`return ${LOOK}`)() as (element: unknown) => Look;
-
-/** The focused element if `within` (a selector) contains it; null on the page itself or elsewhere. */
-const ACTIVE = new Function(`return (within) => {
-  const active = document.activeElement;
-  return active !== null && active !== document.body && active.closest(within) !== null ? active : null;
-}`)() as (within: string) => unknown;
-
 /**
- * Where the Tab that just ran took the focus, against the element it left: `none` (none within), `same` (a date field's next part),
- * `seen` (Tab has come round to an element this walk reached already: the page's last was passed) or `new`.
+ * Runs in the page after each Tab, so a step costs one round trip (a walk through /docs with everything open passes
+ * thousands of elements). Where the focus went, against the element it left (kept in the page): `none` (outside
+ * `within`, or on the page itself), `same` (a date field's next part), `seen` (Tab has come round to an element
+ * this walk reached already: the page's last was passed) or `new`. With the look of the element it left, now
+ * unfocused, and of the one it reached.
  */
-const WHERE = new Function(`return ([active, previous, start]) => {
-  if (start) globalThis.larderWalk = new WeakSet();
-  if (active === null) return 'none';
-  if (active === previous) return 'same';
-  if (globalThis.larderWalk.has(active)) return 'seen';
-  globalThis.larderWalk.add(active);
-  return 'new';
-}`)() as (args: [unknown, unknown, boolean]) => 'none' | 'same' | 'seen' | 'new';
+const STEP = new Function(`return ([within, start]) => {
+  const look = ${LOOK};
+  if (start) globalThis.larderWalk = { seen: new WeakSet(), previous: null };
+  const walk = globalThis.larderWalk;
+  const focused = document.activeElement;
+  const active = focused !== null && focused !== document.body && focused.closest(within) !== null ? focused : null;
+  if (active !== null && active === walk.previous) return { where: 'same' };
+  const left = walk.previous === null ? undefined : look(walk.previous);
+  walk.previous = null;
+  if (active === null) return { where: 'none', left };
+  if (walk.seen.has(active)) return { where: 'seen', left };
+  walk.seen.add(active);
+  walk.previous = active;
+  return { where: 'new', left, reached: look(active) };
+}`)() as (args: [string, boolean]) => {
+  where: 'none' | 'same' | 'seen' | 'new';
+  left?: Look;
+  reached?: Look;
+};
 
 /** Every visible, enabled element under `within` that Tab should reach and `tabThrough` did not. */
 const UNREACHED = new Function(`return (within) => {
@@ -166,35 +181,50 @@ export const tabThrough = async (
   }: { within?: string; minimum?: number; max?: number } = {},
 ): Promise<FocusWalk> => {
   const walk: FocusWalk = { reached: [], problems: [] };
-  let previous: { element: ElementHandle; focused: Look } | undefined;
+  let previous: Look | undefined;
   for (let step = 0; step < max; step++) {
     await page.keyboard.press('Tab');
-    const active: JSHandle = await page.evaluateHandle(ACTIVE, within);
-    const where = await page.evaluate(WHERE, [active, previous?.element ?? null, step === 0] as const);
+    const { where, left, reached } = await page.evaluate(STEP, [within, step === 0] as [string, boolean]);
     // Tab moves through a date field's parts, each in the same element: it still has the focus.
-    if (where === 'same') {
-      await active.dispose();
-      continue;
-    }
-    if (previous !== undefined) {
-      const unfocused = await previous.element.evaluate(look);
-      const problem = judge(previous.focused, unfocused, minimum);
+    if (where === 'same') continue;
+    if (previous !== undefined && left !== undefined) {
+      const problem = judge(previous, left, minimum);
       if (problem !== undefined) walk.problems.push(problem);
-      await previous.element.dispose();
-      previous = undefined;
     }
-    const element = where === 'new' ? active.asElement() : null;
-    if (element === null) {
-      await active.dispose();
+    previous = reached;
+    if (reached === undefined) {
       if (walk.reached.length > 0) return walk;
       continue;
     }
-    const focused = await element.evaluate(look);
-    walk.reached.push(focused.what);
-    previous = { element, focused };
+    walk.reached.push(reached.what);
   }
   throw new Error(`Tab went on past ${max} elements within ${within}`);
 };
 
 /** Every visible, enabled element under `within` that should take the focus and no `tabThrough` reached. */
 export const unreached = (page: Page, within = 'body'): Promise<string[]> => page.evaluate(UNREACHED, within);
+
+/**
+ * Tabs through all of `within`: what did not show its focus at `minimum`, what Tab skipped, and every control whose
+ * edge is under `minimum`. A test gathers them all and asserts once, so a failure lists everything that fails.
+ */
+export const focusProblems = async (
+  page: Page,
+  {
+    within = 'body',
+    minimum = NON_TEXT,
+    max = 400,
+  }: { within?: string; minimum?: number; max?: number } = {},
+): Promise<string[]> => {
+  const walk = await tabThrough(page, { within, minimum, max });
+  const weak = await weakBoundaries(page.locator(within).first(), minimum);
+  return [
+    ...(walk.reached.length === 0 ? ['Tab reached nothing'] : []),
+    ...walk.problems.map((problem) => `focus: ${problem}`),
+    ...(await unreached(page, within)).map((skipped) => `not reached by Tab: ${skipped}`),
+    ...weak.map(
+      (edge) =>
+        `edge: ${edge.what}: border ${hex(edge.colour)} ${edge.border.toFixed(2)}:1, fill ${edge.fill.toFixed(2)}:1 against ${hex(edge.background)}`,
+    ),
+  ];
+};

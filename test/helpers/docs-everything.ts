@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { openApiDocument } from '../../src/server/openapi.js';
+import { type BrowserSession, openBrowser } from './browser.js';
+import { AA, lowContrast } from './contrast.js';
+import { focusProblems } from './focus.js';
+import { startTestServer, type TestServer } from './test-server.js';
+
+/**
+ * /docs with everything open, for the accessibility checks of docs-light.test.ts and docs-dark.test.ts: every
+ * operation (with its fields, Execute and its responses), every tag header and every schema expanded (its
+ * properties shown; a property's own schema, listed and expanded in its own right, stays closed), and an answer
+ * shown.
+ *
+ * Opened by Swagger UI's own settings, not by clicks: the page's script is served with docExpansion "full" and
+ * defaultModelsExpandDepth 2, so the page renders once. Opening them one click at a time re-renders the page each
+ * time, and took minutes. Swagger UI still resolves each open operation's references as it renders it, most of a
+ * minute for them all: one theme per file, so each file stays within the runner's time for a file.
+ */
+
+interface Everything {
+  running: TestServer;
+  browser: BrowserSession;
+  docs: Page;
+  close(): Promise<void>;
+}
+
+/** A demo server, the console's theme set to `theme` (over a system that prefers the other), /docs opened in it. */
+const openEverything = async (theme: 'light' | 'dark'): Promise<Everything> => {
+  const running = await startTestServer({ demo: true });
+  const url = running.server.url;
+  const browser = await openBrowser(url);
+  const close = async () => {
+    await browser.close();
+    await running.stop();
+  };
+  try {
+    const { page } = browser;
+    await page.emulateMedia({ colorScheme: theme === 'dark' ? 'light' : 'dark' });
+    await page.goto(`${url}/console#token=${encodeURIComponent(running.demo!.adminToken)}`);
+    await page.waitForSelector('table.locations tbody tr');
+    await page.getByLabel('Colour theme').selectOption(theme);
+
+    const spec = openApiDocument(running.server.publicUrl);
+    const operations = Object.values(spec.paths).flatMap((item) => Object.values(item)).length;
+    const schemas = Object.keys(spec.components.schemas).length;
+    const docs = await browser.context.newPage();
+    await docs.emulateMedia({ colorScheme: theme === 'dark' ? 'light' : 'dark' });
+    await docs.route(`${url}/docs/init.js`, async (route) => {
+      const served = await (await route.fetch()).text();
+      const everything = served
+        .replace("docExpansion: 'list'", "docExpansion: 'full'")
+        .replace('defaultModelsExpandDepth: 0', 'defaultModelsExpandDepth: 2');
+      assert.notEqual(
+        everything,
+        served,
+        'the page’s script no longer sets docExpansion and defaultModelsExpandDepth',
+      );
+      await route.fulfill({ contentType: 'text/javascript; charset=utf-8', body: everything });
+    });
+    await docs.goto(`${url}/docs`);
+    await docs
+      .locator('button.execute')
+      .nth(operations - 1)
+      .waitFor({ timeout: 150_000 });
+    const schemaArticles = docs.locator('section.models article[data-json-schema-level="0"]');
+    await schemaArticles.nth(schemas - 1).waitFor({ timeout: 150_000 });
+    assert.equal(await docs.locator('.opblock-body').count(), operations, 'every operation open');
+    assert.equal(
+      await docs
+        .locator('section.models article[data-json-schema-level="0"] > .json-schema-2020-12-body')
+        .count(),
+      schemas,
+      'every schema open',
+    );
+    assert.equal(await docs.locator('html.dark-mode').count(), theme === 'dark' ? 1 : 0);
+
+    const search = docs.locator('#operations-retail-searchPurchaseOrders');
+    await search.locator('button.execute').click();
+    await search.locator('.live-responses-table .response').first().waitFor({ timeout: 60_000 });
+    await search.locator('.opblock-section-request-body button[data-name="model"]').click();
+    await search
+      .locator('.opblock-section-request-body .json-schema-2020-12')
+      .first()
+      .waitFor({ timeout: 60_000 });
+    return { running, browser, docs, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+};
+
+/** Each problem once (the same badge or button recurs in every operation), with its count. */
+const once = (problems: readonly string[]): string[] => {
+  const counts = new Map<string, number>();
+  for (const problem of problems) counts.set(problem, (counts.get(problem) ?? 0) + 1);
+  return [...counts].map(([problem, count]) => (count === 1 ? problem : `${problem} (×${count})`));
+};
+
+/** Every piece of text under `within` under 4.5:1. */
+const textProblems = async (docs: Page, within = 'body'): Promise<string[]> =>
+  (await lowContrast(docs.locator(within).first())).map(
+    (low) => `text under ${AA}:1: ${low.what} "${low.text}" ${low.ratio.toFixed(2)}:1`,
+  );
+
+/** From the top of the page, as a keyboard user's first Tab after it loads; the pointer away, so no hover shows. */
+const fromTheTop = async (docs: Page) => {
+  await docs.evaluate('scrollTo(0, 0)');
+  // A click on nothing: where the next Tab starts from.
+  await docs.mouse.click(0, 0);
+};
+
+/** Opens the Authorize dialog, with the focus just before its first control. */
+const openAuthorize = async (docs: Page) => {
+  await docs.locator('.auth-wrapper .btn.authorize').click();
+  const dialog = docs.locator('.modal-ux');
+  await dialog.locator('.auth-container').first().waitFor();
+  await docs.mouse.move(0, 0);
+  await dialog.locator('.modal-ux-header button').focus();
+  await docs.keyboard.press('Shift+Tab');
+  return dialog;
+};
+
+/**
+ * /docs in `theme` (the console's choice, over a system that prefers the other), everything open. All its text meets
+ * WCAG AA (4.5:1, placeholders included, and large text too: WCAG's 3:1 allowance for it is not taken); Tab reaches
+ * every control, each shows its focus at 3:1 (WCAG 2.4.7, 1.4.11); every text field, select and button that draws
+ * a border shows its edge at 3:1. The Authorize dialog likewise.
+ */
+export const everythingTests = (theme: 'light' | 'dark') => {
+  let everything: Everything;
+  before(async () => {
+    everything = await openEverything(theme);
+  });
+  after(async () => {
+    await everything?.close();
+  });
+
+  test(`${theme} /docs, everything open: all text meets AA; Tab reaches every control and shows its focus, and every edge, at 3:1`, async () => {
+    const { docs } = everything;
+    const problems = await textProblems(docs);
+    await fromTheTop(docs);
+    problems.push(...(await focusProblems(docs, { within: '#swagger-ui', max: 10_000 })));
+    assert.deepEqual(once(problems), []);
+  });
+
+  test(`${theme} /docs, the Authorize dialog: all text meets AA; Tab shows every control’s focus, and every edge, at 3:1`, async () => {
+    const { docs } = everything;
+    const dialog = await openAuthorize(docs);
+    try {
+      // Only the dialog: the page behind it lies under the dialog's backdrop.
+      const problems = [
+        ...(await textProblems(docs, '.modal-ux')),
+        ...(await focusProblems(docs, { within: '.modal-ux' })),
+      ];
+      assert.deepEqual(once(problems), []);
+    } finally {
+      await dialog.locator('button.close-modal').click();
+    }
+  });
+
+  test('no request left the server’s origin', () => {
+    assert.deepEqual(everything.browser.offOrigin(), []);
+  });
+};
