@@ -128,6 +128,12 @@ html.dark-mode #swagger-ui :is(a, button, input, select, textarea, summary, [tab
    dark body textarea's border the colour of its fill. Brought to 3.5:1 or more, in its own greys. */
 html:not(.dark-mode) .swagger-ui :is(input[type=email], input[type=file], input[type=password], input[type=search], input[type=text], textarea) { border-color: #808080; }
 html.dark-mode .swagger-ui textarea { border-color: #8c969a; }
+/* The Authorize dialog's scope checkboxes: Swagger UI hides the real input (display: none, so Tab never reached it)
+   and draws a grey square beside it whose edge is 1.2:1 (dark 2.0:1). The browser's own checkbox instead: Tab
+   reaches it, and its edge is 4.2:1 or more in both themes, checked or not (WCAG 2.1.1, 1.4.11). */
+.swagger-ui .checkbox { display: flex; align-items: baseline; gap: 8px; }
+.swagger-ui .checkbox input[type=checkbox] { display: inline-block; }
+.swagger-ui .checkbox input[type=checkbox] + label > .item { display: none; }
 /* At phone width a wide table (the error codes, an operation's parameters and responses) scrolls in its own box, not the page. */
 .swagger-ui .markdown table, .swagger-ui .renderedMarkdown table { display: block; max-width: 100%; overflow-x: auto; }
 .swagger-ui .opblock .opblock-body { overflow-x: auto; }

@@ -1,4 +1,4 @@
-import { everythingTests } from '../helpers/docs-everything.js';
+import { pageTests } from '../helpers/docs-everything.js';
 
-/** /docs's accessibility in the dark theme, everything open: see everythingTests. */
-everythingTests('dark');
+/** /docs's page in the dark theme, everything open: its text, focus and edges (see pageTests). */
+pageTests('dark');

@@ -1,4 +1,4 @@
-import { everythingTests } from '../helpers/docs-everything.js';
+import { pageTests } from '../helpers/docs-everything.js';
 
-/** /docs's accessibility in the light theme, everything open: see everythingTests. */
-everythingTests('light');
+/** /docs's page in the light theme, everything open: its text, focus and edges (see pageTests). */
+pageTests('light');

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { type BrowserSession, openBrowser } from '../helpers/browser.js';
-import { NON_TEXT } from '../helpers/contrast.js';
+import { AA, hex, NON_TEXT, weakDrawnEdges } from '../helpers/contrast.js';
 import { focusProblems } from '../helpers/focus.js';
+import { hoverProblems } from '../helpers/hover.js';
 import { logInOver, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /**
@@ -89,6 +90,36 @@ for (const theme of ['light', 'dark'] as const) {
       await gate.close();
     }
     assert.deepEqual(once(problems), [], `${theme} console: focus or edges under ${NON_TEXT}:1`);
+  });
+}
+
+for (const theme of ['light', 'dark'] as const) {
+  test(`${theme} console: hovered buttons, links and rows keep their text at AA, and every checkbox's edge reaches 3:1`, async () => {
+    await page.emulateMedia({ colorScheme: theme === 'dark' ? 'light' : 'dark' });
+    await page.goto(consoleLink);
+    await page.waitForSelector('table.locations tbody tr');
+    await page.getByLabel('Colour theme').selectOption(theme);
+    const problems: string[] = [];
+    for (const [name, shown] of VIEWS) {
+      await page.click(`header nav a:has-text("${name}")`);
+      await page.waitForSelector(shown);
+      const hovered = await hoverProblems(page, { selector: 'a[href], button, select, tr.entry' });
+      const checkboxes = await weakDrawnEdges(page);
+      problems.push(
+        ...[
+          ...hovered,
+          ...checkboxes.map(
+            (box) =>
+              `checkbox: ${box.what}: ${hex(box.colour)} ${box.ratio.toFixed(2)}:1 against ${hex(box.background)}`,
+          ),
+        ].map((problem) => `${name}: ${problem}`),
+      );
+    }
+    assert.deepEqual(
+      once(problems),
+      [],
+      `${theme} console: text under ${AA}:1 when hovered, or checkboxes under ${NON_TEXT}:1`,
+    );
   });
 }
 

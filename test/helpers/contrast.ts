@@ -248,3 +248,102 @@ export const weakBoundaries = async (target: Page | Locator, minimum = NON_TEXT)
       : [];
   });
 };
+
+/** Runs in a blank page (no Content-Security-Policy of the page tested): a PNG's pixels, RGBA, row by row. */
+const PIXELS = new Function(`return async (base64) => {
+  const image = new Image();
+  image.src = 'data:image/png;base64,' + base64;
+  await image.decode();
+  const canvas = document.createElement('canvas');
+  canvas.width = image.width;
+  canvas.height = image.height;
+  const context = canvas.getContext('2d');
+  context.drawImage(image, 0, 0);
+  return { width: image.width, height: image.height, data: [...context.getImageData(0, 0, image.width, image.height).data] };
+}`)() as (base64: string) => Promise<{ width: number; height: number; data: number[] }>;
+
+/** Runs in the page: an element's tag and classes, its name or else its text or label's, and whether it is checked. */
+const NAME = new Function(`return (element) => {
+  const classes = typeof element.className === 'string' && element.className !== '' ? '.' + element.className.trim().split(/\\s+/).join('.') : '';
+  const type = element.type === undefined ? '' : '[type=' + element.type + ']';
+  const name = element.name || ((element.closest('label') ?? element).textContent ?? '').trim().slice(0, 30);
+  return element.tagName.toLowerCase() + type + classes + ' "' + name + '"' + (element.checked ? ' (checked)' : '');
+}`)() as (element: unknown) => string;
+
+export interface WeakEdge {
+  what: string;
+  /** The weakest side: its most contrasting pixel against the pixel just outside it. */
+  ratio: number;
+  colour: Rgba;
+  background: Rgba;
+}
+
+/** Pixels around an element in its screenshot: what lies outside its edge. */
+const OUTSIDE = 3;
+/** Pixels measured from where the drawing starts: a border and its anti-aliasing, short of any label. */
+const EDGE = 3;
+
+/**
+ * Every visible element matching `selector` under `within` whose edge, as drawn, is too faint (WCAG 1.4.11).
+ * Measured from a screenshot, for what the computed style cannot tell: a checkbox or radio button (the browser
+ * draws it, whatever the style says, and may centre it in a wider box), or a button over a code block that is not
+ * its parent. On each side, inwards from the pixel just outside its middle: the first pixel that is not that
+ * background starts the drawing, and of it and the next few (its border, else its fill) the one that contrasts most
+ * with the background counts; the weakest side must reach `minimum`. The pointer is moved away and the focus
+ * dropped first, so neither a hover style nor a focus ring is measured.
+ */
+export const weakDrawnEdges = async (
+  page: Page,
+  { within = 'body', selector = 'input[type="checkbox"], input[type="radio"]', minimum = NON_TEXT } = {},
+): Promise<WeakEdge[]> => {
+  await page.mouse.move(0, 0);
+  await page.evaluate('document.activeElement?.blur()');
+  const elements = await page.locator(within).locator(selector).filter({ visible: true }).all();
+  if (elements.length === 0) return [];
+  const decoder = await page.context().newPage();
+  try {
+    const weak: WeakEdge[] = [];
+    for (const element of elements) {
+      // An inactive control is exempt (WCAG 1.4.11), as Swagger UI's "Send empty value" is while its field is filled.
+      if (await element.isDisabled()) continue;
+      await element.scrollIntoViewIfNeeded();
+      const box = await element.boundingBox();
+      if (box === null) continue;
+      const shot = await page.screenshot({
+        clip: {
+          x: Math.round(box.x) - OUTSIDE,
+          y: Math.round(box.y) - OUTSIDE,
+          width: Math.round(box.width) + 2 * OUTSIDE,
+          height: Math.round(box.height) + 2 * OUTSIDE,
+        },
+      });
+      const { width, height, data } = await decoder.evaluate(PIXELS, shot.toString('base64'));
+      const pixel = ([x, y]: readonly [number, number]): Rgba => {
+        const at = (y * width + x) * 4;
+        return [data[at]!, data[at + 1]!, data[at + 2]!, 1];
+      };
+      const [midX, midY] = [Math.floor(width / 2), Math.floor(height / 2)];
+      // Each side: from just outside it to the middle, as [x, y] steps.
+      const sides = [
+        Array.from({ length: midX + 1 }, (_, i) => [i, midY] as const),
+        Array.from({ length: midX + 1 }, (_, i) => [width - 1 - i, midY] as const),
+        Array.from({ length: midY + 1 }, (_, i) => [midX, i] as const),
+        Array.from({ length: midY + 1 }, (_, i) => [midX, height - 1 - i] as const),
+      ];
+      const measured = sides.map((steps) => {
+        const colours = steps.map(pixel);
+        const background = colours[0]!;
+        const start = colours.findIndex((colour) => colour.some((channel, i) => channel !== background[i]));
+        const colour = (start === -1 ? [background] : colours.slice(start, start + EDGE)).reduce(
+          (best, next) => (contrastRatio(next, background) > contrastRatio(best, background) ? next : best),
+        );
+        return { ratio: contrastRatio(colour, background), colour, background };
+      });
+      const weakest = measured.reduce((a, b) => (b.ratio < a.ratio ? b : a));
+      if (weakest.ratio < minimum) weak.push({ what: await element.evaluate(NAME), ...weakest });
+    }
+    return weak;
+  } finally {
+    await decoder.close();
+  }
+};

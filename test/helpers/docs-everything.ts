@@ -3,20 +3,22 @@ import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { openApiDocument } from '../../src/server/openapi.js';
 import { type BrowserSession, openBrowser } from './browser.js';
-import { AA, lowContrast } from './contrast.js';
+import { AA, hex, lowContrast, NON_TEXT, type WeakEdge, weakDrawnEdges } from './contrast.js';
 import { focusProblems } from './focus.js';
+import { hoverProblems } from './hover.js';
 import { startTestServer, type TestServer } from './test-server.js';
 
 /**
- * /docs with everything open, for the accessibility checks of docs-light.test.ts and docs-dark.test.ts: every
- * operation (with its fields, Execute and its responses), every tag header and every schema expanded (its
- * properties shown; a property's own schema, listed and expanded in its own right, stays closed), and an answer
- * shown.
+ * /docs with everything open, for its accessibility checks (docs-light.test.ts, docs-dark.test.ts and their
+ * -dialog twins): every operation (with its fields, Execute and its responses), every tag header and every schema
+ * expanded (its properties shown; a property's own schema, listed and expanded in its own right, stays closed), and
+ * an answer shown.
  *
  * Opened by Swagger UI's own settings, not by clicks: the page's script is served with docExpansion "full" and
  * defaultModelsExpandDepth 2, so the page renders once. Opening them one click at a time re-renders the page each
  * time, and took minutes. Swagger UI still resolves each open operation's references as it renders it, most of a
- * minute for them all: one theme per file, so each file stays within the runner's time for a file.
+ * minute for them all, and a Tab walk through it all takes as long again: one theme and one part per file, so each
+ * file stays within the runner's time for a file (3 minutes) on a busy machine.
  */
 
 interface Everything {
@@ -123,44 +125,95 @@ const openAuthorize = async (docs: Page) => {
 };
 
 /**
- * /docs in `theme` (the console's choice, over a system that prefers the other), everything open. All its text meets
- * WCAG AA (4.5:1, placeholders included, and large text too: WCAG's 3:1 allowance for it is not taken); Tab reaches
- * every control, each shows its focus at 3:1 (WCAG 2.4.7, 1.4.11); every text field, select and button that draws
- * a border shows its edge at 3:1. The Authorize dialog likewise.
+ * The server, browser and /docs with everything open in `theme` (the console's choice, over a system that prefers
+ * the other), before the tests that `define` adds, closed after them, and a last test that no request left the
+ * server's origin.
  */
-export const everythingTests = (theme: 'light' | 'dark') => {
-  let everything: Everything;
+const withEverything = (theme: 'light' | 'dark', define: (everything: () => Everything) => void) => {
+  let everything: Everything | undefined;
   before(async () => {
     everything = await openEverything(theme);
   });
   after(async () => {
     await everything?.close();
   });
-
-  test(`${theme} /docs, everything open: all text meets AA; Tab reaches every control and shows its focus, and every edge, at 3:1`, async () => {
-    const { docs } = everything;
-    const problems = await textProblems(docs);
-    await fromTheTop(docs);
-    problems.push(...(await focusProblems(docs, { within: '#swagger-ui', max: 10_000 })));
-    assert.deepEqual(once(problems), []);
-  });
-
-  test(`${theme} /docs, the Authorize dialog: all text meets AA; Tab shows every control’s focus, and every edge, at 3:1`, async () => {
-    const { docs } = everything;
-    const dialog = await openAuthorize(docs);
-    try {
-      // Only the dialog: the page behind it lies under the dialog's backdrop.
-      const problems = [
-        ...(await textProblems(docs, '.modal-ux')),
-        ...(await focusProblems(docs, { within: '.modal-ux' })),
-      ];
-      assert.deepEqual(once(problems), []);
-    } finally {
-      await dialog.locator('button.close-modal').click();
-    }
-  });
-
+  define(() => everything!);
   test('no request left the server’s origin', () => {
-    assert.deepEqual(everything.browser.offOrigin(), []);
+    assert.deepEqual(everything!.browser.offOrigin(), []);
   });
 };
+
+/**
+ * /docs's page in `theme`, everything open. All its text meets WCAG AA (4.5:1, placeholders included, and large
+ * text too: WCAG's 3:1 allowance for it is not taken); Tab reaches every control, each shows its focus at 3:1 (WCAG
+ * 2.4.7, 1.4.11); every text field, select and button that draws a border shows
+ * its edge at 3:1. The page and its Tab walk take most of a runner's time for a file: the rest is in dialogTests.
+ */
+export const pageTests = (theme: 'light' | 'dark') =>
+  withEverything(theme, (everything) => {
+    test(`${theme} /docs, everything open: all text meets AA; Tab reaches every control and shows its focus, and every edge, at 3:1`, async () => {
+      const { docs } = everything();
+      const problems = await textProblems(docs);
+      await fromTheTop(docs);
+      problems.push(...(await focusProblems(docs, { within: '#swagger-ui', max: 10_000 })));
+
+      assert.deepEqual(once(problems), []);
+    });
+  });
+
+/**
+ * /docs in `theme`, everything open: the Authorize dialog as pageTests checks the page; and, page and dialog, the
+ * text of each kind of button, link, operation summary and tag header while
+ * hovered (4.5:1), and the edges the browser draws (checkboxes) at 3:1.
+ */
+export const dialogTests = (theme: 'light' | 'dark') =>
+  withEverything(theme, (everything) => {
+    test(`${theme} /docs, the Authorize dialog: all text meets AA; Tab shows every control’s focus, and every edge, at 3:1`, async () => {
+      const { docs } = everything();
+      const dialog = await openAuthorize(docs);
+      try {
+        // Only the dialog: the page behind it lies under the dialog's backdrop.
+        const problems = [
+          ...(await textProblems(docs, '.modal-ux')),
+          ...(await focusProblems(docs, { within: '.modal-ux' })),
+        ];
+        assert.deepEqual(once(problems), []);
+      } finally {
+        await dialog.locator('button.close-modal').click();
+      }
+    });
+
+    test(`${theme} /docs, everything open: hovered buttons, links, operation summaries and tag headers keep their text at AA; checkboxes' edges reach 3:1, the Authorize dialog's too`, async () => {
+      const { docs } = everything();
+      const edgeProblems = (edges: readonly WeakEdge[]) =>
+        edges.map(
+          (edge) =>
+            `edge under ${NON_TEXT}:1: ${edge.what}: ${hex(edge.colour)} ${edge.ratio.toFixed(2)}:1 against ${hex(edge.background)}`,
+        );
+      const problems = [
+        ...(await hoverProblems(docs, {
+          within: '#swagger-ui',
+          selector: 'a[href], button, select, summary, .opblock-summary, .opblock-tag',
+        })),
+        ...edgeProblems(await weakDrawnEdges(docs, { within: '#swagger-ui' })),
+      ];
+      const dialog = await openAuthorize(docs);
+      try {
+        problems.push(
+          ...(await hoverProblems(docs, { within: '.modal-ux' })).map(
+            (problem) => `the Authorize dialog: ${problem}`,
+          ),
+          // Swagger UI draws a scope's checkbox as a span beside a hidden input.
+          ...edgeProblems(
+            await weakDrawnEdges(docs, {
+              within: '.modal-ux',
+              selector: 'input[type="checkbox"], input[type="radio"], .checkbox .item',
+            }),
+          ).map((problem) => `the Authorize dialog: ${problem}`),
+        );
+      } finally {
+        await dialog.locator('button.close-modal').click();
+      }
+      assert.deepEqual(once(problems), []);
+    });
+  });
