@@ -76,8 +76,32 @@ const TokenForm = ({
 
 const KNOWN_VIEWS = new Set<string>([...VIEWS.map(([view]) => view), 'entry']);
 
+/**
+ * The sticky header's height, kept in --header-height for the page's scroll-padding (style.css): the browser then
+ * scrolls an element the keyboard focuses out from under the header. The header wraps to two or three rows on a
+ * narrow screen, so it is measured, not guessed.
+ */
+const useHeaderHeight = () => {
+  const header = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const node = header.current;
+    if (node === null) return;
+    const root = document.documentElement;
+    const observer = new ResizeObserver(() =>
+      root.style.setProperty('--header-height', `${node.offsetHeight}px`),
+    );
+    observer.observe(node);
+    return () => {
+      observer.disconnect();
+      root.style.removeProperty('--header-height');
+    };
+  }, []);
+  return header;
+};
+
 const Console = ({ onUnauthorized }: { onUnauthorized: () => void }) => {
   const route = useRoute();
+  const header = useHeaderHeight();
   const chosen = route.params.get('location') ?? '';
   // Read again on every move: a test suite or another tab may load or remove locations meanwhile.
   const locations = useLoad(() => api.locations(), [route.view, chosen]);
@@ -114,7 +138,7 @@ const Console = ({ onUnauthorized }: { onUnauthorized: () => void }) => {
   const id = route.params.get('id') ?? undefined;
   return (
     <>
-      <header>
+      <header ref={header}>
         <a class="brand" href={href('locations')}>
           Larder
         </a>

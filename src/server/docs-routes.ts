@@ -128,6 +128,10 @@ html.dark-mode #swagger-ui :is(a, button, input, select, textarea, summary, [tab
    dark body textarea's border the colour of its fill. Brought to 3.5:1 or more, in its own greys. */
 html:not(.dark-mode) .swagger-ui :is(input[type=email], input[type=file], input[type=password], input[type=search], input[type=text], textarea) { border-color: #808080; }
 html.dark-mode .swagger-ui textarea { border-color: #8c969a; }
+/* An operation's "Copy path to clipboard" is 0 px wide until the pointer is over its summary: focused by Tab, nothing
+   of it showed (WCAG 2.4.11). Shown as a hover shows it while the focus is in the summary. */
+.swagger-ui .opblock .opblock-summary:focus-within .view-line-link { margin: 0 5px; width: 18px; }
+.swagger-ui .opblock .opblock-summary:focus-within .view-line-link.copy-to-clipboard { width: 24px; }
 /* The Authorize dialog's scope checkboxes: Swagger UI hides the real input (display: none, so Tab never reached it)
    and draws a grey square beside it whose edge is 1.2:1 (dark 2.0:1). The browser's own checkbox instead: Tab
    reaches it, and its edge is 4.2:1 or more in both themes, checked or not (WCAG 2.1.1, 1.4.11). */

@@ -46,7 +46,7 @@ const VIEWS = [
 
 /** focusProblems for all of `within` on `on`, each line prefixed with `where`. */
 const problemsOf = async (on: Page, where: string, within = 'body'): Promise<string[]> =>
-  (await focusProblems(on, { within })).map((problem) => `${where}: ${problem}`);
+  (await focusProblems(on, { within, backward: true })).map((problem) => `${where}: ${problem}`);
 
 /** Each problem once (a view's rows repeat the same control), with its count. */
 const once = (problems: readonly string[]): string[] => {

@@ -62,6 +62,35 @@ const LOOK = `(element) => {
   };
 }`;
 /**
+ * Runs in the page, as part of STEP below: why nothing of the focused element shows, as the page now shows it (after
+ * the browser has scrolled it into view), or null where any of it does (WCAG 2.4.11): it has no size, lies outside
+ * the viewport, or lies all under a sticky or fixed element (a header). Sampled at nine points of its part inside
+ * the viewport; a point counts as hidden where what lies on top there is, or is inside, a sticky or fixed element
+ * that does not hold the focused one.
+ */
+const HIDDEN = `(element) => {
+  const box = element.getBoundingClientRect();
+  const [left, right] = [Math.max(box.left, 0), Math.min(box.right, innerWidth)];
+  const [top, bottom] = [Math.max(box.top, 0), Math.min(box.bottom, innerHeight)];
+  if (box.width === 0 || box.height === 0) return 'nothing of it shows: it is ' + box.width + ' by ' + box.height + ' px';
+  if (right <= left || bottom <= top) return 'it lies outside the viewport';
+  const pinnedOver = (hit) => {
+    for (let node = hit; node !== null && !node.contains(element); node = node.parentElement)
+      if (['sticky', 'fixed'].includes(getComputedStyle(node).position)) return node;
+    return null;
+  };
+  let cover = null;
+  for (const x of [0.05, 0.5, 0.95])
+    for (const y of [0.05, 0.5, 0.95]) {
+      const hit = document.elementFromPoint(left + (right - left) * x, top + (bottom - top) * y);
+      cover = hit === null ? null : pinnedOver(hit);
+      if (cover === null) return null;
+    }
+  const classes = typeof cover.className === 'string' && cover.className !== '' ? '.' + cover.className.trim().split(/\\s+/).join('.') : '';
+  return 'it lies under ' + cover.tagName.toLowerCase() + classes + ' (position: ' + getComputedStyle(cover).position + ')';
+}`;
+
+/**
  * Runs in the page after each Tab, so a step costs one round trip (a walk through /docs with everything open passes
  * thousands of elements). Where the focus went, against the element it left (kept in the page): `none` (outside
  * `within`, or on the page itself), `same` (a date field's next part), `seen` (Tab has come round to an element
@@ -70,6 +99,7 @@ const LOOK = `(element) => {
  */
 const STEP = new Function(`return ([within, start]) => {
   const look = ${LOOK};
+  const hidden = ${HIDDEN};
   if (start) globalThis.larderWalk = { seen: new WeakSet(), previous: null };
   const walk = globalThis.larderWalk;
   const focused = document.activeElement;
@@ -81,11 +111,12 @@ const STEP = new Function(`return ([within, start]) => {
   if (walk.seen.has(active)) return { where: 'seen', left };
   walk.seen.add(active);
   walk.previous = active;
-  return { where: 'new', left, reached: look(active) };
+  return { where: 'new', left, reached: look(active), hidden: hidden(active) };
 }`)() as (args: [string, boolean]) => {
   where: 'none' | 'same' | 'seen' | 'new';
   left?: Look;
   reached?: Look;
+  hidden?: string | null;
 };
 
 /** Every visible, enabled element under `within` that Tab should reach and `tabThrough` did not. */
@@ -165,12 +196,16 @@ export interface FocusWalk {
   reached: string[];
   /** Each whose focus did not show, or showed under `minimum`. */
   problems: string[];
+  /** Each of which nothing showed once focused and scrolled to (WCAG 2.4.11), and why. */
+  hidden: string[];
 }
 
 /**
- * Presses Tab from wherever the focus is until it reaches an element inside `within` (a selector), then on through
- * each element there until it leaves (or comes back to the page itself, past the last). Each element's look is read
- * focused, then again when the next Tab has taken the focus away, and the two compared.
+ * Presses Tab (Shift+Tab with `backward`) from wherever the focus is until it reaches an element inside `within` (a
+ * selector), then on through each element there until it leaves (or comes back to the page itself, past the last).
+ * Each element's look is read focused, then again when the next Tab has taken the focus away, and the two compared;
+ * and where it lies once the browser has scrolled to it. Backward matters for what a sticky header can hide: the
+ * browser scrolls only as far as to bring an element inside the viewport, so one reached going up stops at its top.
  */
 export const tabThrough = async (
   page: Page,
@@ -178,13 +213,17 @@ export const tabThrough = async (
     within = 'body',
     minimum = NON_TEXT,
     max = 400,
-  }: { within?: string; minimum?: number; max?: number } = {},
+    backward = false,
+  }: { within?: string; minimum?: number; max?: number; backward?: boolean } = {},
 ): Promise<FocusWalk> => {
-  const walk: FocusWalk = { reached: [], problems: [] };
+  const walk: FocusWalk = { reached: [], problems: [], hidden: [] };
   let previous: Look | undefined;
   for (let step = 0; step < max; step++) {
-    await page.keyboard.press('Tab');
-    const { where, left, reached } = await page.evaluate(STEP, [within, step === 0] as [string, boolean]);
+    await page.keyboard.press(backward ? 'Shift+Tab' : 'Tab');
+    const { where, left, reached, hidden } = await page.evaluate(STEP, [within, step === 0] as [
+      string,
+      boolean,
+    ]);
     // Tab moves through a date field's parts, each in the same element: it still has the focus.
     if (where === 'same') continue;
     if (previous !== undefined && left !== undefined) {
@@ -197,6 +236,7 @@ export const tabThrough = async (
       continue;
     }
     walk.reached.push(reached.what);
+    if (hidden) walk.hidden.push(`${reached.what}: ${hidden}`);
   }
   throw new Error(`Tab went on past ${max} elements within ${within}`);
 };
@@ -205,8 +245,9 @@ export const tabThrough = async (
 export const unreached = (page: Page, within = 'body'): Promise<string[]> => page.evaluate(UNREACHED, within);
 
 /**
- * Tabs through all of `within`: what did not show its focus at `minimum`, what Tab skipped, and every control whose
- * edge is under `minimum`. A test gathers them all and asserts once, so a failure lists everything that fails.
+ * Tabs through all of `within`: what did not show its focus at `minimum`, what Tab skipped, what lay hidden under a
+ * sticky or fixed element once focused (with `backward`, Shift+Tab back up through it all too), and every control
+ * whose edge is under `minimum`. A test gathers them all and asserts once, so a failure lists everything that fails.
  */
 export const focusProblems = async (
   page: Page,
@@ -214,13 +255,17 @@ export const focusProblems = async (
     within = 'body',
     minimum = NON_TEXT,
     max = 400,
-  }: { within?: string; minimum?: number; max?: number } = {},
+    backward = false,
+  }: { within?: string; minimum?: number; max?: number; backward?: boolean } = {},
 ): Promise<string[]> => {
   const walk = await tabThrough(page, { within, minimum, max });
+  // Back up from past the last: only where each lies is new.
+  const back = backward ? await tabThrough(page, { within, minimum, max, backward }) : undefined;
   const weak = await weakBoundaries(page.locator(within).first(), minimum);
   return [
     ...(walk.reached.length === 0 ? ['Tab reached nothing'] : []),
     ...walk.problems.map((problem) => `focus: ${problem}`),
+    ...[...walk.hidden, ...(back?.hidden ?? [])].map((hidden) => `focused, but ${hidden}`),
     ...(await unreached(page, within)).map((skipped) => `not reached by Tab: ${skipped}`),
     ...weak.map(
       (edge) =>
