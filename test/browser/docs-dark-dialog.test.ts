@@ -1,4 +1,0 @@
-import { dialogTests } from '../helpers/docs-everything.js';
-
-/** /docs in the dark theme, everything open: the Authorize dialog, hover states and drawn edges (see dialogTests). */
-dialogTests('dark');

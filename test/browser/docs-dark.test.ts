@@ -1,4 +1,0 @@
-import { pageTests } from '../helpers/docs-everything.js';
-
-/** /docs's page in the dark theme, everything open: its text, focus and edges (see pageTests). */
-pageTests('dark');
