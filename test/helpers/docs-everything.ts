@@ -9,18 +9,17 @@ import { hoverProblems } from './hover.js';
 import { startTestServer, type TestServer } from './test-server.js';
 
 /**
- * /docs with everything open, for its accessibility checks (docs-light.test.ts, docs-dark.test.ts and their
- * -dialog twins): every operation (with its fields, Execute and its responses), every tag header and every schema
- * expanded (its properties shown; a property's own schema, listed and expanded in its own right, stays closed), and
- * an answer shown.
+ * /docs with everything open, for its accessibility checks (docs-page.test.ts): every operation (with its fields,
+ * Execute and its responses), every tag header and every schema expanded (its properties shown; a property's own
+ * schema, listed and expanded in its own right, stays closed), and an answer shown.
  *
  * Opened by Swagger UI's own settings, not by clicks: the page's script is served with docExpansion "full" and
  * defaultModelsExpandDepth 2, so the page renders once. Opening them one click at a time re-renders the page each
  * time, and took minutes. Swagger UI still resolves each open operation's references as it renders it, most of a
- * minute for them all, and a Tab walk through it all takes as long again: one theme per file, so each file stays
- * within the runner's time for a file (3 minutes) on a busy machine. The dialog, hover and edge checks need one
- * look of each control, not every copy of it: their files open /docs as a user first sees it, with the search
- * operation opened and answered (its fields, Execute, Download), and so cost the suite no second full render.
+ * minute for them all: both themes are checked on the one page drawn (chooseTheme), and the Tab walk covers the
+ * parts in WALKED. The dialog, hover and edge checks (docs-dialog.test.ts) need one look of each control, not every
+ * copy of it: they open /docs as a user first sees it, with the search operation opened and answered (its fields,
+ * Execute, Download), and so cost the suite no second full render.
  */
 
 type Theme = 'light' | 'dark';
