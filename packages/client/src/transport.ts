@@ -138,6 +138,16 @@ export interface HttpRequest {
   once?: boolean | undefined;
 }
 
+/**
+ * What fetch's cause says, alone, when it refuses one of the Fetch standard's "bad ports" (1, 6000, 6665–6669 …)
+ * before connecting: undici's words. Detected rather than listed, so a fetch that does send there (a test double, an
+ * in-process app) is never second-guessed.
+ */
+const FETCH_BAD_PORT = 'bad port';
+
+/** fetch refused the URL's port: every attempt would be refused alike, so it is never retried. */
+class RefusedPortError extends LarderTransportError {}
+
 /** Worth another attempt, as ky and octokit retry them; Larder's ErrorMessage says `canRetry: "true"` for each. */
 const RETRIED_STATUSES = new Set([429, 500, 502, 503, 504]);
 
@@ -269,6 +279,11 @@ export const createTransport = (options: TransportOptions) => {
           cause: error,
         });
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      if (cause?.message === FETCH_BAD_PORT)
+        throw new RefusedPortError(
+          `${request.method} ${request.url}: port ${new URL(request.url).port} is one fetch refuses to connect to (a "bad port" of the Fetch standard, blocked by browsers too; nothing was sent): serve it on another port`,
+          { cause: error },
+        );
       const detail = cause?.code ?? cause?.message ?? (error as Error).message;
       throw new LarderTransportError(`${request.method} ${request.url}: ${detail}`, { cause: error });
     }
@@ -414,7 +429,7 @@ export const createTransport = (options: TransportOptions) => {
       try {
         answer = await attempt(request, headers, timeoutMs);
       } catch (error) {
-        if (!(error instanceof LarderTransportError)) throw error;
+        if (!(error instanceof LarderTransportError) || error instanceof RefusedPortError) throw error;
         failure = error;
       } finally {
         settle(request.limit, sent, answer);
