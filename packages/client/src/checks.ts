@@ -32,7 +32,7 @@ export const headerCarries = (value: unknown): value is string =>
   typeof value === 'string' && !/^[\t\n\r ]|[\t\n\r ]$|[\0\n\r]|[^\0-\xff]/.test(value);
 
 export const HEADER_RULE =
-  'a string a header carries as it is: no space, tab or line break at either end, no line break or NUL within, nothing beyond U+00FF';
+  'string a header carries as it is: no space, tab or line break at either end, no line break or NUL within, nothing beyond U+00FF';
 
 /**
  * One segment of a request's path, encoded, so an id with `/`, `?` or `#` stays one segment. A URL resolves `.` and

@@ -180,7 +180,7 @@ export const createSandbox = (options: SandboxOptions): LarderSandbox => {
   checkUrl('baseUrl', options.baseUrl, 'the sandbox sends adminToken');
   checkSecret('adminToken', options.adminToken);
   // Never echoed: it is a secret.
-  if (!headerCarries(options.adminToken)) throw new TypeError(`adminToken must be ${HEADER_RULE}`);
+  if (!headerCarries(options.adminToken)) throw new TypeError(`adminToken must be a ${HEADER_RULE}`);
   const base = `${options.baseUrl.replace(/\/+$/, '')}/_larder`;
   // No retries: a test driving its sandbox wants a refusal or an outage at once, not after backoff.
   const transport = createTransport({

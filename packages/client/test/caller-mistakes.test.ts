@@ -178,7 +178,7 @@ test('a location a header cannot carry as it is, or an empty one, is a TypeError
       const [name, run] = everyCall(client, location as string)[call] ?? [];
       await assert.rejects(run?.() ?? Promise.resolve(), (error: unknown) => {
         assert.ok(error instanceof TypeError, `${name} ${JSON.stringify(location)}: ${String(error)}`);
-        assert.match(error.message, /^location must be /, name);
+        assert.match(error.message, /^location must be a non-empty string a header carries as it is: /, name);
         assert.ok(error.message.endsWith(`not ${JSON.stringify(location)}`), error.message);
         return true;
       });
@@ -270,7 +270,7 @@ test('a sandbox path segment a URL cannot carry, or an adminToken a header canno
       () => createSandbox({ baseUrl: 'http://larder.test', adminToken }),
       (error: unknown) => {
         assert.ok(error instanceof TypeError);
-        assert.match(error.message, /^adminToken must be /);
+        assert.match(error.message, /^adminToken must be a string a header carries as it is: /);
         assert.ok(!error.message.includes('admin-token'), 'never echoed');
         return true;
       },
