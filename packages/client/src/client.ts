@@ -294,6 +294,15 @@ export const createClient = (options: ClientOptions): LarderClient => {
           },
           [Symbol.asyncIterator]: async function* () {
             const state = createSyncState(options.since);
+            // Its type leaves it out, but a filter typed as a search's can hold one: with no since it would walk
+            // that range alone, and the watermark would claim the rest was seen.
+            if (
+              ((options.filter as { updatedDateRange?: unknown } | undefined)?.updatedDateRange ?? null) !==
+              null
+            )
+              throw new TypeError(
+                'filter.updatedDateRange must be absent: a sync sets it itself, from since (a watermark, a day or an instant)',
+              );
             // Archiving is a change too: a purchase-order sync sees archived orders unless told otherwise.
             const base = name === 'purchaseOrders' ? { includeArchived: true } : {};
             const filter = {

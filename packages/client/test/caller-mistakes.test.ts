@@ -6,6 +6,7 @@ import {
   createSandbox,
   type LarderClient,
   LarderClientError,
+  type PurchaseOrdersSearchRequest,
   type RecordsApi,
   type SandboxOptions,
 } from '../src/index.js';
@@ -298,6 +299,41 @@ test('a page size the server would refuse is a TypeError naming pageSize, before
     const { client, sent } = scripted(LOGIN, { data: [], currentPageToken: '', nextPageToken: '' });
     for await (const _ of client.purchaseOrders.search({}, { location: 'loc', pageSize })) void _;
     assert.match(sent[1] ?? '', new RegExp(`pageSize=${pageSize}$`));
+  }
+});
+
+test("a sync's filter with its own updatedDateRange is a TypeError when iterated, never a range that outlives since", async () => {
+  // The type leaves it out, but a filter typed as a search's (or from JavaScript) can carry one: with no since, it
+  // would walk only that range (an endDate too), and the watermark would then claim the rest was seen.
+  const filter = {
+    adjustmentType: ['WASTED'],
+    updatedDateRange: { startDate: '2025-01-01', endDate: '2025-01-31' },
+  } as { adjustmentType: ['WASTED'] };
+  for (const since of [undefined, '2025-06-01']) {
+    const { client, sent } = scripted(LOGIN);
+    const run = client.inventoryHistory.sync({ location: 'loc', since, filter });
+    await assert.rejects(
+      (async () => {
+        for await (const _ of run) void _;
+      })(),
+      (error: unknown) => {
+        assert.ok(error instanceof TypeError, String(error));
+        assert.equal(
+          error.message,
+          'filter.updatedDateRange must be absent: a sync sets it itself, from since (a watermark, a day or an instant)',
+        );
+        return true;
+      },
+    );
+    assert.deepEqual(sent, []);
+  }
+  // Null (which its type allows) or undefined: none given, as with every option.
+  for (const updatedDateRange of [null, undefined]) {
+    const { client, sent } = scripted(LOGIN, { data: [], currentPageToken: '', nextPageToken: '' });
+    const none: PurchaseOrdersSearchRequest = { includeArchived: false };
+    Object.assign(none, { updatedDateRange });
+    for await (const _ of client.purchaseOrders.sync({ location: 'loc', filter: none })) void _;
+    assert.equal(sent.length, 2);
   }
 });
 
