@@ -70,10 +70,37 @@ test('examples/sandbox-suite.ts, an integration test suite driving the sandbox, 
   assert.match(run.stdout, /^# fail 0$/m);
 });
 
+/** The first `ts` block after `heading` in a README. */
+const block = async (readme: string, heading: string): Promise<string> => {
+  const text = await readFile(readme, 'utf8');
+  const found = new RegExp(`\\n${heading}\\n[\\s\\S]*?\`\`\`ts\\n([\\s\\S]*?)\`\`\``).exec(text)?.[1];
+  assert.ok(found !== undefined, `${readme} has a ts block under ${heading}`);
+  return found;
+};
+
+/** The package as the tests import it: its source, so a stale build cannot pass for it. */
+const PACKAGE = JSON.stringify(join(import.meta.dirname, '..', 'src', 'index.ts'));
+
+/** Runs a README example with what the reader supplies around it first (an ES module: imports are hoisted). */
+/** tsx as this repository has it: an example may run in a directory of its own (`--import` resolves from there). */
+const TSX = import.meta.resolve('tsx');
+let examples = 0;
+const runExample = async (code: string, options: { env?: Record<string, string>; cwd?: string } = {}) => {
+  const file = join(options.cwd ?? dir, `example-${++examples}.mts`);
+  await writeFile(
+    file,
+    code
+      .replaceAll("'@larder/client'", PACKAGE)
+      .replaceAll("'http://127.0.0.1:8080'", 'process.env.LARDER_URL!'),
+  );
+  return runNode(['--import', TSX, file], {
+    env: { ...env, ...options.env },
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+  });
+};
+
 test("the README's first example (Use) runs as written against Larder", async () => {
-  const readme = await readFile(README, 'utf8');
-  const block = /## Use\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
-  assert.ok(block !== undefined, 'the README has a Use example');
+  const code = await block(README, '## Use');
   const june = Date.UTC(2025, 5, 2, 8);
   const order = purchaseOrderFixture(1, { modifiedAt: june });
   await larder.load('loc-linden-table', 'purchaseOrders', [order]);
@@ -86,13 +113,7 @@ test("the README's first example (Use) runs as written against Larder", async ()
   );
   const reader = await larder.createReader(['loc-linden-table']);
   // Only what the reader cannot run as written: the package's name, the server's address and a real order id.
-  const code = block
-    .replace("'@larder/client'", JSON.stringify(join(import.meta.dirname, '..', 'src', 'index.ts')))
-    .replace("'http://127.0.0.1:8080'", JSON.stringify(larder.url))
-    .replace("'8c6f…'", JSON.stringify(order.id));
-  const file = join(dir, 'use.mts');
-  await writeFile(file, code);
-  const run = await runNode(['--import', 'tsx', file], {
+  const run = await runExample(code.replace("'8c6f…'", JSON.stringify(order.id)), {
     env: { LARDER_CLIENT_ID: reader.clientId, LARDER_CLIENT_SECRET: reader.clientSecret },
   });
   assert.equal(run.code, 0, run.stderr);
@@ -101,4 +122,89 @@ test("the README's first example (Use) runs as written against Larder", async ()
     run.stdout,
     `${entries.map((entry) => `${entry.inventoryHistoryLogId} ${entry.quantityInfo.quantityOnHand}\n`).join('')}1 \n`,
   );
+});
+
+test("the README's incremental sync copies a location, then resumes from the watermark it saved", async () => {
+  const now = await larder.clockNow();
+  const entries = Array.from({ length: 5 }, (_, n) =>
+    inventoryFixture(n + 21, { modifiedAt: now - 3_600_000 + n }),
+  );
+  await larder.load('loc-linden-table', 'inventoryHistory', entries);
+  const reader = await larder.createReader(['loc-linden-table']);
+  // What the reader has already: a client, and where a record goes.
+  const prelude = `import { createClient, type InventoryHistoryLogEntry } from '@larder/client';
+const larder = createClient({ baseUrl: 'http://127.0.0.1:8080', clientId: process.env.LARDER_CLIENT_ID!, clientSecret: process.env.LARDER_CLIENT_SECRET! });
+const upsert = (entry: InventoryHistoryLogEntry) => console.log(entry.inventoryHistoryLogId);
+`;
+  const code = prelude + (await block(README, '### Incremental sync'));
+  const cwd = await mkdtemp(join(dir, 'sync-'));
+  const sync = () =>
+    runExample(code, {
+      cwd,
+      env: { LARDER_CLIENT_ID: reader.clientId, LARDER_CLIENT_SECRET: reader.clientSecret },
+    });
+  const first = await sync();
+  assert.equal(first.code, 0, first.stderr);
+  const yielded = first.stdout.trim().split('\n');
+  for (const entry of entries) assert.ok(yielded.includes(entry.inventoryHistoryLogId));
+  assert.equal(new Set(yielded).size, yielded.length, 'each once');
+  const watermark = JSON.parse(await readFile(join(cwd, 'wm.json'), 'utf8')) as { day: string };
+  assert.match(watermark.day, /^\d{4}-\d{2}-\d{2}$/);
+  const second = await sync();
+  assert.equal(second.code, 0, second.stderr);
+  assert.equal(second.stdout, '', 'nothing changed since');
+  await larder.load('loc-linden-table', 'inventoryHistory', [inventoryFixture(22, { modifiedAt: now })]);
+  const third = await sync();
+  assert.equal(third.stdout, `${entries[1]?.inventoryHistoryLogId}\n`);
+});
+
+test("the main README's TypeScript client example runs as written against Larder", async () => {
+  const readme = join(import.meta.dirname, '..', '..', '..', 'README.md');
+  await larder.load('loc-1', 'purchaseOrders', [
+    purchaseOrderFixture(31, { modifiedAt: Date.UTC(2025, 5, 2, 8), archived: true }),
+  ]);
+  await larder.load('loc-1', 'inventoryHistory', [
+    inventoryFixture(31, { modifiedAt: Date.UTC(2025, 5, 2, 8) }),
+  ]);
+  const reader = await larder.createReader(['loc-1']);
+  const prelude = `import type { InventoryHistoryLogEntry, Watermark } from '@larder/client';
+const clientId = process.env.LARDER_CLIENT_ID!;
+const clientSecret = process.env.LARDER_CLIENT_SECRET!;
+const savedWatermark: Watermark | undefined = undefined;
+const save = (entry: InventoryHistoryLogEntry) => console.log(entry.inventoryHistoryLogId);
+const saveWatermark = (watermark: Watermark | undefined) => console.log(watermark?.day);
+`;
+  const run = await runExample(prelude + (await block(readme, '## TypeScript client: @larder/client')), {
+    env: { LARDER_CLIENT_ID: reader.clientId, LARDER_CLIENT_SECRET: reader.clientSecret },
+  });
+  assert.equal(run.code, 0, run.stderr);
+  const order = purchaseOrderFixture(31, { modifiedAt: Date.UTC(2025, 5, 2, 8), archived: true });
+  const entry = inventoryFixture(31, { modifiedAt: Date.UTC(2025, 5, 2, 8) });
+  assert.equal(run.stdout, `${order.id} ${order.status}\n${entry.inventoryHistoryLogId}\n2025-06-02\n`);
+});
+
+test("the README's sandbox example drives the sandbox as written: a clean report for a well-behaved client", async () => {
+  const orders = [1, 2, 3].map((n) => purchaseOrderFixture(n + 40, { modifiedAt: Date.UTC(2025, 4, 30) }));
+  // What the reader supplies: the records, and the integration under test (here, one walk of the location).
+  const code = `const orders = ${JSON.stringify(orders)};\n${(
+    await block(README, '## Sandbox controls: `createSandbox\\(options\\)`')
+  ).replace(
+    '// … run the integration under test …',
+    "for await (const order of larder.purchaseOrders.search({}, { location: 'kitchen' })) console.log(order.id);",
+  )}`;
+  try {
+    const run = await runExample(code, { env: { LARDER_ADMIN_TOKEN: ADMIN_TOKEN } });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, orders.map((order) => `${order.id}\n`).join(''));
+    const { rules } = await larder.sandbox.faults.list();
+    assert.deepEqual(
+      rules.map((rule) => rule.effect),
+      [{ type: 'status', status: 503 }],
+    );
+  } finally {
+    // The example sets a frozen clock in 2025 and a fault: later tests get the real time back, and no fault.
+    await larder.sandbox.faults.clear();
+    await larder.sandbox.clock.reset();
+    await larder.sandbox.requests.clear();
+  }
 });
