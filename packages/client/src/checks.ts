@@ -19,6 +19,26 @@ export const checkUrl = (name: string, url: unknown, credentials: string): void 
     throw new TypeError(`${name} must not hold credentials (user:password@): ${credentials}`);
 };
 
+/** The longest a timer can wait (2^31 - 1 ms, about 24.8 days): AbortSignal.timeout refuses more. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** A time or count in whole milliseconds a timer can keep, from `min`. */
+export const checkWhole = (name: string, value: unknown, min: number): void => {
+  if (!Number.isInteger(value) || (value as number) < min || (value as number) > MAX_TIMER_MS)
+    throw new TypeError(
+      `${name} must be a whole number from ${min} to ${MAX_TIMER_MS}, not ${String(value)}`,
+    );
+};
+
+/** Each option named that is given must be a function (a fetch, a sleep …), not a value put in the wrong place. */
+export const checkFunctions = (options: object, names: readonly string[]): void => {
+  for (const name of names) {
+    const value = (options as Record<string, unknown>)[name];
+    if (value !== undefined && typeof value !== 'function')
+      throw new TypeError(`${name} must be a function, not ${typeof value}`);
+  }
+};
+
 /** A credential: a non-empty string, never echoed (the value may be a secret). */
 export const checkSecret = (name: string, value: unknown): void => {
   if (typeof value !== 'string' || value === '') throw new TypeError(`${name} must be a non-empty string`);

@@ -1,4 +1,12 @@
-import { checkSecret, checkUrl, HEADER_RULE, headerCarries, pathSegment } from './checks.js';
+import {
+  checkFunctions,
+  checkSecret,
+  checkUrl,
+  checkWhole,
+  HEADER_RULE,
+  headerCarries,
+  pathSegment,
+} from './checks.js';
 import { LarderClientError } from './errors.js';
 import {
   type InventoryHistoryLogEntry,
@@ -132,9 +140,6 @@ const checkLocation = (location: unknown): void => {
     throw new TypeError(`location must be a non-empty ${HEADER_RULE}, not ${JSON.stringify(location)}`);
 };
 
-/** The longest a timer can wait (2^31 - 1 ms, about 24.8 days): AbortSignal.timeout refuses more. */
-const MAX_TIMER_MS = 2_147_483_647;
-
 /** Options are checked when the client is made: a mistake there is a TypeError, never a failed call later. */
 const checkOptions = (options: ClientOptions, retry: RetrySettings | false, timeoutMs: number): void => {
   const credentials = 'the client logs in with clientId and clientSecret';
@@ -142,20 +147,14 @@ const checkOptions = (options: ClientOptions, retry: RetrySettings | false, time
   if (options.authBaseUrl !== undefined) checkUrl('authBaseUrl', options.authBaseUrl, credentials);
   checkSecret('clientId', options.clientId);
   checkSecret('clientSecret', options.clientSecret);
-  const whole = (name: string, value: number, min: number) => {
-    if (!Number.isInteger(value) || value < min || value > MAX_TIMER_MS)
-      throw new TypeError(`${name} must be a whole number from ${min} to ${MAX_TIMER_MS}, not ${value}`);
-  };
-  whole('timeoutMs', timeoutMs, 1);
-  for (const name of ['fetch', 'sleep', 'now', 'timeoutSignal'] as const)
-    if (options[name] !== undefined && typeof options[name] !== 'function')
-      throw new TypeError(`${name} must be a function, not ${typeof options[name]}`);
+  checkWhole('timeoutMs', timeoutMs, 1);
+  checkFunctions(options, ['fetch', 'sleep', 'now', 'timeoutSignal']);
   if (retry === false) return;
-  whole('retry.maxAttempts', retry.maxAttempts, 1);
-  whole('retry.baseDelayMs', retry.baseDelayMs, 0);
-  whole('retry.maxDelayMs', retry.maxDelayMs, 0);
+  checkWhole('retry.maxAttempts', retry.maxAttempts, 1);
+  checkWhole('retry.baseDelayMs', retry.baseDelayMs, 0);
+  checkWhole('retry.maxDelayMs', retry.maxDelayMs, 0);
   // With none at all, no call could ever be sent.
-  whole('retry.maxElapsedMs', retry.maxElapsedMs, 1);
+  checkWhole('retry.maxElapsedMs', retry.maxElapsedMs, 1);
 };
 
 export const createClient = (options: ClientOptions): LarderClient => {

@@ -1,4 +1,12 @@
-import { checkSecret, checkUrl, HEADER_RULE, headerCarries, pathSegment } from './checks.js';
+import {
+  checkFunctions,
+  checkSecret,
+  checkUrl,
+  checkWhole,
+  HEADER_RULE,
+  headerCarries,
+  pathSegment,
+} from './checks.js';
 import { instant, isDay } from './dates.js';
 import type {
   Cleared,
@@ -181,12 +189,15 @@ export const createSandbox = (options: SandboxOptions): LarderSandbox => {
   checkSecret('adminToken', options.adminToken);
   // Never echoed: it is a secret.
   if (!headerCarries(options.adminToken)) throw new TypeError(`adminToken must be a ${HEADER_RULE}`);
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  checkWhole('timeoutMs', timeoutMs, 1);
+  checkFunctions(options, ['fetch', 'sleep']);
   const base = `${options.baseUrl.replace(/\/+$/, '')}/_larder`;
   // No retries: a test driving its sandbox wants a refusal or an outage at once, not after backoff.
   const transport = createTransport({
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
     retry: false,
-    timeoutMs: options.timeoutMs ?? 30_000,
+    timeoutMs,
     sleep: realSleep,
     timeoutSignal: realTimeoutSignal,
     now: Date.now,

@@ -96,6 +96,20 @@ test('a sandbox whose options cannot work is refused when it is made, as a clien
     // LARDER_ADMIN_TOKEN not set: said now, not as a 401 from the server at the first call.
     [{ baseUrl: 'http://larder.test', adminToken: undefined }, /^adminToken must be a non-empty string$/],
     [{ baseUrl: 'http://larder.test', adminToken: '' }, /^adminToken must be a non-empty string$/],
+    // As createClient's: a timeout a timer cannot keep, or one that leaves no time, would fail every call later
+    // (a RangeError from inside, or a call never sent); text would leave a call waiting for ever.
+    ...[0, -5, 1.5, Number.POSITIVE_INFINITY, 2 ** 40, '100'].map(
+      (timeoutMs) =>
+        [
+          { baseUrl: 'http://larder.test', adminToken: 'x', timeoutMs },
+          /^timeoutMs must be a whole number from 1 to 2147483647, not /,
+        ] as const,
+    ),
+    [
+      { baseUrl: 'http://larder.test', adminToken: 'x', fetch: 'x' },
+      /^fetch must be a function, not string$/,
+    ],
+    [{ baseUrl: 'http://larder.test', adminToken: 'x', sleep: 1 }, /^sleep must be a function, not number$/],
   ] as const)
     assert.throws(
       () => createSandbox(options as unknown as SandboxOptions),
