@@ -107,7 +107,10 @@ describe('errors a new user meets', () => {
     const notADatabase = join(dir, 'notes.txt');
     await writeFile(notADatabase, 'hello, this is not SQLite'.repeat(100));
     const wrongFile = await run('locations', 'list', '--db', notADatabase);
-    assert.match(wrongFile.stderr, /Cannot open the SQLite database .*notes\.txt: file is not a database/);
+    assert.match(
+      wrongFile.stderr,
+      /Cannot open the SQLite database .*notes\.txt: .*notes\.txt is not a SQLite database \(SQLITE_NOTADB: file is not a database\): if it was Larder's/,
+    );
   });
 
   test('an unreachable PostgreSQL is named by user, host, port and database (never the password), with the cause', async () => {
