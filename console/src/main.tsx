@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import {
   ApiError,
   api,
@@ -42,8 +42,9 @@ const TokenForm = ({
 }) => {
   const [value, setValue] = useState('');
   const input = useRef<HTMLInputElement>(null);
-  // The form is the page's only task; a refused token brings it back, ready for the next try.
-  useEffect(() => input.current?.focus(), [problem]);
+  // The form is the page's only task; a refused token brings it back, ready for the next try. Before the page is
+  // painted (a layout effect), so the problem is never shown with the focus still elsewhere.
+  useLayoutEffect(() => input.current?.focus(), [problem]);
   return (
     <main class="gate">
       <h1>Larder console</h1>
