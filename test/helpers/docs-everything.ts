@@ -5,7 +5,7 @@ import { openApiDocument } from '../../src/server/openapi.js';
 import { type BrowserSession, openBrowser } from './browser.js';
 import { AA, hex, lowContrast, NON_TEXT, type WeakEdge, weakDrawnEdges } from './contrast.js';
 import { focusProblems } from './focus.js';
-import { hoverProblems } from './hover.js';
+import { hoverProblems, SETTLE } from './hover.js';
 import { startTestServer, type TestServer } from './test-server.js';
 
 /**
@@ -186,16 +186,8 @@ const chooseTheme = async ({ browser, docs }: Everything, theme: Theme) => {
     .locator(theme === 'dark' ? 'html.dark-mode' : 'html:not(.dark-mode)')
     .waitFor({ state: 'attached' });
   // Swagger UI's buttons ease into their new colours (transition: all .3s): measured mid-way they read low.
-  await docs.evaluate(SETTLED);
+  await docs.evaluate(SETTLE);
 };
-
-/**
- * Runs in the page: resolves once every running transition has ended, done or cancelled (a cancelled one's
- * `finished` rejects); animations proper (a spinner may run for ever) are not waited for.
- */
-const SETTLED = new Function(`return () => Promise.all(document.getAnimations()
-  .filter((animation) => animation instanceof CSSTransition)
-  .map((transition) => transition.finished.catch(() => undefined)))`)() as () => Promise<unknown>;
 
 /**
  * The server, browser and /docs (everything open, or `all` false one operation) in the first theme, before the
