@@ -200,6 +200,14 @@ export interface FocusWalk {
   hidden: string[];
 }
 
+/** Where a Tab walk goes (a selector), the focus contrast it asks, how many presses at most, and which way. */
+interface WalkOptions {
+  within?: string;
+  minimum?: number;
+  max?: number;
+  backward?: boolean;
+}
+
 /**
  * Presses Tab (Shift+Tab with `backward`) from wherever the focus is until it reaches an element inside `within` (a
  * selector), then on through each element there until it leaves (or comes back to the page itself, past the last).
@@ -209,12 +217,7 @@ export interface FocusWalk {
  */
 export const tabThrough = async (
   page: Page,
-  {
-    within = 'body',
-    minimum = NON_TEXT,
-    max = 400,
-    backward = false,
-  }: { within?: string; minimum?: number; max?: number; backward?: boolean } = {},
+  { within = 'body', minimum = NON_TEXT, max = 400, backward = false }: WalkOptions = {},
 ): Promise<FocusWalk> => {
   const walk: FocusWalk = { reached: [], problems: [], hidden: [] };
   let previous: Look | undefined;
@@ -249,18 +252,11 @@ export const unreached = (page: Page, within = 'body'): Promise<string[]> => pag
  * sticky or fixed element once focused (with `backward`, Shift+Tab back up through it all too), and every control
  * whose edge is under `minimum`. A test gathers them all and asserts once, so a failure lists everything that fails.
  */
-export const focusProblems = async (
-  page: Page,
-  {
-    within = 'body',
-    minimum = NON_TEXT,
-    max = 400,
-    backward = false,
-  }: { within?: string; minimum?: number; max?: number; backward?: boolean } = {},
-): Promise<string[]> => {
-  const walk = await tabThrough(page, { within, minimum, max });
+export const focusProblems = async (page: Page, options: WalkOptions = {}): Promise<string[]> => {
+  const { within = 'body', minimum = NON_TEXT, backward = false } = options;
+  const walk = await tabThrough(page, { ...options, backward: false });
   // Back up from past the last: only where each lies is new.
-  const back = backward ? await tabThrough(page, { within, minimum, max, backward }) : undefined;
+  const back = backward ? await tabThrough(page, options) : undefined;
   const weak = await weakBoundaries(page.locator(within).first(), minimum);
   return [
     ...(walk.reached.length === 0 ? ['Tab reached nothing'] : []),
