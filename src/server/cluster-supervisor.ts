@@ -7,7 +7,9 @@ import { type Clock, systemClock } from '../shared/clock.js';
  *   cluster stops with exit code 1;
  * - a worker that dies after it was serving is replaced after `restartDelayMs`;
  * - but a worker slot whose processes die `maxCrashes` times within `windowMs` is crash-looping: the cluster stops
- *   with exit code 1 and says so, instead of restarting it forever.
+ *   with exit code 1 and says so, instead of restarting it forever;
+ * - a worker that exits with code 0 after serving stopped cleanly (its own drain on SIGTERM/SIGINT: an operator's
+ *   `kill PID`): replaced after `restartDelayMs` too, logged at info, and not counted as a death of its slot.
  *
  * Everything it touches is injected (the cluster, the clock, the timer), so tests drive it with a fake
  * EventEmitter and a fake clock: no processes, no sleeping. In production pass `cluster` from `node:cluster`.
@@ -62,8 +64,8 @@ export interface SupervisorOptions<W extends SupervisedWorker = SupervisedWorker
   killAfterMs?: number;
   clock?: Clock;
   schedule?: Schedule;
-  /** Operator messages (one line each, no newline): deaths and replacements. */
-  log?: (line: string) => void;
+  /** Operator messages (one line each, no newline): deaths at `warn`, clean stops at `info`, with the replacement. */
+  log?: (level: 'info' | 'warn', line: string) => void;
   /** Each time a worker listens; `first` is true once, for the first of the cluster (announce the URL then). */
   onListening?: (address: ListeningAddress, first: boolean) => void;
   /** Just before each fork, with how many workers are listening then (the cluster's settings may be set here). */
@@ -160,8 +162,18 @@ export const createSupervisor = <W extends SupervisedWorker>(options: Supervisor
     const who = `worker ${worker.process.pid ?? worker.id}`;
     if (!served) {
       const reason = `${who} exited (${how}) before serving; stopping.`;
-      log(reason);
+      log('warn', reason);
       return halt({ exitCode: 1, reason });
+    }
+    const replace = () =>
+      later(() => {
+        if (outcome === undefined) fork(entry.slot);
+      }, restartDelayMs);
+    // A serving worker exits 0 only at the end of its own drain, on a signal it was sent alone (`kill PID`): a crash
+    // exits 1 (an uncaught error) or by a signal it does not handle (SIGKILL, SIGSEGV), so neither is mistaken here.
+    if (code === 0 && signal === null) {
+      log('info', `${who} stopped cleanly (exit code 0); starting another.`);
+      return replace();
     }
     const now = clock.now();
     const recent = deaths[entry.slot]!.filter((at) => now - at < windowMs);
@@ -169,13 +181,11 @@ export const createSupervisor = <W extends SupervisedWorker>(options: Supervisor
     deaths[entry.slot] = recent;
     if (recent.length >= maxCrashes) {
       const reason = `${who} exited (${how}): worker slot ${entry.slot + 1} died ${recent.length} times within ${windowMs / 1000} s (limit ${maxCrashes}); stopping instead of restarting it again.`;
-      log(reason);
+      log('warn', reason);
       return halt({ exitCode: 1, reason });
     }
-    log(`${who} exited (${how}); starting another.`);
-    later(() => {
-      if (outcome === undefined) fork(entry.slot);
-    }, restartDelayMs);
+    log('warn', `${who} exited (${how}); starting another.`);
+    replace();
   }
 
   function onListen(worker: W, address: ListeningAddress) {

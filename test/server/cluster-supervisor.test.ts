@@ -81,6 +81,7 @@ const setup = (options: Partial<SupervisorOptions<FakeWorker>> = {}) => {
   const fake = fakeCluster();
   const time = fakeTime();
   const lines: string[] = [];
+  const levels: string[] = [];
   const announced: [number, boolean][] = [];
   let settled: unknown;
   const supervisor = createSupervisor<FakeWorker>({
@@ -88,7 +89,10 @@ const setup = (options: Partial<SupervisorOptions<FakeWorker>> = {}) => {
     workers: 2,
     clock: time.clock,
     schedule: time.schedule,
-    log: (line) => lines.push(line),
+    log: (level, line) => {
+      levels.push(level);
+      lines.push(line);
+    },
     onListening: (address, first) => announced.push([address.port, first]),
     ...options,
   });
@@ -96,7 +100,7 @@ const setup = (options: Partial<SupervisorOptions<FakeWorker>> = {}) => {
     settled = outcome;
   });
   supervisor.start();
-  return { fake, time, lines, announced, supervisor, settled: () => settled };
+  return { fake, time, lines, levels, announced, supervisor, settled: () => settled };
 };
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -128,6 +132,40 @@ test('a worker that dies after serving is replaced after the restart delay', asy
   assert.equal(supervisor.alive, 2);
   await tick();
   assert.equal(settled(), undefined);
+});
+
+test('a worker that stopped cleanly after serving (exit code 0: its drain on `kill PID`) is replaced at info level and is no crash', async () => {
+  const { fake, time, lines, levels, settled } = setup({ workers: 1, maxCrashes: 2 });
+  fake.listen(fake.forked[0]!);
+  // Stopped again and again, far more often than the crash-loop limit allows within the window.
+  for (let i = 0; i < 5; i++) {
+    fake.exit(fake.forked.at(-1)!, 0);
+    time.advance(1000);
+    fake.listen(fake.forked.at(-1)!);
+  }
+  assert.equal(fake.forked.length, 6, 'each was replaced after the restart delay');
+  await tick();
+  assert.equal(settled(), undefined, 'the cluster serves on');
+  assert.equal(lines[0], 'worker 1001 stopped cleanly (exit code 0); starting another.');
+  assert.deepEqual(new Set(levels), new Set(['info']));
+  // A clean stop leaves the slot's crash count as it was: one crash is still one.
+  fake.exit(fake.forked.at(-1)!, 1);
+  assert.equal(lines.at(-1), 'worker 1006 exited (1); starting another.');
+  assert.equal(levels.at(-1), 'warn');
+  time.advance(1000);
+  fake.listen(fake.forked.at(-1)!);
+  fake.exit(fake.forked.at(-1)!, null, 'SIGKILL');
+  assert.match(lines.at(-1)!, /^worker 1007 exited \(SIGKILL\): worker slot 1 died 2 times/);
+});
+
+test('a worker that exits with code 0 before it ever listened still stops the cluster', async () => {
+  const { fake, levels, supervisor } = setup({ workers: 1 });
+  fake.exit(fake.forked[0]!, 0);
+  assert.deepEqual(await supervisor.done, {
+    exitCode: 1,
+    reason: 'worker 1001 exited (0) before serving; stopping.',
+  });
+  assert.deepEqual(levels, ['warn']);
 });
 
 test('a worker that dies before it ever listened stops the cluster with exit code 1', async () => {

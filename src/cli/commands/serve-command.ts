@@ -135,7 +135,7 @@ const serveWithWorkers = async (
     workers: config.workers,
     // Workers finish their requests in flight within --shutdown-timeout; the margin covers closing the store.
     killAfterMs: config.shutdownDelayMs + config.shutdownTimeoutMs + 5000,
-    log: (line) => output.logger.warn(line),
+    log: (level, line) => output.logger[level](line),
     onListening: (address) => {
       port = address.port;
       announceOnce();
