@@ -40,7 +40,7 @@ export interface ImportSource {
 export interface ImportOptions extends Partial<Record<RecordKindName, ImportSource>> {
   locationId: string;
   locationName?: string;
-  /** Stop after this many problems (default 50). */
+  /** Stop after this many problems (default 50); a later file of another kind is still told, past them. */
   maxProblems?: number;
   /** Nothing else uses the store meanwhile: SQLite may write without its WAL (see ImportSessionOptions). */
   exclusive?: boolean;
@@ -114,6 +114,11 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
     // What the records of the batches taken so far look like, until a file of another kind, or mixing kinds, is said.
     const tally: KindTally = { own: 0, others: {} };
     let strayTold = false;
+    // Records of this file whose kind was judged. Past the problem limit (an earlier file's problems may have
+    // reached it) a file is still read until its first batch is judged, and no further: a file of the other kind
+    // is said even then, at the cost of one batch.
+    let judged = 0;
+    const settled = () => truncated && (strayTold || judged >= BATCH);
     const seen = new Map<string, number>();
     const repeats = (records: ConvertedBatch['records'], lines: number[], first: number): boolean => {
       let found = false;
@@ -143,8 +148,8 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
       const batch = converting.shift()!;
       const { records, problems: found, tally: kinds } = await batch.pending;
       if (!strayTold) addTally(tally, kinds);
-      const stray =
-        found.length === 0 || strayTold ? undefined : strayKind(tally, batch.first + batch.lines.length);
+      judged = batch.first + batch.lines.length;
+      const stray = found.length === 0 || strayTold ? undefined : strayKind(tally, judged);
       // Said once, before the problems it explains.
       if (stray !== undefined) {
         strayTold = true;
@@ -168,7 +173,7 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
       options.onProgress?.(read);
     };
     const drain = async () => {
-      while (converting.length > 0 && !truncated) await takeOldest();
+      while (converting.length > 0 && !settled()) await takeOldest();
     };
     const convert = async () => {
       if (texts.length === BATCH) converter.prepare();
@@ -178,7 +183,13 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
       converting.push({ pending, lines, first });
       texts = [];
       lines = [];
-      if (converting.length > AHEAD) await takeOldest();
+      // Past the problem limit nothing is written: a batch is only judged, at once, so no more than one is read.
+      if (converting.length > AHEAD || truncated) await takeOldest();
+    };
+    /** Converts the records read and not yet converted, then takes every batch in turn. */
+    const finish = async () => {
+      if (texts.length > 0 && !settled()) await convert();
+      await drain();
     };
     try {
       for await (const raw of readRecords(
@@ -186,16 +197,15 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
         noun,
         options.maxRecordBytes,
       )) {
-        if (truncated) return;
+        if (settled()) return;
         read++;
         inFile++;
         texts.push(raw.text);
         lines.push(raw.line);
         if (texts.length === BATCH) await convert();
       }
-      if (texts.length > 0) await convert();
-      await drain();
-      if (inFile === 0 && options.refuseEmpty === true)
+      await finish();
+      if (inFile === 0 && options.refuseEmpty === true && !truncated)
         report({
           line: 0,
           fieldName: `(${noun})`,
@@ -203,8 +213,9 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
         });
     } catch (error) {
       if (error instanceof RecordSyntaxError) {
-        // Problems in the records before it come first, as they do in the file.
-        await drain();
+        // Problems in the records before it come first, as they do in the file: those read since the last full batch
+        // too (a file of the other kind whose last record is cut off is told so).
+        await finish();
         if (!truncated) report({ line: error.line, fieldName: `(${noun})`, message: error.message });
         return;
       }
@@ -219,7 +230,7 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
   try {
     for (const kind of RECORD_KINDS) {
       const source = options[kind.name];
-      if (source !== undefined && !truncated) await load(source, kind);
+      if (source !== undefined) await load(source, kind);
     }
   } catch (error) {
     await session.rollback();

@@ -51,6 +51,35 @@ describe('larder CLI end to end', () => {
       await firstLine('--purchase-orders', ih),
       `${ih}:0 (file): looks like inventory entries, not purchase orders: give it with --inventory-history`,
     );
+    // Both given the wrong way round, the first with enough entries to reach the limit of 50 problems by itself:
+    // the second file is told too.
+    const manyEntries = join(dir, 'ih-many.ndjson');
+    await writeFile(
+      manyEntries,
+      Array.from({ length: 5 }, (_, i) => JSON.stringify(inventoryFixture(i, { modifiedAt: T + i }))).join(
+        '\n',
+      ),
+    );
+    const swapped = await larder([
+      'import',
+      '--db',
+      db,
+      '--location',
+      'loc-swapped',
+      '--purchase-orders',
+      manyEntries,
+      '--inventory-history',
+      po,
+    ]);
+    assert.equal(swapped.code, 1);
+    assert.deepEqual(
+      swapped.stderr.split('\n').filter((line) => line.includes(':0 (file)')),
+      [
+        `${manyEntries}:0 (file): looks like inventory entries, not purchase orders: give it with --inventory-history`,
+        `${po}:0 (file): looks like purchase orders, not inventory entries: give it with --purchase-orders`,
+      ],
+    );
+    assert.match(swapped.stderr, /Stopped after 51 problems; nothing was imported/);
   });
 
   test('a reader that stops early (`larder openapi | head`) ends the command quietly, exit 0', async () => {

@@ -237,6 +237,104 @@ for (const backend of await backends()) {
       assert.equal(await instance.store.locations.get(locationId), undefined);
     });
 
+    test('a file of another kind is told also once the problem limit was reached before it was judged: the files given the other way round, or the first full of problems', async () => {
+      const locationId = newLocationId();
+      const hints = (result: Awaited<ReturnType<typeof importFiles>>) =>
+        result.problems.filter((problem) => problem.line === 0).map(formatProblem);
+      const json = (records: readonly unknown[]) => records.map((record) => JSON.stringify(record));
+      // Twenty records of the other kind each: the first file alone fills the 50 problems.
+      const swapped = await importFiles(instance.store, {
+        locationId,
+        purchaseOrders: { path: 'ih.ndjson', input: ndjson(entries.slice(0, 20)) },
+        inventoryHistory: { path: 'po.ndjson', input: ndjson(orders.slice(0, 20)) },
+        giveAs: (kind) => `give it with --${kind.name}`,
+      });
+      assert.equal(swapped.committed, false);
+      assert.equal(swapped.truncated, true);
+      assert.deepEqual(hints(swapped), [
+        'ih.ndjson:0 (file): looks like inventory entries, not purchase orders: give it with --inventoryHistory',
+        'po.ndjson:0 (file): looks like purchase orders, not inventory entries: give it with --purchaseOrders',
+      ]);
+      assert.equal(swapped.problems[0]?.file, 'ih.ndjson', 'the first file’s hint first');
+      // The right kind, broken: its problems fill the list; the file given after it is still judged, and only its
+      // hint follows them (a file of the right kind after the limit adds nothing).
+      const broken = json(orders.slice(0, 60).map((order) => ({ ...order, status: 'LOST' })));
+      const afterBroken = await importFiles(instance.store, {
+        locationId,
+        purchaseOrders: { path: 'po.ndjson', input: Readable.from([broken.join('\n')]) },
+        inventoryHistory: { path: 'other.ndjson', input: ndjson(orders.slice(0, 20)) },
+        maxProblems: 5,
+      });
+      assert.deepEqual(hints(afterBroken), [
+        'other.ndjson:0 (file): looks like purchase orders, not inventory entries: give it as purchaseOrders',
+      ]);
+      assert.deepEqual(
+        afterBroken.problems.map((problem) => problem.file),
+        ['po.ndjson', 'po.ndjson', 'po.ndjson', 'po.ndjson', 'po.ndjson', 'other.ndjson'],
+      );
+      // Past the limit a file is read only as far as its first batch of 1,000 records.
+      let pulled = 0;
+      const counted = Readable.from(
+        (function* () {
+          for (const entry of entries) {
+            pulled++;
+            yield `${JSON.stringify(entry)}\n`;
+          }
+        })(),
+      );
+      const rightKindAfter = await importFiles(instance.store, {
+        locationId,
+        purchaseOrders: { path: 'po.ndjson', input: Readable.from([broken.join('\n')]) },
+        inventoryHistory: { path: 'ih.ndjson', input: counted },
+        maxProblems: 5,
+      });
+      assert.equal(rightKindAfter.problems.length, 5);
+      assert.deepEqual(hints(rightKindAfter), []);
+      assert.ok(pulled < 1100, `${pulled} of ${entries.length} entries read`);
+      assert.equal(await instance.store.locations.get(locationId), undefined, 'nothing stored');
+    });
+
+    test('a file of another kind whose last record is cut off is told so: the records before the break are judged and checked', async () => {
+      const locationId = newLocationId();
+      const cutOff = await importFiles(instance.store, {
+        locationId,
+        inventoryHistory: {
+          path: 'po.ndjson',
+          input: Readable.from([
+            [...orders.slice(0, 3).map((order) => JSON.stringify(order)), '{"id": "unclosed'].join('\n'),
+          ]),
+        },
+        maxProblems: 1000,
+      });
+      assert.equal(
+        formatProblem(cutOff.problems[0]!),
+        'po.ndjson:0 (file): looks like purchase orders, not inventory entries: give it as purchaseOrders',
+      );
+      assert.ok(cutOff.problems.length > 2, 'the records’ problems follow');
+      assert.equal(
+        formatProblem(cutOff.problems.at(-1)!),
+        'po.ndjson:4 (file): the file ends inside a record',
+      );
+      // Of the right kind: a broken record before the break is reported, in file order.
+      const lines = entries.slice(0, 5).map((entry) => JSON.stringify(entry));
+      lines[2] = JSON.stringify({ ...entries[2], adjustmentType: 'LOST' });
+      const ownKind = await importFiles(instance.store, {
+        locationId,
+        inventoryHistory: {
+          path: 'ih.ndjson',
+          input: Readable.from([[...lines, '{"a": "unclosed'].join('\n')]),
+        },
+      });
+      assert.deepEqual(
+        ownKind.problems.map((problem) => [problem.line, problem.fieldName]),
+        [
+          [3, 'adjustmentType'],
+          [6, '(file)'],
+        ],
+      );
+      assert.equal(await instance.store.locations.get(locationId), undefined);
+    });
+
     test('a file that cannot be read (a directory, no permission) is a problem at line 0, and nothing is stored', async () => {
       const locationId = newLocationId();
       // What a read stream of a file the user may not read fails with (root may read anything, so it is made here).

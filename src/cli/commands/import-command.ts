@@ -25,8 +25,8 @@ export const importCommand: Command = {
     'FILE:LINE field.path: message (first 50), LINE being the line of the field itself. A file with no records,\n' +
     `an id repeated within a file, a file that cannot be read (FILE:0), or a record longer than ${MAX_RECORD_BYTES / 2 ** 20} MiB is a\n` +
     'problem too. A file of the other kind is told first, naming the flag to give it with (FILE:0 (file): looks\n' +
-    'like purchase orders, not inventory entries: give it with --purchase-orders). Records are upserted by id\n' +
-    'within the location.',
+    'like purchase orders, not inventory entries: give it with --purchase-orders), also after the first 50\n' +
+    'problems of a file given before it. Records are upserted by id within the location.',
   run: async (args, io) => {
     const locationId = requiredOption(args, 'location');
     if (!LOCATION_ID.test(locationId)) {
