@@ -23,6 +23,19 @@ export const parseBody = <T>(answer: HttpAnswer, what: string): T => {
 };
 
 /**
+ * From this length a secret is masked wherever it is: it cannot turn up in other text by chance. A shorter one (a
+ * test's `b`) would, inside ordinary words and ids, so it is masked only where it stands alone.
+ */
+const MASKED_ANYWHERE = 8;
+
+/** A letter, digit or `_` on either side puts a short secret's match inside a word: that is not the secret. */
+const alone = (secret: string) =>
+  new RegExp(
+    `(?<![\\p{L}\\p{M}\\p{N}_])${secret.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')}(?![\\p{L}\\p{M}\\p{N}_])`,
+    'gu',
+  );
+
+/**
  * The text with each secret masked, as it is and JSON-escaped: a server (or a proxy) that quotes the request in
  * its error, as validation frameworks do, must not put a credential into an error message.
  */
@@ -30,32 +43,54 @@ const hide = (text: string, secrets: readonly string[]): string =>
   secrets
     .filter((secret) => secret !== '')
     .flatMap((secret) => [JSON.stringify(secret).slice(1, -1), secret])
-    .reduce((shown, secret) => shown.split(secret).join('***'), text);
+    .reduce(
+      (shown, secret) =>
+        secret.length >= MASKED_ANYWHERE
+          ? shown.split(secret).join('***')
+          : shown.replace(alone(secret), '***'),
+      text,
+    );
 
-/** Every string in a parsed body masked; names and structure left as they are (a short secret may be in them). */
-const hideIn = (value: unknown, secrets: readonly string[]): unknown => {
+/**
+ * Every string in a parsed body masked, a `requestId` excepted: the server's id for the request holds none of the
+ * caller's secrets, and a user quotes it in a bug report. Names are left as they are (a body's shape stays what the
+ * server sent), unless `names` (for the text the error shows of a body that is no ErrorMessage).
+ */
+const hideIn = (value: unknown, secrets: readonly string[], names = false): unknown => {
   if (typeof value === 'string') return hide(value, secrets);
-  if (Array.isArray(value)) return value.map((item) => hideIn(item, secrets));
+  if (Array.isArray(value)) return value.map((item) => hideIn(item, secrets, names));
   if (value !== null && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, hideIn(item, secrets)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([name, item]) => [
+        names ? hide(name, secrets) : name,
+        name === 'requestId' && typeof item === 'string' ? item : hideIn(item, secrets, names),
+      ]),
+    );
   return value;
 };
 
-/** The error an answer stands for: its ErrorMessage when it carries one; `secrets` the request sent are masked. */
+/**
+ * The error an answer stands for: its ErrorMessage when it carries one; `secrets` the request sent are masked. A
+ * JSON body's text is masked as parsed, so an escape (`\n`) next to a short secret does not hide it from the mask.
+ */
 export const apiError = (answer: HttpAnswer, secrets: readonly string[] = []): LarderApiError => {
-  let body: ErrorMessage | undefined;
+  let parsed: { value: unknown } | undefined;
   try {
-    const parsed = hideIn(JSON.parse(answer.text), secrets) as Partial<ErrorMessage> | null;
-    if (parsed !== null && typeof parsed === 'object' && typeof parsed.message === 'string')
-      body = parsed as ErrorMessage;
+    parsed = { value: JSON.parse(answer.text) };
   } catch {
     // Not JSON (a proxy's page): the status and text say what there is to say.
   }
+  const shown =
+    parsed === undefined ? undefined : (hideIn(parsed.value, secrets) as Partial<ErrorMessage> | null);
+  const body =
+    shown !== null && typeof shown === 'object' && typeof shown.message === 'string'
+      ? (shown as ErrorMessage)
+      : undefined;
   return new LarderApiError(
     answer.status,
     body,
     answer.headers.get('x-request-id') ?? undefined,
-    hide(answer.text, secrets),
+    parsed === undefined ? hide(answer.text, secrets) : JSON.stringify(hideIn(parsed.value, secrets, true)),
   );
 };
 

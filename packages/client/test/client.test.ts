@@ -481,6 +481,69 @@ describe('retries and failures', () => {
     }
   });
 
+  test('a one-character secret is masked where it stands alone, not inside words; a requestId is never masked', async () => {
+    // As a server that quotes the refused request does; the ids are the server's own, which hold no secret.
+    const echo = (body: string) => ({
+      status: '422',
+      code: 42201,
+      message: `Refused: ${body}`,
+      requestId: 'b-b0b',
+      developerMessage: 'the body was bad',
+      errors: [{ status: '422', code: 42201, message: 'clientSecret b is wrong', requestId: 'b-b1b' }],
+    });
+    const answers = [
+      async (body: string) =>
+        Response.json(echo(body), { status: 422, headers: { 'x-request-id': 'b-b0b' } }),
+      // Not an ErrorMessage: the message shows the text.
+      async () =>
+        Response.json(
+          // Masked as parsed: the escape before it in the JSON sent (`\nb`) does not keep `b` from standing alone.
+          { error: 'invalid_client', error_description: 'clientSecret:\nb is wrong', requestId: 'b-b2b' },
+          { status: 401, headers: { 'x-request-id': 'b-b2b' } },
+        ),
+      async () =>
+        new Response('a bad body: clientSecret=b', { status: 400, headers: { 'x-request-id': 'b-b3b' } }),
+    ];
+    const errors: unknown[] = [];
+    // A one-character secret, as a test's or a demo's: inside words (`bad`, `body`) it is no secret.
+    for (const answer of answers)
+      errors.push(
+        await createClient({
+          baseUrl: 'http://127.0.0.1:9',
+          clientId: 'x',
+          clientSecret: 'b',
+          fetch: async (_input, init) => answer(String(init?.body)),
+        })
+          .purchaseOrders.get('x', { location: 'l' })
+          .catch((e: unknown) => e),
+      );
+    const [refused, oauth, plain] = errors;
+    assert.ok(refused instanceof LarderApiError && oauth instanceof LarderApiError);
+    assert.ok(plain instanceof LarderApiError);
+    assert.equal(
+      refused.message,
+      'Refused: {"clientId":"x","clientSecret":"***","userAccessType":"PLATFORM_MACHINE_CLIENT"}',
+    );
+    assert.deepEqual(
+      [refused.requestId, refused.body?.requestId, refused.errors[0]?.requestId],
+      ['b-b0b', 'b-b0b', 'b-b1b'],
+    );
+    assert.deepEqual(
+      [refused.developerMessage, refused.errors[0]?.message],
+      ['the body was bad', 'clientSecret *** is wrong'],
+    );
+    assert.equal(
+      oauth.message,
+      'HTTP 401: {"error":"invalid_client","error_description":"clientSecret:\\n*** is wrong","requestId":"b-b2b"}',
+    );
+    assert.equal(oauth.requestId, 'b-b2b');
+    assert.deepEqual([plain.message, plain.requestId], ['HTTP 400: a bad body: clientSecret=***', 'b-b3b']);
+    // Nowhere else either: standing alone, the secret is in no error but in the server's ids.
+    for (const error of [refused, oauth, plain])
+      for (const shown of [String(error), JSON.stringify(error), inspect(error, { depth: 10 })])
+        assert.doesNotMatch(shown.replaceAll(/b-b\db/g, ''), /(?<![\p{L}\p{N}_])b(?![\p{L}\p{N}_])/u, shown);
+  });
+
   test('a 5xx whose ErrorMessage says canRetry "false" is final: one request, no wait', async () => {
     let requests = 0;
     const final: Server = createServer((_request, response) => {
