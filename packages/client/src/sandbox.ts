@@ -26,7 +26,14 @@ import type {
   SandboxReset,
 } from './generated/types.js';
 import { apiError, parseBody } from './tokens.js';
-import { createTransport, type HttpRequest, realSleep, realTimeoutSignal, type Sleep } from './transport.js';
+import {
+  createTransport,
+  type HttpRequest,
+  realSleep,
+  realTimeoutSignal,
+  type Sleep,
+  type TimeoutSignal,
+} from './transport.js';
 
 export interface SandboxOptions {
   /** Larder's URL (such as http://127.0.0.1:8080). */
@@ -39,6 +46,12 @@ export interface SandboxOptions {
   timeoutMs?: number | undefined;
   /** How `requests.follow` waits between polls (default setTimeout): a test can poll when it chooses. */
   sleep?: Sleep | undefined;
+  /**
+   * Makes the signal that ends a request, or a wait for its turn, `ms` from now (default AbortSignal.timeout), as
+   * the client's: a test on a virtual clock passes one that aborts when its clock gets there, so a timeout fires
+   * without real waiting.
+   */
+  timeoutSignal?: TimeoutSignal | undefined;
 }
 
 /** How far `clock.advance` moves: the parts add up. */
@@ -191,7 +204,7 @@ export const createSandbox = (options: SandboxOptions): LarderSandbox => {
   if (!headerCarries(options.adminToken)) throw new TypeError(`adminToken must be a ${HEADER_RULE}`);
   const timeoutMs = options.timeoutMs ?? 30_000;
   checkWhole('timeoutMs', timeoutMs, 1);
-  checkFunctions(options, ['fetch', 'sleep']);
+  checkFunctions(options, ['fetch', 'sleep', 'timeoutSignal']);
   const base = `${options.baseUrl.replace(/\/+$/, '')}/_larder`;
   // No retries: a test driving its sandbox wants a refusal or an outage at once, not after backoff.
   const transport = createTransport({
@@ -199,7 +212,7 @@ export const createSandbox = (options: SandboxOptions): LarderSandbox => {
     retry: false,
     timeoutMs,
     sleep: realSleep,
-    timeoutSignal: realTimeoutSignal,
+    timeoutSignal: options.timeoutSignal ?? realTimeoutSignal,
     now: Date.now,
     random: Math.random,
   });

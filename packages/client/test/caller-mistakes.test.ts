@@ -110,6 +110,10 @@ test('a sandbox whose options cannot work is refused when it is made, as a clien
       /^fetch must be a function, not string$/,
     ],
     [{ baseUrl: 'http://larder.test', adminToken: 'x', sleep: 1 }, /^sleep must be a function, not number$/],
+    [
+      { baseUrl: 'http://larder.test', adminToken: 'x', timeoutSignal: 30_000 },
+      /^timeoutSignal must be a function, not number$/,
+    ],
   ] as const)
     assert.throws(
       () => createSandbox(options as unknown as SandboxOptions),

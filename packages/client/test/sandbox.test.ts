@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { inventoryFixture, purchaseOrderFixture } from '../../../test/helpers/fixtures.js';
-import { createClient, createSandbox, LarderApiError, type LarderSandbox } from '../src/index.js';
+import {
+  createClient,
+  createSandbox,
+  LarderApiError,
+  type LarderSandbox,
+  LarderTimeoutError,
+} from '../src/index.js';
 import { ADMIN_TOKEN, type Larder, startLarder } from './larder.js';
 
 const T = Date.UTC(2025, 5, 2, 8);
@@ -250,4 +256,33 @@ describe('the sandbox controls against a real Larder', () => {
       (error: unknown) => error instanceof LarderApiError && error.status === 409,
     );
   });
+});
+
+test("a sandbox call that gets no answer ends at the test's timeoutSignal, with no real waiting", async () => {
+  // As a test on a virtual clock does: the timeout fires when the test says (here once the request is out).
+  const timeouts: { ms: number; controller: AbortController }[] = [];
+  const stalled = createSandbox({
+    baseUrl: 'http://larder.test',
+    adminToken: 'x',
+    timeoutMs: 20_000,
+    timeoutSignal: (ms) => {
+      const controller = new AbortController();
+      timeouts.push({ ms, controller });
+      return controller.signal;
+    },
+    fetch: () => {
+      if (timeouts.length === 0) return Promise.reject(new Error("the attempt's timeout is not the test's"));
+      for (const { controller } of timeouts)
+        controller.abort(new DOMException('The operation timed out.', 'TimeoutError'));
+      return new Promise<Response>(() => {});
+    },
+  });
+  const error = await stalled.clock.get().catch((e: unknown) => e);
+  assert.ok(error instanceof LarderTimeoutError, String(error));
+  assert.match(error.message, /^GET http:\/\/larder\.test\/_larder\/clock: no answer within 20000 ms\.$/);
+  // What was left of the call's timeoutMs: all of it, less the real milliseconds before the attempt.
+  assert.ok(
+    timeouts.every(({ ms }) => ms > 19_000 && ms <= 20_000),
+    JSON.stringify(timeouts),
+  );
 });
