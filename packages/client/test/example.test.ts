@@ -208,3 +208,46 @@ test("the README's sandbox example drives the sandbox as written: a clean report
     await larder.sandbox.requests.clear();
   }
 });
+
+test("the README's requests.follow example prints each 5xx as it is recorded, until its timer aborts it", async () => {
+  const code = await block(README, '`requests\\.follow\\(filter, \\{ signal, intervalMs \\}\\)`[^\\n]*');
+  // What the reader has: a sandbox. Its waits between polls, and the example's minute, are this test's clock: the
+  // first wait makes a 5xx for the next poll to find, the second ends the minute, and no real time passes.
+  const prelude = `import { createSandbox } from '@larder/client';
+let minuteUp = () => {};
+const setTimeout = (fire: () => void, ms: number) => {
+  console.log(\`abort after \${ms} ms\`);
+  minuteUp = fire;
+};
+let waits = 0;
+const sandbox = createSandbox({
+  baseUrl: 'http://127.0.0.1:8080',
+  adminToken: process.env.LARDER_ADMIN_TOKEN!,
+  sleep: async (ms) => {
+    console.log(\`wait \${ms} ms\`);
+    if (++waits === 1) await (await fetch(\`\${process.env.LARDER_URL}/v1/failing/2\`)).text();
+    else minuteUp();
+  },
+});
+`;
+  await larder.sandbox.requests.clear();
+  await larder.sandbox.faults.add({
+    match: { pathPrefix: '/v1/failing' },
+    effect: { type: 'status', status: 503 },
+  });
+  try {
+    await (await fetch(`${larder.url}/v1/failing/1`)).text();
+    const run = await runExample(prelude + code, { env: { LARDER_ADMIN_TOKEN: ADMIN_TOKEN } });
+    assert.equal(run.code, 0, run.stderr);
+    const failures = await larder.sandbox.requests.list({ status: '5xx' });
+    assert.deepEqual(
+      failures.map((entry) => entry.path),
+      ['/v1/failing/1', '/v1/failing/2'],
+    );
+    const [first, second] = failures.map((entry) => `${entry.time} GET ${entry.path} ${entry.code}\n`);
+    assert.equal(run.stdout, `abort after 60000 ms\n${first}wait 200 ms\n${second}wait 200 ms\n`);
+  } finally {
+    await larder.sandbox.faults.clear();
+    await larder.sandbox.requests.clear();
+  }
+});
