@@ -235,7 +235,8 @@ export const createSandbox = (options: SandboxOptions): LarderSandbox => {
       signal,
       limit: 'admin',
     });
-    if (answer.status < 200 || answer.status > 299) throw apiError(answer);
+    // A proxy's error page may quote the request's Authorization header.
+    if (answer.status < 200 || answer.status > 299) throw apiError(answer, [options.adminToken]);
     return parseBody<R>(answer, `${method} /_larder${path}`);
   };
   const query = (fields: Record<string, string | number | undefined>): string => {

@@ -286,3 +286,16 @@ test("a sandbox call that gets no answer ends at the test's timeoutSignal, with 
     JSON.stringify(timeouts),
   );
 });
+
+test('a sandbox refusal that quotes the request never shows the admin token', async () => {
+  // As a proxy that echoes the Authorization header in its error page does.
+  const echoing = createSandbox({
+    baseUrl: 'http://larder.test',
+    adminToken: 'admin-token-0123456789',
+    fetch: async (_input, init) =>
+      new Response(`No entry for ${new Headers(init?.headers).get('authorization')}`, { status: 403 }),
+  });
+  const error = await echoing.clock.get().catch((e: unknown) => e);
+  assert.ok(error instanceof LarderApiError);
+  assert.equal(error.message, 'HTTP 403: No entry for Bearer ***');
+});
