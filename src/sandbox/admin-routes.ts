@@ -158,6 +158,13 @@ const CURSOR = /^\d{1,6}:\d{1,15}(,\d{1,6}:\d{1,15})*$/;
 /** The journal filter of `GET /_larder/requests`, validated. */
 export const journalFilter = (c: Context): ViewFilter => {
   onlyKnownParams(c, JOURNAL_PARAMS);
+  // Taken as absent, an empty filter (`?clientId=$CLIENT`, the variable unset) would list every entry.
+  for (const name of JOURNAL_PARAMS)
+    if (c.req.query(name) === '')
+      throw new LarderError('ERR_QUERY_PARAM', {
+        fieldName: name,
+        message: `${name} is empty: give it a value, or leave it out to list every entry.`,
+      });
   const after = queryParam(c, 'after', CURSOR, "a listing's next (0:1234)");
   // Read as record date-times are: a value Date.parse cannot read would be a NaN bound that filters nothing.
   const since = queryParam(c, 'since', (value) => dayOrDateTime(value) !== undefined, DAY_OR_DATE_TIME_HINT);
@@ -168,9 +175,9 @@ export const journalFilter = (c: Context): ViewFilter => {
   const clientId = c.req.query('clientId');
   const location = c.req.query('location');
   const operation = c.req.query('operation');
-  if (clientId) filter.clientId = clientId;
-  if (location) filter.location = location;
-  if (operation) {
+  if (clientId !== undefined) filter.clientId = clientId;
+  if (location !== undefined) filter.location = location;
+  if (operation !== undefined) {
     if (!OPERATION_IDS.includes(operation))
       throw new LarderError('ERR_QUERY_PARAM', {
         fieldName: 'operation',

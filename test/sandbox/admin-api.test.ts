@@ -369,6 +369,16 @@ for (const backend of await backends()) {
           assert.equal(refused['fieldName'], field);
           assert.match(String(refused['message']), new RegExp(`did you mean ${meant}\\?`));
         }
+        // So is one given empty (`?clientId=$CLIENT` with the variable unset): taken as absent, it would list
+        // everything, as the report, the CLI and @larder/client refuse it.
+        for (const field of ['clientId', 'location', 'operation', 'status', 'since', 'limit', 'after']) {
+          const refused = await admin('GET', `/requests?${field}=`);
+          assert.equal(refused.status, 400, field);
+          const body = await json(refused);
+          assert.equal(body['code'], 40006, field);
+          assert.equal(body['fieldName'], field);
+          assert.match(String(body['message']), new RegExp(`^${field} is empty`));
+        }
         const report = await json(admin('GET', '/report?clientId=x&client=y'));
         assert.equal(report['fieldName'], 'client');
         // A filter given twice is refused too: taking the first would quietly drop the second.
