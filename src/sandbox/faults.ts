@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { LOGIN_PATH } from '../auth/auth-service.js';
 import { RECORD_KINDS } from '../records/kinds.js';
 import { Random } from '../seed/random.js';
 import { type FieldProblem, LarderError } from '../shared/errors.js';
@@ -26,7 +27,7 @@ import {
   MAX_FAULT_LATENCY_MS,
   MAX_FAULT_RULES,
 } from './fault-schemas.js';
-import { SEARCH_OPERATIONS, TOKEN_OPERATIONS } from './journal-entry.js';
+import { OPERATIONS, SEARCH_OPERATIONS, TOKEN_OPERATIONS } from './journal-entry.js';
 
 /** What a rule can be matched on. `clientId` may be a getter: it is worked out only when a rule asks. */
 export interface FaultRequest {
@@ -255,6 +256,16 @@ const effectProblems = ({ effect, match }: FaultRule, prefix: string): FieldProb
     problems.push({
       fieldName: `${prefix}match.pathPrefix`,
       message: `is Larder's own (the admin API ${ADMIN_PREFIX}/, ${DOCS_PATH}, ${CONSOLE_PATH}, ${OPENAPI_PATH}, ${HEALTH_PATH} or ${READY_PATH}), which is never faulted: the rule would never fire`,
+    });
+  // A login names its client in its JSON body, read only by its handler, after the rules.
+  if (
+    match?.clientId !== undefined &&
+    (match.operation === OPERATIONS.login || match.pathPrefix?.startsWith(LOGIN_PATH) === true)
+  )
+    problems.push({
+      fieldName: `${prefix}match.clientId`,
+      message:
+        'never matches a login, whose client id is in its JSON body, which the rules do not read: aim at logins with operation or pathPrefix alone (a token request, oauthToken, names its client in its Basic credentials, which clientId matches)',
     });
   problems.push(...misfitProblems(effect, match, prefix));
   return problems;

@@ -193,6 +193,15 @@ for (const backend of await backends()) {
           'match.pathPrefix',
           /retail/,
         ],
+        // A login names its client in its JSON body, which the rules never read: clientId cannot aim at logins.
+        ...[
+          { operation: 'authenticationLoginPost' },
+          { pathPrefix: '/authentication/v1/authentication/login' },
+        ].map((match): [unknown, string, RegExp] => [
+          { effect: { type: 'status', status: 503 }, match: { ...match, clientId: 'some-client' } },
+          'match.clientId',
+          /never matches a login.*operation or pathPrefix/,
+        ]),
       ];
       for (const [rule, field, message] of cases) {
         const added = await admin('POST', rule);
@@ -212,6 +221,9 @@ for (const backend of await backends()) {
         { effect: { type: 'badPageToken' }, match: { operation: 'searchPurchaseOrders', method: 'post' } },
         { effect: { type: 'badPageToken' }, match: { pathPrefix: '/v1/' } },
         { effect: { type: 'invalidToken' }, match: { operation: 'getPurchaseOrderById', pathPrefix: '/v' } },
+        // The token endpoint's Basic credentials name its client; a prefix of both token paths reaches it.
+        { effect: { type: 'reset' }, match: { operation: 'oauthToken', clientId: 'some-client' } },
+        { effect: { type: 'reset' }, match: { pathPrefix: '/authentication/', clientId: 'some-client' } },
       ])
         assert.equal((await admin('PUT', { rules: [rule] })).status, 200, JSON.stringify(rule));
       await admin('DELETE');
