@@ -168,10 +168,43 @@ export interface LarderSandbox {
   reset(): Promise<SandboxReset>;
 }
 
-const seconds = (by: Duration | number): number =>
-  typeof by === 'number'
-    ? by
-    : (by.days ?? 0) * 86_400 + (by.hours ?? 0) * 3600 + (by.minutes ?? 0) * 60 + (by.seconds ?? 0);
+const DURATION_SECONDS: Readonly<Record<keyof Duration, number>> = {
+  days: 86_400,
+  hours: 3600,
+  minutes: 60,
+  seconds: 1,
+};
+
+/**
+ * The seconds `clock.advance` sends. What the server would refuse is a TypeError naming what was given: its 400
+ * names `seconds`, which a caller who gave `{ days: -1 }` never wrote.
+ */
+const advanceSeconds = (by: Duration | number): number => {
+  const parts = typeof by === 'object' && by !== null ? Object.entries(by) : [];
+  const total =
+    typeof by === 'number'
+      ? by
+      : parts.every(
+            ([name, value]) =>
+              value === undefined || (Object.hasOwn(DURATION_SECONDS, name) && typeof value === 'number'),
+          )
+        ? parts.reduce(
+            (sum, [name, value]) => sum + (value ?? 0) * DURATION_SECONDS[name as keyof Duration],
+            0,
+          )
+        : Number.NaN;
+  if (Number.isSafeInteger(total) && total >= 1) return total;
+  const said = (value: unknown) => (typeof value === 'string' ? `'${value}'` : String(value));
+  const given =
+    typeof by !== 'object' || by === null
+      ? said(by)
+      : parts.length === 0
+        ? '{}'
+        : `{ ${parts.map(([name, value]) => `${name}: ${said(value)}`).join(', ')} }`;
+  throw new TypeError(
+    `clock.advance needs days, hours, minutes and seconds (numbers) that add up to a whole number of seconds, at least 1, or that number itself, not ${given}.`,
+  );
+};
 
 /** As setTimeout takes it. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -312,7 +345,7 @@ export const createSandbox = (options: SandboxOptions): LarderSandbox => {
           now: clockTime(now),
           ...(frozen === undefined ? {} : { frozen }),
         }),
-      advance: (by) => call('POST', '/clock/advance', { seconds: seconds(by) }),
+      advance: async (by) => call('POST', '/clock/advance', { seconds: advanceSeconds(by) }),
       reset: () => call('DELETE', '/clock'),
     },
     locations: {

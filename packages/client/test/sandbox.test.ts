@@ -21,6 +21,19 @@ describe('the sandbox controls against a real Larder', () => {
     sandbox = createSandbox({ baseUrl: `${larder.url}/`, adminToken: ADMIN_TOKEN });
   });
   after(() => larder.stop());
+  /** A sandbox that counts what it sends: a caller's mistake sends nothing. */
+  const countingSandbox = () => {
+    let sent = 0;
+    const counted = createSandbox({
+      baseUrl: larder.url,
+      adminToken: ADMIN_TOKEN,
+      fetch: (input, init) => {
+        sent++;
+        return fetch(input, init);
+      },
+    });
+    return { counted, sent: () => sent };
+  };
 
   test('the clock: set (frozen, from a Date), advance by a duration or seconds, reset', async () => {
     const set = await sandbox.clock.set(new Date(T), { frozen: true });
@@ -35,18 +48,38 @@ describe('the sandbox controls against a real Larder', () => {
     assert.deepEqual([reset.offsetSeconds, reset.frozen], [0, false]);
   });
 
+  test('clock.advance by no whole second forward is a TypeError naming what was given, never sent', async () => {
+    const { counted, sent } = countingSandbox();
+    // The server would answer `seconds must be >= 1` or `integer`, naming a field the caller may not have given.
+    for (const [bad, said] of [
+      [{ days: -1 }, '{ days: -1 }'],
+      [{}, '{}'],
+      [{ hours: 0.0001 }, '{ hours: 0.0001 }'],
+      [{ minutes: Number.NaN }, '{ minutes: NaN }'],
+      [{ days: 1, secs: 3 } as never, '{ days: 1, secs: 3 }'],
+      [{ days: '2' } as never, "{ days: '2' }"],
+      [0, '0'],
+      [1.5, '1.5'],
+    ] as const)
+      await assert.rejects(counted.clock.advance(bad), (error: unknown) => {
+        assert.ok(error instanceof TypeError, `${said}: ${String(error)}`);
+        assert.equal(
+          error.message,
+          `clock.advance needs days, hours, minutes and seconds (numbers) that add up to a whole number of seconds, at least 1, or that number itself, not ${said}.`,
+        );
+        return true;
+      });
+    assert.equal(sent(), 0);
+    // Parts add up, one of them negative too.
+    await sandbox.clock.set(new Date(T), { frozen: true });
+    assert.equal((await sandbox.clock.advance({ days: 1, hours: -23.5 })).now, '2025-06-02T08:30:00.000Z');
+    await sandbox.clock.reset();
+  });
+
   test('clock.set takes a date alone as its midnight UTC; an invalid Date or string is a TypeError, never sent', async () => {
     const day = await sandbox.clock.set('2026-12-05', { frozen: true });
     assert.deepEqual([day.now, day.frozen], ['2026-12-05T00:00:00.000Z', true]);
-    let sent = 0;
-    const counted = createSandbox({
-      baseUrl: larder.url,
-      adminToken: ADMIN_TOKEN,
-      fetch: (input, init) => {
-        sent++;
-        return fetch(input, init);
-      },
-    });
+    const { counted, sent } = countingSandbox();
     // What Date.parse reads but the server refuses (no zone, a space, another format, a day that does not exist).
     const refused = [
       '2026-12-05T09:00',
@@ -65,7 +98,7 @@ describe('the sandbox controls against a real Larder', () => {
       });
     const zoned = await sandbox.clock.set('2026-12-05T09:00:00+02:00', { frozen: true });
     assert.equal(zoned.now, '2026-12-05T07:00:00.000Z');
-    assert.equal(sent, 0);
+    assert.equal(sent(), 0);
     await sandbox.clock.reset();
   });
 
