@@ -237,7 +237,8 @@ export const createAdminRoutes = ({
     const body = await readJsonObject(c);
     // Said in days before the schema's bare maximum (seconds must be <= 316224000) would say it in seconds.
     const seconds = body['seconds'];
-    if (typeof seconds === 'number' && seconds > MAX_CLOCK_STEP_SECONDS)
+    // Not Infinity (`1e400` in JSON): the schema says that is no integer.
+    if (typeof seconds === 'number' && Number.isFinite(seconds) && seconds > MAX_CLOCK_STEP_SECONDS)
       throw tooFar(
         'seconds',
         `seconds (${seconds}, ${Math.floor(seconds / 86_400).toLocaleString('en-US')} days)`,

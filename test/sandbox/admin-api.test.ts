@@ -141,6 +141,16 @@ for (const backend of await backends()) {
         String(far['message']),
         /^seconds \(345600000, 4,000 days\) may be at most 10 years \(3,660 days\)/,
       );
+      // A number JSON reads as Infinity is no whole number of seconds, not "∞ days" past the bound.
+      const infinite = await json(
+        larder.app.request('/_larder/clock/advance', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+          body: '{"seconds": 1e400}',
+        }),
+      );
+      assert.equal(infinite['fieldName'], 'seconds');
+      assert.equal(infinite['message'], 'seconds must be integer');
     });
 
     test('a search journals the page size it was asked at; a refused pageSize is left out, not NaN or 0', async () => {
