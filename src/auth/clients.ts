@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../shared/clock.js';
 import { systemClock } from '../shared/clock.js';
 import { LarderError } from '../shared/errors.js';
+import { LOCATION_ID, LOCATION_ID_RULE } from '../shared/limits.js';
 import type { ClientRecord, ClientUpdate, Store } from '../storage/store.js';
 import { generateClientSecret, loadSecretHasher } from './client-secret.js';
 import type { ClientCredentials, ClientSummary } from './schemas.js';
@@ -50,6 +51,13 @@ const checkLocations = (
   const locations = [...new Set(grant.locations.map((id) => id.trim()))];
   if (locations.length === 0 || locations.includes(''))
     throw invalid('locations', 'must list one or more non-empty location ids');
+  // No location can have another id (import, pull and the admin API refuse it): such a grant would never apply.
+  const impossible = locations.find((id) => !LOCATION_ID.test(id));
+  if (impossible !== undefined)
+    throw invalid(
+      'locations',
+      `has ${JSON.stringify(impossible)}, which is no location id: one is ${LOCATION_ID_RULE}`,
+    );
   return { allLocations: false, locations };
 };
 

@@ -63,6 +63,17 @@ describe('client management', () => {
     await fails({ name: 'x', locations: [] }, 'locations');
     await fails({ name: 'x', locations: [' '] }, 'locations');
     await fails({ name: 'x', locations: ['a'], allLocations: true }, 'locations');
+    // An id no location can have (import, pull and the admin API refuse it) would be a grant that never applies.
+    for (const id of ['a b', 'Café', '..', 'x'.repeat(201)])
+      await assert.rejects(
+        createClientCredentials(temp.store, { name: 'x', locations: ['a', id] }),
+        (error: unknown) =>
+          error instanceof LarderError &&
+          error.fieldName === 'locations' &&
+          error.message.startsWith(
+            `locations has ${JSON.stringify(id)}, which is no location id: one is 1 to 200 visible ASCII`,
+          ),
+      );
   });
 
   it('lists clients without their secret hashes', async () => {
