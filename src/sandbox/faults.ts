@@ -288,8 +288,20 @@ const ruleProblems = (rules: readonly FaultRule[]): FieldProblem[] => {
 const rulesValidator = createValidator<FaultRules>(FaultRulesSchema);
 const ruleValidator = createValidator<FaultRule>(FaultRuleSchema);
 
+/** Whether `body` is an object with `field` and without `missing`: the other shape, sent in this one's place. */
+const otherShape = (body: unknown, field: string, missing: string): boolean =>
+  typeof body === 'object' && body !== null && field in body && !(missing in body);
+
 /** A `{ "rules": [...] }` document, valid, or the 400 that names its bad fields. */
 export const validFaultRules = (body: unknown): FaultRule[] => {
+  if (otherShape(body, 'effect', 'rules'))
+    throw invalidFields([
+      {
+        fieldName: 'rules',
+        message:
+          'is required: this is one rule ({"effect": …}), not a {"rules": […]} document; wrap it in one, or add it alone (POST /_larder/faults, larder faults add)',
+      },
+    ]);
   const { rules } = requireValid(rulesValidator, body);
   const problems = ruleProblems(rules);
   if (problems.length > 0) throw invalidFields(problems);
@@ -298,6 +310,14 @@ export const validFaultRules = (body: unknown): FaultRule[] => {
 
 /** One rule (a `POST /_larder/faults` body), valid, or the 400 that names its bad fields. */
 export const validFaultRule = (body: unknown): FaultRule => {
+  if (otherShape(body, 'rules', 'effect'))
+    throw invalidFields([
+      {
+        fieldName: 'effect',
+        message:
+          'is required: this is a {"rules": […]} document, not one rule; send its rules one at a time, or replace every rule with it (PUT /_larder/faults, larder faults set)',
+      },
+    ]);
   const rule = requireValid(ruleValidator, body);
   const problems = effectProblems(rule, '');
   if (problems.length > 0) throw invalidFields(problems);

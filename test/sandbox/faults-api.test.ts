@@ -264,6 +264,28 @@ for (const backend of await backends()) {
         const error = (await response.json()) as { fieldName?: string; message: string };
         assert.equal(error.fieldName, field, error.message);
       }
+      // One rule sent where the document goes, or the document where one rule goes, is told as that.
+      const rule = { effect: { type: 'reset' } };
+      for (const [method, body, field, said] of [
+        [
+          'PUT',
+          rule,
+          'rules',
+          /^rules is required: this is one rule \(\{"effect": …\}\), not a \{"rules": \[…\]\} document/,
+        ],
+        [
+          'POST',
+          { rules: [rule] },
+          'effect',
+          /^effect is required: this is a \{"rules": \[…\]\} document, not one rule/,
+        ],
+      ] as const) {
+        const response = await admin(method, body);
+        assert.equal(response.status, 400, method);
+        const error = (await response.json()) as { fieldName?: string; message: string };
+        assert.equal(error.fieldName, field, error.message);
+        assert.match(error.message, said);
+      }
       const rules = ((await (await admin('GET')).json()) as { rules: { id: string }[] }).rules;
       assert.deepEqual(
         rules.map((rule) => rule.id),
