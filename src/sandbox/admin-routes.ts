@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { type Context, Hono } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { createClientCredentials } from '../auth/clients.js';
 import { singleQuery } from '../http/query-param.js';
 import { readBodyText, readJsonObject, SEARCH_BODY_HINT } from '../http/request-body.js';
@@ -136,7 +136,10 @@ const onlyKnownParams = (c: Context, known: readonly string[]): void => {
     if (!known.includes(name))
       throw new LarderError('ERR_QUERY_PARAM', {
         fieldName: name,
-        message: `${name} is not a query parameter here${meantAside(name, known)}; the known ones are ${known.join(', ')}.`,
+        message:
+          known.length === 0
+            ? `${name} is not a query parameter here: ${c.req.method} ${c.req.path} takes none${c.req.method === 'PUT' || c.req.method === 'POST' ? ' (what it takes goes in its body)' : ''}.`
+            : `${name} is not a query parameter here${meantAside(name, known)}; the known ones are ${known.join(', ')}.`,
       });
     if (values.length > 1)
       throw new LarderError('ERR_QUERY_PARAM', {
@@ -144,6 +147,15 @@ const onlyKnownParams = (c: Context, known: readonly string[]): void => {
         message: `${name} is given ${values.length} times; it takes one value.`,
       });
   }
+};
+
+/**
+ * For the endpoints that take no query parameter: one given anyway would be ignored, and the request done without
+ * what it asked (`PUT /clock?frozen=true` leaving the clock running, `DELETE /requests?clientId=…` clearing all).
+ */
+const takesNoQuery: MiddlewareHandler = async (c, next) => {
+  onlyKnownParams(c, []);
+  await next();
 };
 
 const JOURNAL_PARAMS = ['clientId', 'location', 'operation', 'status', 'since', 'limit', 'after'] as const;
@@ -218,7 +230,7 @@ export const createAdminRoutes = ({
     return clock.view();
   };
 
-  routes.get('/clock', (c) => c.json(clock.view()));
+  routes.get('/clock', takesNoQuery, (c) => c.json(clock.view()));
   /** One move of the clock past MAX_CLOCK_STEP_SECONDS, said in days, whichever way it was asked. */
   const tooFar = (fieldName: string, what: string) =>
     new LarderError('ERR_VALIDATION', {
@@ -226,14 +238,14 @@ export const createAdminRoutes = ({
       message: `${what} may be at most 10 years (3,660 days) past the clock's ${new Date(clock.now()).toISOString()}: the live demo locations fill in every day the clock passes. Move further in steps.`,
     });
 
-  routes.put('/clock', async (c) => {
+  routes.put('/clock', takesNoQuery, async (c) => {
     const request = clockSet(await readJsonObject(c));
     const target = Date.parse(dayOrDateTime(request.now)!);
     if (target - clock.now() > MAX_CLOCK_STEP_SECONDS * 1000) throw tooFar('now', 'now');
     await clock.set(target, request.frozen === true);
     return c.json(await moved());
   });
-  routes.post('/clock/advance', async (c) => {
+  routes.post('/clock/advance', takesNoQuery, async (c) => {
     const body = await readJsonObject(c);
     // Said in days before the schema's bare maximum (seconds must be <= 316224000) would say it in seconds.
     const seconds = body['seconds'];
@@ -247,7 +259,7 @@ export const createAdminRoutes = ({
     await clock.advance(request.seconds * 1000);
     return c.json(await moved());
   });
-  routes.delete('/clock', async (c) => {
+  routes.delete('/clock', takesNoQuery, async (c) => {
     await clock.reset();
     return c.json(await moved());
   });
@@ -263,7 +275,7 @@ export const createAdminRoutes = ({
   };
 
   for (const kind of RECORD_KINDS) {
-    routes.post(`/locations/:locationId/${kind.name}`, async (c) => {
+    routes.post(`/locations/:locationId/${kind.name}`, takesNoQuery, async (c) => {
       const locationId = locationParam(c);
       const input = await fixtureBody(c);
       const result = await importFiles(store, {
@@ -286,7 +298,7 @@ export const createAdminRoutes = ({
     return locationId;
   };
 
-  routes.get('/locations', async (c) => c.json({ locations: await locationsOverview(store) }));
+  routes.get('/locations', takesNoQuery, async (c) => c.json({ locations: await locationsOverview(store) }));
 
   routes.get('/locations/:locationId/charts', async (c) => {
     onlyKnownParams(c, ['days', 'itemVersionId']);
@@ -335,7 +347,7 @@ export const createAdminRoutes = ({
     });
   }
 
-  routes.delete('/locations/:locationId', async (c) => {
+  routes.delete('/locations/:locationId', takesNoQuery, async (c) => {
     const locationId = locationParam(c);
     if (!(await store.locations.delete(locationId)))
       throw new LarderError('ERR_LOCATION_NOT_FOUND', { message: `Location ${locationId} is unknown.` });
@@ -343,7 +355,7 @@ export const createAdminRoutes = ({
     return c.json({ deleted: locationId });
   });
 
-  routes.post('/reset', async (c) => {
+  routes.post('/reset', takesNoQuery, async (c) => {
     await resetDemo(store);
     for (const location of await store.locations.list()) forgetLocation(location.id);
     await clock.reset();
@@ -366,7 +378,7 @@ export const createAdminRoutes = ({
       ...(missed === undefined ? {} : { missed }),
     } satisfies JournalList);
   });
-  routes.delete('/requests', async (c) => {
+  routes.delete('/requests', takesNoQuery, async (c) => {
     await journal.clear();
     return c.json({ cleared: true, recording: journal.recording } satisfies Cleared);
   });
@@ -389,14 +401,20 @@ export const createAdminRoutes = ({
     } satisfies IntegrationReport);
   });
 
-  routes.get('/faults', async (c) => c.json(await faults.list()));
-  routes.put('/faults', async (c) => c.json(await faults.replace(validFaultRules(await readJsonObject(c)))));
-  routes.delete('/faults', async (c) => c.json(await faults.replace([])));
+  routes.get('/faults', takesNoQuery, async (c) => c.json(await faults.list()));
+  routes.put('/faults', takesNoQuery, async (c) =>
+    c.json(await faults.replace(validFaultRules(await readJsonObject(c)))),
+  );
+  routes.delete('/faults', takesNoQuery, async (c) => c.json(await faults.replace([])));
   // One rule at a time, the others keeping their counters (a PUT starts every counter again).
-  routes.post('/faults', async (c) => c.json(await faults.add(validFaultRule(await readJsonObject(c))), 201));
-  routes.delete('/faults/:ruleId', async (c) => c.json(await faults.remove(c.req.param('ruleId'))));
+  routes.post('/faults', takesNoQuery, async (c) =>
+    c.json(await faults.add(validFaultRule(await readJsonObject(c))), 201),
+  );
+  routes.delete('/faults/:ruleId', takesNoQuery, async (c) =>
+    c.json(await faults.remove(c.req.param('ruleId'))),
+  );
 
-  routes.post('/clients', async (c) => {
+  routes.post('/clients', takesNoQuery, async (c) => {
     const request = newClient(await readJsonObject(c));
     const credentials = await createClientCredentials(
       store,

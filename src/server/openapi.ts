@@ -912,6 +912,9 @@ export const openApiDocument = (publicUrl: string) => {
     ),
   });
   const journalOff = conflict('The journal is off (--journal-size 0).', ['ERR_JOURNAL_OFF']);
+  // The operations with no query parameter refuse one given, rather than do the request without what it asked.
+  const QUERY_GIVEN = 'a query parameter is given (the operation takes none)';
+  const noQuery = invalid('A query parameter is given: the operation takes none', ['ERR_QUERY_PARAM']);
   const admin = (
     operationId: string,
     summary: string,
@@ -961,6 +964,7 @@ export const openApiDocument = (publicUrl: string) => {
         'The virtual clock',
         'The time every route, token and journal entry uses.',
         ClockViewSchema,
+        { errors: noQuery },
       ),
       put: admin(
         'setClock',
@@ -969,7 +973,10 @@ export const openApiDocument = (publicUrl: string) => {
         ClockViewSchema,
         {
           request: jsonBody(ClockSetRequestSchema),
-          errors: jsonBodyErrors('now is neither a day nor a date-time, or is more than 10 years ahead'),
+          errors: jsonBodyErrors(
+            `now is neither a day nor a date-time, or is more than 10 years ahead, or ${QUERY_GIVEN}`,
+            ['ERR_QUERY_PARAM'],
+          ),
         },
       ),
       delete: admin(
@@ -977,6 +984,7 @@ export const openApiDocument = (publicUrl: string) => {
         'Back to real time',
         'Removes the offset and unfreezes the clock.',
         ClockViewSchema,
+        { errors: noQuery },
       ),
     },
     '/_larder/clock/advance': {
@@ -987,7 +995,7 @@ export const openApiDocument = (publicUrl: string) => {
         ClockViewSchema,
         {
           request: jsonBody(ClockAdvanceRequestSchema),
-          errors: jsonBodyErrors('seconds is not a valid step'),
+          errors: jsonBodyErrors(`seconds is not a valid step, or ${QUERY_GIVEN}`, ['ERR_QUERY_PARAM']),
         },
       ),
     },
@@ -1019,7 +1027,9 @@ export const openApiDocument = (publicUrl: string) => {
           ],
         },
       ),
-      delete: admin('clearRequests', 'Clear the request journal', 'Forgets every entry.', ClearedSchema),
+      delete: admin('clearRequests', 'Clear the request journal', 'Forgets every entry.', ClearedSchema, {
+        errors: noQuery,
+      }),
     },
     '/_larder/report': {
       get: admin(
@@ -1044,6 +1054,7 @@ export const openApiDocument = (publicUrl: string) => {
         'The fault rules',
         'The fault rules in force, with their counters.',
         FaultRulesStateSchema,
+        { errors: noQuery },
       ),
       put: admin(
         'setFaults',
@@ -1061,7 +1072,9 @@ export const openApiDocument = (publicUrl: string) => {
               },
             ],
           }),
-          errors: jsonBodyErrors('a rule is not valid or could never fire'),
+          errors: jsonBodyErrors(`a rule is not valid or could never fire, or ${QUERY_GIVEN}`, [
+            'ERR_QUERY_PARAM',
+          ]),
         },
       ),
       delete: admin(
@@ -1069,6 +1082,7 @@ export const openApiDocument = (publicUrl: string) => {
         'Remove every fault rule',
         'No fault is injected any more.',
         FaultRulesStateSchema,
+        { errors: noQuery },
       ),
       post: admin(
         'addFault',
@@ -1080,7 +1094,8 @@ export const openApiDocument = (publicUrl: string) => {
           status: '201',
           errors: {
             ...jsonBodyErrors(
-              'the rule is not valid or could never fire, or there are as many rules as can be',
+              `the rule is not valid or could never fire, or there are as many rules as can be, or ${QUERY_GIVEN}`,
+              ['ERR_QUERY_PARAM'],
             ),
             ...conflict('A rule with this id exists already.', ['ERR_CONFLICT']),
           },
@@ -1104,7 +1119,7 @@ export const openApiDocument = (publicUrl: string) => {
               example: 'rule-1',
             },
           ],
-          errors: missing('No rule has this id', ['ERR_NOT_FOUND']),
+          errors: { ...noQuery, ...missing('No rule has this id', ['ERR_NOT_FOUND']) },
         },
       ),
     },
@@ -1117,7 +1132,7 @@ export const openApiDocument = (publicUrl: string) => {
         {
           request: jsonBody(NewClientRequestSchema, { name: 'my-integration', allLocations: true }),
           status: '201',
-          errors: jsonBodyErrors('a field is not valid'),
+          errors: jsonBodyErrors(`a field is not valid, or ${QUERY_GIVEN}`, ['ERR_QUERY_PARAM']),
         },
       ),
     },
@@ -1127,7 +1142,7 @@ export const openApiDocument = (publicUrl: string) => {
         'Reset the sandbox',
         'Back to the first-start demo state: demo data, clients, clock, journal and no fault rules (409 unless a demo database).',
         ResetSchema,
-        { errors: conflict('Not a demo database.', ['ERR_CONFLICT']) },
+        { errors: { ...noQuery, ...conflict('Not a demo database.', ['ERR_CONFLICT']) } },
       ),
     },
     '/_larder/locations/{locationId}': {
@@ -1139,7 +1154,10 @@ export const openApiDocument = (publicUrl: string) => {
         {
           parameters: [pathLocation],
           errors: {
-            ...invalid('The locationId is not a location id', ['ERR_VALIDATION']),
+            ...invalid(`The locationId is not a location id, or ${QUERY_GIVEN}`, [
+              'ERR_VALIDATION',
+              'ERR_QUERY_PARAM',
+            ]),
             ...missing('The location is unknown', ['ERR_LOCATION_NOT_FOUND']),
           },
         },
@@ -1151,6 +1169,7 @@ export const openApiDocument = (publicUrl: string) => {
         'Locations at a glance',
         'Every location with, per record kind, its record count and the span of their modifiedDate (the console).',
         LocationsOverviewSchema,
+        { errors: noQuery },
       ),
     },
     '/_larder/locations/{locationId}/charts': {
@@ -1261,8 +1280,8 @@ export const openApiDocument = (publicUrl: string) => {
               },
               errors: {
                 ...invalid(
-                  'The locationId, or a record, is not valid (each bad record and field is named), or the body holds no records',
-                  ['ERR_VALIDATION', 'ERR_BODY_NOT_JSON'],
+                  `The locationId, or a record, is not valid (each bad record and field is named), or the body holds no records, or ${QUERY_GIVEN}`,
+                  ['ERR_VALIDATION', 'ERR_BODY_NOT_JSON', 'ERR_QUERY_PARAM'],
                 ),
                 '413': error(413, 'The upload is over 64 MiB.', [], ['ERR_BODY_TOO_LARGE']),
                 '415': error(

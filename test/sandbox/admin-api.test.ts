@@ -153,6 +153,51 @@ for (const backend of await backends()) {
       assert.equal(infinite['message'], 'seconds must be integer');
     });
 
+    test('a query parameter on an endpoint that takes none is a 400 naming it, and nothing is done', async () => {
+      const before = await json(admin('GET', '/clock'));
+      await admin('POST', '/faults', {
+        id: 'kept',
+        effect: { type: 'reset' },
+        match: { pathPrefix: '/v1/x' },
+      });
+      // Each would be done without what the parameter asked: a running clock, every entry or rule gone.
+      for (const [method, path, body, field] of [
+        ['PUT', '/clock?frozen=true', { now: '2025-06-01' }, 'frozen'],
+        ['POST', '/clock/advance?seconds=60', { seconds: 1 }, 'seconds'],
+        ['DELETE', '/clock?keep=1', undefined, 'keep'],
+        ['DELETE', '/requests?clientId=x', undefined, 'clientId'],
+        ['DELETE', '/faults?id=kept', undefined, 'id'],
+        ['DELETE', '/faults/kept?force=1', undefined, 'force'],
+        ['PUT', '/faults?append=1', { rules: [] }, 'append'],
+        ['POST', '/faults?when=once', { effect: { type: 'reset' } }, 'when'],
+        ['POST', '/clients?scopes=retail:read', { name: 'q', allLocations: true }, 'scopes'],
+        ['POST', '/locations/loc-9/purchaseOrders?format=ndjson', [], 'format'],
+        ['DELETE', '/locations/loc-2?records=only', undefined, 'records'],
+        ['POST', '/reset?keep=clients', undefined, 'keep'],
+      ] as const) {
+        const refused = await admin(method, path, body);
+        assert.equal(refused.status, 400, path);
+        const error = await json(refused);
+        assert.equal(error['code'], 40006, path);
+        assert.equal(error['fieldName'], field, path);
+        assert.match(
+          String(error['message']),
+          new RegExp(`^${field} is not a query parameter here: .* takes none`),
+        );
+      }
+      assert.deepEqual(await json(admin('GET', '/clock')), before);
+      assert.deepEqual(
+        (await json<{ rules: { id: string }[] }>(admin('GET', '/faults'))).rules.map((rule) => rule.id),
+        ['kept'],
+      );
+      assert.ok(
+        (await json<{ locations: { id: string }[] }>(admin('GET', '/locations'))).locations.some(
+          (l) => l.id === 'loc-2',
+        ),
+      );
+      await admin('DELETE', '/faults');
+    });
+
     test('a search journals the page size it was asked at; a refused pageSize is left out, not NaN or 0', async () => {
       const client = await createClientCredentials(db.store, { name: 'c', allLocations: true }, clock);
       const token = await accessToken(client.clientId, client.clientSecret);
