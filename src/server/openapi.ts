@@ -38,6 +38,8 @@ import {
   ADMIN_PREFIX,
   DEFAULT_PAGE_SIZE,
   LOCATION_HEADER,
+  LOCATION_ID,
+  LOCATION_ID_RULE,
   MAX_BODY_BYTES,
   MAX_PAGE_SIZE,
 } from '../shared/limits.js';
@@ -945,8 +947,8 @@ export const openApiDocument = (publicUrl: string) => {
     name: 'locationId',
     in: 'path',
     required: true,
-    schema: { type: 'string', pattern: '^[\\w.:@-]{1,200}$' },
-    description: 'The location id.',
+    schema: { type: 'string', pattern: LOCATION_ID.source },
+    description: `The location id, percent-encoded: ${LOCATION_ID_RULE}.`,
     example: example.location,
   };
   const query = (name: string, description: string, schema: Json = { type: 'string' }) => ({

@@ -7,6 +7,7 @@ import { OPERATIONS } from '../../src/sandbox/journal-entry.js';
 import { openApiDocument } from '../../src/server/openapi.js';
 import { withoutSandbox } from '../../src/server/served-document.js';
 import { ERROR_CATALOG } from '../../src/shared/errors.js';
+import { LOCATION_ID } from '../../src/shared/limits.js';
 import { isLarderOwnPath } from '../../src/shared/own-paths.js';
 
 const document = openApiDocument('http://larder.test');
@@ -139,4 +140,19 @@ test('the fault rules are served by GET, PUT, POST and DELETE /_larder/faults an
   assert.equal(bodyOf('put'), '#/components/schemas/FaultRules');
   assert.equal(bodyOf('post'), '#/components/schemas/FaultRule');
   assert.deepEqual(Object.keys(document.paths['/_larder/faults/{ruleId}']!), ['delete']);
+});
+
+test('a locationId path parameter takes what the server takes: 1–200 visible ASCII, not . or .. alone', () => {
+  const patterns = operations.flatMap((operation) =>
+    ((operation.parameters ?? []) as { name?: string; in?: string; schema?: { pattern?: string } }[])
+      .filter((parameter) => parameter.name === 'locationId' && parameter.in === 'path')
+      .map((parameter) => new RegExp(parameter.schema?.pattern ?? '', 'u')),
+  );
+  assert.ok(patterns.length > 0);
+  for (const pattern of patterns) {
+    for (const id of ['loc-1', 'Store#12/a', '~x!', 'a'.repeat(200), '...'])
+      assert.ok(pattern.test(id) && LOCATION_ID.test(id), `${pattern} refuses ${id}`);
+    for (const id of ['', 'a b', 'Café', '.', '..', 'a'.repeat(201)])
+      assert.ok(!pattern.test(id) && !LOCATION_ID.test(id), `${pattern} takes ${id}`);
+  }
 });
