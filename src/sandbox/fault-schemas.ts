@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { StringEnum } from '../records/schemas.js';
-import { Closed } from '../shared/schema-helpers.js';
+import { Closed, Patterned } from '../shared/schema-helpers.js';
 import {
   FAULT_EFFECT_TYPES,
   FAULT_STATUSES,
@@ -143,14 +143,12 @@ export const FaultMatchSchema = Type.Object(
       }),
     ),
     method: Type.Optional(
-      Type.String({
-        pattern: '^[A-Za-z]{1,10}$',
+      Patterned('^[A-Za-z]{1,10}$', 'a method name of 1 to 10 letters (GET, HEAD or POST, any case)', {
         description: 'GET, HEAD or POST (any case): the methods the API answers.',
       }),
     ),
     pathPrefix: Type.Optional(
-      Type.String({
-        pattern: '^/',
+      Patterned('^/', 'a path starting with /', {
         maxLength: 500,
         description:
           "Paths starting with this. Not Larder's own (/_larder, /docs, /console, /openapi.json, /healthz, /readyz): they are never faulted.",
@@ -187,13 +185,18 @@ export const FaultWhenSchema = Type.Object(
 );
 export type FaultWhen = Static<typeof FaultWhenSchema>;
 
+/** A fault rule's id: in the rule, and in the path that removes it (DELETE /_larder/faults/{ruleId}). */
+export const FaultRuleId = (options: { description?: string } = {}) =>
+  Patterned(
+    '^[\\w.:-]{1,100}$',
+    "1 to 100 characters, each an ASCII letter, a digit, '_', '.', ':' or '-'",
+    options,
+  );
+
 export const FaultRuleSchema = Type.Object(
   {
     id: Type.Optional(
-      Type.String({
-        pattern: '^[\\w.:-]{1,100}$',
-        description: 'A name for the rule (default rule-1, rule-2, … by position).',
-      }),
+      FaultRuleId({ description: 'A name for the rule (default rule-1, rule-2, … by position).' }),
     ),
     match: Type.Optional(FaultMatchSchema),
     when: Type.Optional(FaultWhenSchema),

@@ -31,7 +31,12 @@ import {
   ResetSchema,
 } from '../sandbox/admin-schemas.js';
 import { DEFAULT_CHART_DAYS, MAX_CHART_DAYS } from '../sandbox/console-data.js';
-import { FaultRuleSchema, FaultRulesSchema, FaultRulesStateSchema } from '../sandbox/fault-schemas.js';
+import {
+  FaultRuleId,
+  FaultRuleSchema,
+  FaultRulesSchema,
+  FaultRulesStateSchema,
+} from '../sandbox/fault-schemas.js';
 import { OPERATIONS } from '../sandbox/journal-entry.js';
 import { ERROR_CATALOG, type ErrorCode } from '../shared/errors.js';
 import {
@@ -51,6 +56,7 @@ import {
   OPENAPI_PATH,
   READY_PATH,
 } from '../shared/own-paths.js';
+import { Patterned } from '../shared/schema-helpers.js';
 import { DOCS_ASSETS, DOCS_ASSETS_PATH } from './docs-paths.js';
 import { ApiIndexSchema, HealthSchema, ReadinessSchema } from './meta-schemas.js';
 import { demoExamples } from './openapi-examples.js';
@@ -947,7 +953,7 @@ export const openApiDocument = (publicUrl: string) => {
     name: 'locationId',
     in: 'path',
     required: true,
-    schema: { type: 'string', pattern: LOCATION_ID.source },
+    schema: Patterned(LOCATION_ID.source, LOCATION_ID_RULE),
     description: `The location id, percent-encoded: ${LOCATION_ID_RULE}.`,
     example: example.location,
   };
@@ -1116,7 +1122,7 @@ export const openApiDocument = (publicUrl: string) => {
               name: 'ruleId',
               in: 'path',
               required: true,
-              schema: { type: 'string', pattern: '^[\\w.:-]{1,100}$' },
+              schema: FaultRuleId(),
               description: 'The rule id (rule-1, … or the id it was given).',
               example: 'rule-1',
             },

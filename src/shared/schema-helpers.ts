@@ -1,4 +1,4 @@
-import { type TSchema, Type } from '@sinclair/typebox';
+import { type StringOptions, type TSchema, Type } from '@sinclair/typebox';
 
 /** `T | null`, as the interface marks nullable fields. */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -20,3 +20,18 @@ export const Double = (options: { description?: string } = {}) =>
 
 /** Objects are closed: an unknown field is an error on input, and never served. */
 export const Closed = { additionalProperties: false } as const;
+
+/**
+ * The keyword kept beside every `pattern`: what the pattern allows, in plain words. A 400 for a value that does not
+ * match quotes these words, never the regular expression (src/shared/validator.ts). An `x-` name, so the OpenAPI
+ * document that carries the schemas stays valid.
+ */
+export const PATTERN_WORDS = 'x-pattern-words';
+
+/**
+ * A string matching `pattern`, with `words` saying what it allows: a noun phrase that reads after "must be"
+ * ("1 to 10 letters"). How a request schema takes a pattern: test/server/pattern-words.test.ts fails on one
+ * a request can reach without its words.
+ */
+export const Patterned = (pattern: string, words: string, options: Omit<StringOptions, 'pattern'> = {}) =>
+  Type.String({ ...options, pattern, [PATTERN_WORDS]: words });

@@ -4,7 +4,7 @@ import addFormatsModule from 'ajv-formats';
 import { DATE_TIME_HINT, isDateTime } from './date-time.js';
 import { meantAside } from './did-you-mean.js';
 import { type FieldProblem, LarderError } from './errors.js';
-import { UUID } from './schema-helpers.js';
+import { PATTERN_WORDS, UUID } from './schema-helpers.js';
 
 // ajv-formats ships CommonJS; under NodeNext its default export is the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -22,6 +22,8 @@ addFormats(ajv, ['date', 'int32', 'double']);
 ajv.addFormat('uuid', UUID);
 // Not ajv-formats' date-time: it takes spellings Date.parse rejects or misreads (see date-time.ts).
 ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
+// An annotation only: the words a failed `pattern` is told in (see patternWords).
+ajv.addKeyword({ keyword: PATTERN_WORDS, schemaType: 'string' });
 
 /** Turns Ajv's `/items/0/name` into the field path users read: `items[0].name`. */
 export const toFieldPath = (instancePath: string, extra?: string): string => {
@@ -73,6 +75,9 @@ const describe = (error: ErrorObject, root: TSchema): FieldProblem => {
         fieldName: toFieldPath(error.instancePath),
         message: `must be a valid ${String(params['format'])}${formatHint(String(params['format']))}`,
       };
+    // Users read what the field allows in words; a regular expression is for machines.
+    case 'pattern':
+      return { fieldName: toFieldPath(error.instancePath), message: patternWords(error.parentSchema) };
     // An object that takes exactly one of its fields (a fault rule's `when`): name them, not a property count.
     case 'minProperties':
     case 'maxProperties': {
@@ -87,6 +92,12 @@ const describe = (error: ErrorObject, root: TSchema): FieldProblem => {
     default:
       return { fieldName: toFieldPath(error.instancePath), message: error.message ?? 'is not valid' };
   }
+};
+
+/** `must be <words>` from the failed schema's PATTERN_WORDS (test/server/pattern-words.test.ts checks each has them). */
+const patternWords = (schema: unknown): string => {
+  const words = (schema as Record<string, unknown> | undefined)?.[PATTERN_WORDS];
+  return typeof words === 'string' ? `must be ${words}` : 'is not in the form this field takes';
 };
 
 const formatHint = (format: string): string =>
