@@ -166,6 +166,48 @@ const initScript = (
 ) => `'use strict';
 (() => {
   const publicUrl = ${JSON.stringify(publicUrl)};
+  // The Authorize dialog as a modal dialog (WAI-ARIA APG). Swagger UI closes it on Escape and focuses a token or
+  // password field when it shows one, but none once those are authorized; Tab leaves it for the page behind, and
+  // closed, the focus is lost to the page's top. Added here: its role and name, the focus moved into it when
+  // Swagger UI moves none, Tab and Shift+Tab held within it, and the focus given back to the button that opened it.
+  const root = document.getElementById('swagger-ui');
+  let dialog = null;
+  let opener = null;
+  // The button that opens it (Authorize, an operation's lock) is clicked, by the pointer or the keyboard.
+  addEventListener('click', (event) => {
+    if (dialog === null) opener = event.target.closest('button');
+  }, true);
+  const controls = () => [...dialog.querySelectorAll('a[href], button, input, select, textarea, [tabindex]')].filter(
+    (element) => element.tabIndex >= 0 && !element.disabled && element.getClientRects().length > 0,
+  );
+  // Swagger UI adds and removes it whole (div.dialog-ux, in Authorize's wrapper): only the records' own nodes are
+  // looked at, not the page, whose first render (every operation open) makes thousands of records.
+  const dialogIn = (nodes) => [...nodes].find((node) => node.classList?.contains('dialog-ux'));
+  new MutationObserver((records) => {
+    for (const { addedNodes, removedNodes } of records) {
+      if (dialog !== null && dialogIn(removedNodes) !== undefined) {
+        dialog = null;
+        opener?.focus();
+      }
+      const added = dialogIn(addedNodes)?.querySelector('.modal-ux');
+      if (!added) continue;
+      dialog = added;
+      dialog.setAttribute('role', 'dialog');
+      dialog.setAttribute('aria-modal', 'true');
+      const title = dialog.querySelector('h3');
+      if (title !== null) dialog.setAttribute('aria-label', title.textContent);
+      if (!dialog.contains(document.activeElement)) controls()[0]?.focus();
+    }
+  }).observe(root, { childList: true, subtree: true });
+  addEventListener('keydown', (event) => {
+    if (dialog === null || event.key !== 'Tab') return;
+    // From its last control (its first, going back) or from outside it, round to the other end.
+    const all = controls();
+    const [end, other] = event.shiftKey ? [all[0], all.at(-1)] : [all.at(-1), all[0]];
+    if (dialog.contains(document.activeElement) && document.activeElement !== end) return;
+    event.preventDefault();
+    other?.focus();
+  });
   const start = (source) => SwaggerUIBundle({
     ...source,
     dom_id: '#swagger-ui',

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { openApiDocument } from '../../src/server/openapi.js';
 import { type BrowserSession, openBrowser } from './browser.js';
 import { AA, hex, lowContrast, NON_TEXT, type WeakEdge, weakDrawnEdges } from './contrast.js';
@@ -162,15 +162,41 @@ const fromTheTop = async (docs: Page) => {
   await docs.mouse.click(0, 0);
 };
 
-/** Opens the Authorize dialog, with the focus just before its first control. */
+/**
+ * Opens the Authorize dialog, the pointer away. The focus is inside it, and Tab cycles within it: a walk from there
+ * comes round to where it started.
+ */
 const openAuthorize = async (docs: Page) => {
   await docs.locator('.auth-wrapper .btn.authorize').click();
   const dialog = docs.locator('.modal-ux');
   await dialog.locator('.auth-container').first().waitFor();
   await docs.mouse.move(0, 0);
-  await dialog.locator('.modal-ux-header button').focus();
-  await docs.keyboard.press('Shift+Tab');
   return dialog;
+};
+
+/** Runs in the page: whether the focus is in the Authorize dialog, and whether it is on `start`. */
+const FOCUS_IN_DIALOG = new Function(`return (start) => [
+  document.activeElement?.closest('[role="dialog"][aria-modal="true"]') != null,
+  document.activeElement === start,
+]`)() as (start: unknown) => [boolean, boolean];
+
+/**
+ * Presses `key` (Tab or Shift+Tab) from the focused element until the focus comes back to it: why it did not, having
+ * left the Authorize dialog or gone on too long, or undefined.
+ */
+const roundTheDialog = async (docs: Page, key: 'Tab' | 'Shift+Tab'): Promise<string | undefined> => {
+  const start = await docs.evaluateHandle('document.activeElement');
+  try {
+    for (let press = 1; press <= 50; press++) {
+      await docs.keyboard.press(key);
+      const [inside, back] = await docs.evaluate(FOCUS_IN_DIALOG, start);
+      if (!inside) return `${key} ${press} times left the dialog`;
+      if (back) return undefined;
+    }
+    return `${key} 50 times never came back to where it started`;
+  } finally {
+    await start.dispose();
+  }
 };
 
 /**
@@ -306,4 +332,48 @@ export const dialogTests = () =>
         assert.deepEqual(once(problems), []);
       });
     }
+
+    test('/docs, the Authorize dialog is a modal dialog for the keyboard (WAI-ARIA APG): the focus moves into it, Tab and Shift+Tab cycle within it, Escape or its close button closes it and the focus goes back to the button that opened it', async () => {
+      const { docs } = everything();
+      const dialog = docs.getByRole('dialog', { name: 'Available authorizations' });
+      const focusInDialog = async () => (await docs.evaluate(FOCUS_IN_DIALOG, null))[0];
+      const isFocused = async (opener: Locator) => (await opener.evaluate(FOCUS_IN_DIALOG))[1];
+
+      const authorize = docs.locator('.auth-wrapper .btn.authorize');
+      await authorize.focus();
+      await docs.keyboard.press('Enter');
+      await dialog.waitFor();
+      assert.ok(await focusInDialog(), 'opened, the focus is in the dialog');
+      assert.equal(await roundTheDialog(docs, 'Tab'), undefined);
+      assert.equal(await roundTheDialog(docs, 'Shift+Tab'), undefined);
+      await docs.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      assert.ok(await isFocused(authorize), 'closed by Escape, the focus is back on Authorize');
+
+      // An operation's lock opens the dialog with its schemes only. Once those are authorized it has no field for
+      // Swagger UI to focus.
+      const lock = docs.locator('#operations-authentication-oauthToken .authorization__btn');
+      await lock.focus();
+      await docs.keyboard.press('Enter');
+      await dialog.waitFor();
+      await dialog.locator('#auth-basic-username').fill('client');
+      await dialog.locator('#auth-basic-password').fill('secret');
+      await dialog.getByRole('button', { name: 'Apply credentials' }).click();
+      const logout = dialog.getByRole('button', { name: 'Remove authorization' });
+      await logout.waitFor();
+      await dialog.locator('button.close-modal').click();
+      await dialog.waitFor({ state: 'detached' });
+      assert.ok(await isFocused(lock), 'closed by its close button, the focus is back on the lock');
+      await docs.keyboard.press('Enter');
+      await dialog.waitFor();
+      try {
+        assert.ok(await focusInDialog(), 'opened with no field, the focus is in the dialog');
+        assert.equal(await roundTheDialog(docs, 'Shift+Tab'), undefined);
+      } finally {
+        await logout.click();
+        await docs.keyboard.press('Escape');
+        await dialog.waitFor({ state: 'detached' });
+      }
+      assert.ok(await isFocused(lock), 'closed by Escape, the focus is back on the lock');
+    });
   });
