@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { type BrowserSession, openBrowser } from '../helpers/browser.js';
+import { type BrowserSession, LAPTOP, openBrowser, type Viewport } from '../helpers/browser.js';
 import { AA, hex, NON_TEXT, weakDrawnEdges } from '../helpers/contrast.js';
-import { focusProblems } from '../helpers/focus.js';
+import { focusProblems, tabThrough } from '../helpers/focus.js';
 import { hoverProblems } from '../helpers/hover.js';
 import { logInOver, startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -92,6 +92,33 @@ for (const theme of ['light', 'dark'] as const) {
     assert.deepEqual(once(problems), [], `${theme} console: focus or edges under ${NON_TEXT}:1`);
   });
 }
+
+/** A small phone's screen (iPhone SE): the header wraps to three rows, and the page below it is at its shortest. */
+const SMALL_PHONE: Viewport = { width: 375, height: 667 };
+
+test('console at phone width: the header wraps to three rows, and Shift+Tab back up every view leaves no focused control hidden under it', async () => {
+  await page.goto(consoleLink);
+  await page.waitForSelector('table.locations tbody tr');
+  const headerHeight = () => page.locator('header').evaluate((header) => header.offsetHeight);
+  const laptopHeader = await headerHeight();
+  // The page already open is narrowed: its header is measured again as it wraps, not only when the console starts.
+  await page.setViewportSize(SMALL_PHONE);
+  const hidden: string[] = [];
+  try {
+    assert.ok((await headerHeight()) > 2 * laptopHeader, 'the header wraps at phone width');
+    for (const [name, shown] of VIEWS) {
+      await page.click(`header nav a:has-text("${name}")`);
+      await page.waitForSelector(shown);
+      // Shift+Tab from the bottom: going up, the browser scrolls a control only just into view, at the top.
+      await page.locator(':is(a[href], button, input, select, textarea, summary):visible').last().focus();
+      const up = await tabThrough(page, { backward: true });
+      hidden.push(...up.hidden.map((what) => `${name}: focused, but ${what}`));
+    }
+  } finally {
+    await page.setViewportSize(LAPTOP);
+  }
+  assert.deepEqual(hidden, []);
+});
 
 for (const theme of ['light', 'dark'] as const) {
   test(`${theme} console: hovered buttons, links and rows keep their text at AA, and every checkbox's edge reaches 3:1`, async () => {
