@@ -196,6 +196,23 @@ const initScript = (
       dialog.setAttribute('aria-modal', 'true');
       const title = dialog.querySelector('h3');
       if (title !== null) dialog.setAttribute('aria-label', title.textContent);
+      // Swagger UI gives every bearer scheme's field the same id (auth-bearer-value), so the second scheme's label
+      // named the first one's field: each repeat gets an id of its own, its scheme's label following it.
+      const ids = new Set();
+      for (const scheme of dialog.querySelectorAll('.auth-container')) {
+        for (const field of scheme.querySelectorAll('[id]')) {
+          const id = field.id;
+          if (!ids.has(id)) {
+            ids.add(id);
+            continue;
+          }
+          let n = 2;
+          while (ids.has(id + '-' + n)) n++;
+          field.id = id + '-' + n;
+          ids.add(field.id);
+          for (const label of scheme.querySelectorAll('label')) if (label.htmlFor === id) label.htmlFor = field.id;
+        }
+      }
       if (!dialog.contains(document.activeElement)) controls()[0]?.focus();
     }
   }).observe(root, { childList: true, subtree: true });

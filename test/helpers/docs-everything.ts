@@ -181,6 +181,20 @@ const FOCUS_IN_DIALOG = new Function(`return (start) => [
 ]`)() as (start: unknown) => [boolean, boolean];
 
 /**
+ * Runs in the page on the Authorize dialog: ids given twice, and labels whose `for` names no field of their own
+ * scheme (Swagger UI gives each bearer scheme's field one id, so the second label named the first field).
+ */
+const LABELS_ASTRAY = new Function(`return (modal) => {
+  const ids = [...modal.querySelectorAll('[id]')].map((element) => element.id);
+  return {
+    repeated: ids.filter((id, at) => ids.indexOf(id) !== at),
+    astray: [...modal.querySelectorAll('.auth-container label[for]')]
+      .filter((label) => !label.closest('.auth-container').contains(document.getElementById(label.htmlFor)))
+      .map((label) => label.htmlFor),
+  };
+}`)() as (modal: unknown) => { repeated: string[]; astray: string[] };
+
+/**
  * Presses `key` (Tab or Shift+Tab) from the focused element until the focus comes back to it: why it did not, having
  * left the Authorize dialog or gone on too long, or undefined.
  */
@@ -344,6 +358,7 @@ export const dialogTests = () =>
       await docs.keyboard.press('Enter');
       await dialog.waitFor();
       assert.ok(await focusInDialog(), 'opened, the focus is in the dialog');
+      assert.deepEqual(await dialog.evaluate(LABELS_ASTRAY), { repeated: [], astray: [] });
       assert.equal(await roundTheDialog(docs, 'Tab'), undefined);
       assert.equal(await roundTheDialog(docs, 'Shift+Tab'), undefined);
       await docs.keyboard.press('Escape');
