@@ -63,13 +63,22 @@ export const storeToken = (token: string) => sessionStorage.setItem(TOKEN_KEY, t
 export const forgetToken = () => sessionStorage.removeItem(TOKEN_KEY);
 
 let token = '';
-export const useToken = (value: string) => {
+let refused = () => {};
+/** Counts refusals: the other answers to calls sent before one say nothing of the token entered since. */
+let refusals = 0;
+/**
+ * The token every call sends, and what to do when the server refuses it: any call's 401 (the server restarted
+ * with another token), not only the header's clock read, brings the token form back at once.
+ */
+export const useToken = (value: string, onRefused: () => void) => {
   token = value;
+  refused = onRefused;
 };
 
 /** One admin API call: JSON in, JSON out; an error answer becomes an ApiError with the server's message. */
 export const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
   let response: Response;
+  const sentAfter = refusals;
   try {
     response = await fetch(`/_larder${path}`, {
       method,
@@ -96,6 +105,10 @@ export const call = async <T>(method: string, path: string, body?: unknown): Pro
       response.status,
       `${status}not Larder's answer (${type}, not JSON): is a proxy or a login page in front of it?`,
     );
+  }
+  if (response.status === 401 && sentAfter === refusals) {
+    refusals += 1;
+    refused();
   }
   if (!response.ok) {
     const error = json as { message?: string; fieldName?: string } | undefined;

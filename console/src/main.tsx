@@ -1,15 +1,6 @@
 import { render } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import {
-  ApiError,
-  api,
-  type ClockView,
-  forgetToken,
-  hasTokenLink,
-  storeToken,
-  takeToken,
-  useToken,
-} from './api';
+import { api, type ClockView, forgetToken, hasTokenLink, storeToken, takeToken, useToken } from './api';
 import { applyTheme, readTheme, ThemePicker } from './theme';
 import { formatTime, href, Problem, useLoad, useRoute } from './ui';
 import { ControlsView } from './views/controls';
@@ -100,7 +91,7 @@ const useHeaderHeight = () => {
   return header;
 };
 
-const Console = ({ onUnauthorized }: { onUnauthorized: () => void }) => {
+const Console = () => {
   const route = useRoute();
   const header = useHeaderHeight();
   const chosen = route.params.get('location') ?? '';
@@ -110,12 +101,12 @@ const Console = ({ onUnauthorized }: { onUnauthorized: () => void }) => {
   const [, setSecond] = useState(0);
   // The badge follows the virtual clock: read every CLOCK_POLL_MS, run on locally in between unless frozen.
   useEffect(() => {
+    // A failure needs nothing here: a refused token is handled by every call (api.ts), and a server that does
+    // not answer is said by the view, the badge running on meanwhile.
     const read = () =>
       api.clock().then(
         (view) => setClock({ view, readAt: Date.now() }),
-        (error: unknown) => {
-          if (error instanceof ApiError && error.status === 401) onUnauthorized();
-        },
+        () => {},
       );
     void read();
     const timer = setInterval(read, CLOCK_POLL_MS);
@@ -259,17 +250,12 @@ const App = () => {
       />
     );
   }
-  useToken(token);
-  return (
-    <Console
-      key={token}
-      onUnauthorized={() => {
-        forgetToken();
-        setProblem('That admin token was refused.');
-        setToken(undefined);
-      }}
-    />
-  );
+  useToken(token, () => {
+    forgetToken();
+    setProblem('That admin token was refused.');
+    setToken(undefined);
+  });
+  return <Console key={token} />;
 };
 
 // Served by Larder, the page's inline script (src/sandbox/console-assets.ts) has set it before the first paint;
