@@ -1,8 +1,9 @@
 import { render } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, type ClockView, forgetToken, hasTokenLink, storeToken, takeToken, useToken } from './api';
+import { clockMoved } from './clock';
 import { applyTheme, readTheme, ThemePicker } from './theme';
-import { formatTime, href, Problem, useLoad, useRoute } from './ui';
+import { ClockMoves, formatTime, href, Problem, useLoad, useRoute } from './ui';
 import { ControlsView } from './views/controls';
 import { EntryView, InventoryView } from './views/inventory';
 import { LocationsView } from './views/locations';
@@ -95,25 +96,37 @@ const Console = () => {
   const route = useRoute();
   const header = useHeaderHeight();
   const chosen = route.params.get('location') ?? '';
+  const [clock, setClock] = useState<{ view: ClockView; readAt: number; moves: number } | undefined>();
+  const moves = clock?.moves ?? 0;
+  const see = (view: ClockView) =>
+    setClock((previous) => ({
+      view,
+      readAt: Date.now(),
+      moves: (previous?.moves ?? 0) + (previous !== undefined && clockMoved(previous.view, view) ? 1 : 0),
+    }));
   // Read again on every move: a test suite or another tab may load or remove locations meanwhile.
-  const locations = useLoad(() => api.locations(), [route.view, chosen]);
-  const [clock, setClock] = useState<{ view: ClockView; readAt: number } | undefined>();
+  const locations = useLoad(() => api.locations(), [route.view, chosen, moves]);
   const [, setSecond] = useState(0);
-  // The badge follows the virtual clock: read every CLOCK_POLL_MS, run on locally in between unless frozen.
+  // The badge follows the virtual clock: read every CLOCK_POLL_MS, run on locally in between unless frozen; and
+  // at once when the tab comes back to the front, where the clock may have been moved meanwhile (a terminal, a
+  // test suite), so the view shows the days passed without waiting for the next read.
   useEffect(() => {
     // A failure needs nothing here: a refused token is handled by every call (api.ts), and a server that does
     // not answer is said by the view, the badge running on meanwhile.
-    const read = () =>
-      api.clock().then(
-        (view) => setClock({ view, readAt: Date.now() }),
-        () => {},
-      );
+    const read = () => api.clock().then(see, () => {});
+    const onVisible = () => {
+      if (document.visibilityState === 'visible') void read();
+    };
     void read();
     const timer = setInterval(read, CLOCK_POLL_MS);
     const second = setInterval(() => setSecond((n) => n + 1), BADGE_TICK_MS);
+    addEventListener('focus', onVisible);
+    document.addEventListener('visibilitychange', onVisible);
     return () => {
       clearInterval(timer);
       clearInterval(second);
+      removeEventListener('focus', onVisible);
+      document.removeEventListener('visibilitychange', onVisible);
     };
   }, []);
   const badge =
@@ -129,7 +142,8 @@ const Console = () => {
   const unknownLocation = needsLocation && locations.data !== undefined && chosen !== '' && location === '';
   const id = route.params.get('id') ?? undefined;
   return (
-    <>
+    // The views that show data read again when the clock was moved.
+    <ClockMoves.Provider value={moves}>
       <header ref={header}>
         <a class="brand" href={href('locations')}>
           Larder
@@ -212,16 +226,9 @@ const Console = () => {
           <EntryView location={location} id={id} />
         ) : null}
         {route.view === 'traffic' ? <TrafficView /> : null}
-        {route.view === 'controls' ? (
-          <ControlsView
-            onClock={(next) => {
-              setClock({ view: next, readAt: Date.now() });
-              locations.reload();
-            }}
-          />
-        ) : null}
+        {route.view === 'controls' ? <ControlsView onClock={see} /> : null}
       </main>
-    </>
+    </ClockMoves.Provider>
   );
 };
 

@@ -1,4 +1,4 @@
-import type { ComponentChildren } from 'preact';
+import { type ComponentChildren, createContext } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 
 export interface Loaded<T> {
@@ -45,6 +45,13 @@ export const useLoad = <T,>(load: () => Promise<T>, deps: readonly unknown[]): L
   const reload = useCallback(() => setTick((n) => n + 1), []);
   return { data: state.data, error: state.error, loading: state.loading, reload };
 };
+
+/**
+ * How many times the virtual clock was seen moved (set, advanced, frozen, reset) since the console opened: the
+ * views that show data read it again when this changes, as the live demo wrote the days the clock passed and
+ * a chart's window ends at the virtual now.
+ */
+export const ClockMoves = createContext(0);
 
 /** Calls `reload` every `ms` while the page is visible. */
 export const usePoll = (reload: () => void, ms: number, on = true) => {

@@ -238,6 +238,23 @@ test('Controls: advancing the clock in the console changes what a search returns
   assert.ok(after > 0, `${after} orders modified since ${tomorrow} once the clock moved 3 days on`);
 });
 
+test('the clock moved elsewhere (a terminal, a test suite) refreshes the open view when the tab is back in front', async () => {
+  const now = Date.parse(((await (await adminGet('/clock')).json()) as { now: string }).now);
+  const tomorrow = new Date(now + DAY).toISOString().slice(0, 10);
+  await view('Purchase orders');
+  assert.equal(await ordersModifiedFrom(tomorrow), 0, 'nothing is modified tomorrow yet');
+  assert.equal((await adminSend('POST', '/clock/advance', { seconds: (3 * DAY) / 1000 })).status, 200);
+  // The user comes back from the terminal: neither Search nor a move, the same search shows the days passed.
+  await page.evaluate('dispatchEvent(new Event("focus"))');
+  await page
+    .locator(
+      `p[data-search='${JSON.stringify({ updatedDateRange: { startDate: tomorrow } })}'] .result-count`,
+    )
+    .filter({ hasNotText: /^0$/ })
+    .waitFor();
+  assert.equal(await page.inputValue('input[name="startDate"]'), tomorrow);
+});
+
 test('Controls: a fault rule added in the console shows in the journal view; one is removed, then all', async () => {
   await view('Controls');
   await page.selectOption('select[name="effect"]', 'status');

@@ -1,7 +1,8 @@
+import { useContext } from 'preact/hooks';
 import { ADJUSTMENT_TYPES } from '../../../src/records/enums.js';
 import { api } from '../api';
 import { type Series, StackedBars, StepChart } from '../charts';
-import { Card, formatMoney, formatTime, href, Json, Problem, shortId, useLoad } from '../ui';
+import { Card, ClockMoves, formatMoney, formatTime, href, Json, Problem, shortId, useLoad } from '../ui';
 
 /** The chart windows offered, in days ending at the virtual now. */
 const WINDOWS = [30, 90, 180, 365];
@@ -17,7 +18,11 @@ export const InventoryView = ({ location, params }: { location: string; params: 
   const show = (next: { days: number; item: string | undefined }) => {
     window.location.hash = href('inventory', { location, days: String(next.days), item: next.item });
   };
-  const { data, error, loading } = useLoad(() => api.charts(location, days, item), [location, days, item]);
+  const moves = useContext(ClockMoves);
+  const { data, error, loading } = useLoad(
+    () => api.charts(location, days, item),
+    [location, days, item, moves],
+  );
   const suppliers = data?.spend.suppliers ?? [];
   const series: Series[] = suppliers.slice(0, TOP_SUPPLIERS).map((s) => ({ name: s.name, values: s.weekly }));
   const rest = suppliers.slice(TOP_SUPPLIERS);
@@ -120,7 +125,7 @@ export const InventoryView = ({ location, params }: { location: string; params: 
 
 /** One inventory history entry, as the API serves it; RECEIVE entries link back to their purchase order. */
 export const EntryView = ({ location, id }: { location: string; id: string }) => {
-  const { data, error } = useLoad(() => api.entry(location, id), [location, id]);
+  const { data, error } = useLoad(() => api.entry(location, id), [location, id, useContext(ClockMoves)]);
   return (
     <Card
       title={

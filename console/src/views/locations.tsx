@@ -1,9 +1,10 @@
+import { useContext } from 'preact/hooks';
 import { api } from '../api';
-import { Card, formatDate, href, Long, Problem, useLoad } from '../ui';
+import { Card, ClockMoves, formatDate, href, Long, Problem, useLoad } from '../ui';
 
 /** Every location with its record counts and the span of its records' modifiedDate. */
 export const LocationsView = () => {
-  const { data, error } = useLoad(() => api.locations(), []);
+  const { data, error } = useLoad(() => api.locations(), [useContext(ClockMoves)]);
   return (
     <Card title="Locations" wide>
       <Problem error={error} />

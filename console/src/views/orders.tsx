@@ -1,7 +1,17 @@
-import { useState } from 'preact/hooks';
+import { useContext, useState } from 'preact/hooks';
 import { PURCHASE_ORDER_STATUSES } from '../../../src/records/enums.js';
 import { api, type PurchaseOrder } from '../api';
-import { Card, formatDate, formatMoney, formatTime, href, Problem, shortId, useLoad } from '../ui';
+import {
+  Card,
+  ClockMoves,
+  formatDate,
+  formatMoney,
+  formatTime,
+  href,
+  Problem,
+  shortId,
+  useLoad,
+} from '../ui';
 
 interface Filter {
   statuses: string[];
@@ -33,7 +43,10 @@ const received = (order: PurchaseOrder) =>
   );
 
 const OrderDetail = ({ location, id }: { location: string; id: string }) => {
-  const { data: order, error } = useLoad(() => api.order(location, id), [location, id]);
+  const { data: order, error } = useLoad(
+    () => api.order(location, id),
+    [location, id, useContext(ClockMoves)],
+  );
   return (
     <Card
       title={
@@ -157,7 +170,7 @@ export const OrdersView = ({ location, id }: { location: string; id: string | un
     const body = searchBody(filter);
     const number = tokens.length + 1;
     return { body, number, ...(await api.searchOrders(location, body, token, filter.pageSize)) };
-  }, [location, filter, token]);
+  }, [location, filter, token, useContext(ClockMoves)]);
   if (id !== undefined) return <OrderDetail location={location} id={id} />;
   const toggle = (status: string) =>
     setDraft({

@@ -1,0 +1,10 @@
+import type { ClockView } from '../../src/shared/virtual-clock.js';
+
+/**
+ * Whether the clock was moved between two reads (set, advanced, frozen, run again or reset), rather than only
+ * running on: a running clock keeps its offset from real time, a frozen one its time. The offset is whole seconds
+ * rounded, so a second's difference is rounding, not a move.
+ */
+export const clockMoved = (before: ClockView, after: ClockView): boolean =>
+  before.frozen !== after.frozen ||
+  (after.frozen ? before.now !== after.now : Math.abs(after.offsetSeconds - before.offsetSeconds) > 1);
