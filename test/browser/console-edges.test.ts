@@ -158,6 +158,29 @@ test('Controls: an emptied "Advance by" asks for a number and leaves the clock w
   await admin('DELETE', '/clock');
 });
 
+test('Controls: an emptied N or probability asks for a number, and a probability of 0, a rule that never fires, is refused naming the field', async () => {
+  await view('Controls');
+  const rules = async () =>
+    ((await (await admin('GET', '/faults')).json()) as { rules: unknown[] }).rules.length;
+  const before = await rules();
+  const missing = `document.querySelector('input[name="n"]').validity.valueMissing`;
+  for (const when of ['next', 'probability']) {
+    await page.selectOption('select[name="when"]', when);
+    await page.fill('input[name="n"]', '');
+    assert.equal(await page.inputValue('input[name="n"]'), '', `${when}: the emptied field stays empty`);
+    await page.click('button[name="add-fault"]');
+    assert.equal(await page.evaluate(missing), true, `${when}: the form asks for a number`);
+  }
+  await page.fill('input[name="n"]', '0');
+  await page.click('button[name="add-fault"]');
+  const problem = page.locator('.card[aria-label="Fault rules"] .problem');
+  await problem.waitFor();
+  assert.match((await problem.textContent()) ?? '', /^Probability: 0 /);
+  assert.equal(await rules(), before);
+  await page.selectOption('select[name="when"]', 'next');
+  await page.fill('input[name="n"]', '1');
+});
+
 test('keyboard: opening an order or an inventory entry moves the focus to it, so Tab goes on from there, not from the top', async () => {
   await view('Purchase orders');
   await page.waitForSelector('table.orders tbody tr');

@@ -201,7 +201,8 @@ const FaultsCard = () => {
     clientId: '',
     location: '',
     when: 'next' as When,
-    n: 1,
+    // As typed: a field emptied to type another number stays empty (and required), never silently 0 or 1.
+    n: '1',
   });
   const change = async (run: () => Promise<unknown>) => {
     setError(undefined);
@@ -245,7 +246,12 @@ const FaultsCard = () => {
         class="filters fault-form"
         onSubmit={(e) => {
           e.preventDefault();
-          void change(() => api.addFault(ruleFrom(form)));
+          // The field takes 0, which the server accepts too: a rule that never fires, said here, naming the field.
+          if (form.when === 'probability' && Number(form.n) === 0) {
+            setError('Probability: 0 never fires; give one above 0, up to 1.');
+            return;
+          }
+          void change(() => api.addFault(ruleFrom({ ...form, n: Number(form.n) })));
         }}
       >
         <label>
@@ -339,11 +345,12 @@ const FaultsCard = () => {
             <input
               type="number"
               name="n"
+              required
               min={form.when === 'probability' ? 0 : 1}
               max={form.when === 'probability' ? 1 : undefined}
               step={form.when === 'probability' ? 0.05 : 1}
               value={form.n}
-              onInput={(e) => setForm({ ...form, n: Number(e.currentTarget.value) })}
+              onInput={(e) => setForm({ ...form, n: e.currentTarget.value })}
             />
           </label>
         )}
