@@ -217,7 +217,7 @@ const Console = () => {
         ) : null}
         {route.view === 'locations' ? <LocationsView /> : null}
         {route.view === 'orders' && location !== '' ? (
-          <OrdersView key={location} location={location} id={id} />
+          <OrdersView key={location} location={location} id={id} params={route.params} />
         ) : null}
         {route.view === 'inventory' && location !== '' ? (
           <InventoryView key={location} location={location} params={route.params} />

@@ -99,6 +99,26 @@ test('Purchase orders: a page of the table, the next page, an order with its ite
     [...new Set(await page.locator('table.orders tbody .status').allTextContents())],
     ['RECEIVED'],
   );
+  // The search and its page are in the route: another view and Back, or a reload, show the same page of it.
+  const received = `p[data-search='${JSON.stringify({ purchaseOrderStatuses: ['RECEIVED'] })}']`;
+  await page.click('button:has-text("Next")');
+  await page.locator(`${received}:has-text("page 2")`).waitFor();
+  const secondPage = await page.textContent('table.orders tbody');
+  await view('Traffic');
+  await page.goBack();
+  await page.locator(`${received}:has-text("page 2")`).waitFor();
+  assert.equal(await page.textContent('table.orders tbody'), secondPage);
+  assert.equal(await page.isChecked('label:has-text("RECEIVED") >> nth=1 >> input'), true);
+  await page.reload();
+  await page.locator(`${received}:has-text("page 2")`).waitFor();
+  assert.equal(await page.textContent('table.orders tbody'), secondPage);
+  await page.click('button:has-text("Previous")');
+  await page.locator(`${received}:has-text("page 1")`).waitFor();
+  // An order's "back to the list" returns to the search it was opened from.
+  await page.click('table.orders tbody tr >> nth=0 >> a');
+  await page.waitForSelector('.detail .receive-link');
+  await page.click('a:has-text("back to the list")');
+  await page.locator(`${received}:has-text("page 1")`).waitFor();
   await page.click('table.orders tbody tr >> nth=0 >> a');
   await page.waitForSelector('.detail .receive-link');
   assert.match((await page.textContent('.detail')) ?? '', /Total cost/);

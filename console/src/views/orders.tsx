@@ -1,6 +1,7 @@
-import { useContext, useState } from 'preact/hooks';
+import { useContext, useEffect, useState } from 'preact/hooks';
 import { PURCHASE_ORDER_STATUSES } from '../../../src/records/enums.js';
 import { api, type PurchaseOrder } from '../api';
+import { type Filter, type OrderSearch, PAGE_SIZES, readSearch, searchParams } from '../order-search';
 import {
   Card,
   ClockMoves,
@@ -12,14 +13,6 @@ import {
   shortId,
   useLoad,
 } from '../ui';
-
-interface Filter {
-  statuses: string[];
-  includeArchived: boolean;
-  startDate: string;
-  endDate: string;
-  pageSize: number;
-}
 
 /** The search body the retail API takes, from the form (empty fields left out). */
 const searchBody = (filter: Filter) => ({
@@ -42,7 +35,7 @@ const received = (order: PurchaseOrder) =>
     0,
   );
 
-const OrderDetail = ({ location, id }: { location: string; id: string }) => {
+const OrderDetail = ({ location, id, search }: { location: string; id: string; search: OrderSearch }) => {
   const { data: order, error } = useLoad(
     () => api.order(location, id),
     [location, id, useContext(ClockMoves)],
@@ -58,7 +51,7 @@ const OrderDetail = ({ location, id }: { location: string; id: string }) => {
       focus
     >
       <p>
-        <a href={href('orders', { location })}>← back to the list</a>
+        <a href={href('orders', { location, ...searchParams(search) })}>← back to the list</a>
       </p>
       <Problem error={error} />
       {order === undefined ? null : (
@@ -155,23 +148,37 @@ const OrderDetail = ({ location, id }: { location: string; id: string }) => {
   );
 };
 
-const EMPTY: Filter = { statuses: [], includeArchived: false, startDate: '', endDate: '', pageSize: 25 };
-
-/** The purchase-order search as the API offers it: statuses, archived, date range, page size; keyset paging. */
-export const OrdersView = ({ location, id }: { location: string; id: string | undefined }) => {
-  const [draft, setDraft] = useState<Filter>(EMPTY);
-  const [filter, setFilter] = useState<Filter>(EMPTY);
-  // The tokens of the pages before this one: "previous" pops one.
-  const [tokens, setTokens] = useState<string[]>([]);
-  const [token, setToken] = useState('');
+/**
+ * The purchase-order search as the API offers it: statuses, archived, date range, page size; keyset paging. The
+ * search and its page are the route's (order-search.ts); the form is a draft of the next search until submitted.
+ */
+export const OrdersView = ({
+  location,
+  id,
+  params,
+}: {
+  location: string;
+  id: string | undefined;
+  params: URLSearchParams;
+}) => {
+  const search = readSearch(params);
+  const { filter, token, previous: tokens } = search;
+  // The route's search as one value: a new URLSearchParams on every render must not read the page again.
+  const shown = JSON.stringify(search);
+  const go = (next: OrderSearch) => {
+    window.location.hash = href('orders', { location, ...searchParams(next) });
+  };
+  const [draft, setDraft] = useState<Filter>(filter);
+  // Back, Forward or a link to another search: the form shows the search shown.
+  useEffect(() => setDraft(filter), [JSON.stringify(filter)]);
   // The answer carries the body and the page number it answers, so the page says which search it shows (and
   // never names the next page while the previous one is still on screen).
   const page = useLoad(async () => {
     const body = searchBody(filter);
     const number = tokens.length + 1;
     return { body, number, ...(await api.searchOrders(location, body, token, filter.pageSize)) };
-  }, [location, filter, token, useContext(ClockMoves)]);
-  if (id !== undefined) return <OrderDetail location={location} id={id} />;
+  }, [location, shown, useContext(ClockMoves)]);
+  if (id !== undefined) return <OrderDetail location={location} id={id} search={search} />;
   const toggle = (status: string) =>
     setDraft({
       ...draft,
@@ -185,9 +192,10 @@ export const OrdersView = ({ location, id }: { location: string; id: string | un
         class="filters"
         onSubmit={(event) => {
           event.preventDefault();
-          setTokens([]);
-          setToken('');
-          setFilter({ ...draft });
+          const next = { filter: draft, token: '', previous: [] };
+          // The same search again reads it again (new orders meanwhile); the route would not change.
+          if (JSON.stringify(next) === shown) page.reload();
+          else go(next);
         }}
       >
         <fieldset>
@@ -237,7 +245,7 @@ export const OrdersView = ({ location, id }: { location: string; id: string | un
             value={draft.pageSize}
             onChange={(e) => setDraft({ ...draft, pageSize: Number(e.currentTarget.value) })}
           >
-            {[10, 25, 100, 500].map((size) => (
+            {PAGE_SIZES.map((size) => (
               <option key={size} value={size}>
                 {size}
               </option>
@@ -279,7 +287,7 @@ export const OrdersView = ({ location, id }: { location: string; id: string | un
                     {page.data.data.map((order) => (
                       <tr key={order.id}>
                         <td>
-                          <a href={href('orders', { location, id: order.id })}>
+                          <a href={href('orders', { location, ...searchParams(search), id: order.id })}>
                             {order.platformGeneratedPurchaseOrderNumber}
                           </a>
                         </td>
@@ -302,20 +310,16 @@ export const OrdersView = ({ location, id }: { location: string; id: string | un
                 <button
                   type="button"
                   disabled={tokens.length === 0}
-                  onClick={() => {
-                    setToken(tokens.at(-1) ?? '');
-                    setTokens(tokens.slice(0, -1));
-                  }}
+                  onClick={() => go({ filter, token: tokens.at(-1) ?? '', previous: tokens.slice(0, -1) })}
                 >
                   ← Previous
                 </button>
                 <button
                   type="button"
                   disabled={page.data.nextPageToken === ''}
-                  onClick={() => {
-                    setTokens([...tokens, token]);
-                    setToken(page.data?.nextPageToken ?? '');
-                  }}
+                  onClick={() =>
+                    go({ filter, token: page.data?.nextPageToken ?? '', previous: [...tokens, token] })
+                  }
                 >
                   Next →
                 </button>
