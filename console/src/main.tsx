@@ -225,7 +225,7 @@ const Console = () => {
         {route.view === 'entry' && location !== '' && id !== undefined ? (
           <EntryView location={location} id={id} />
         ) : null}
-        {route.view === 'traffic' ? <TrafficView /> : null}
+        {route.view === 'traffic' ? <TrafficView params={route.params} /> : null}
         {route.view === 'controls' ? <ControlsView onClock={see} /> : null}
       </main>
     </ClockMoves.Provider>

@@ -212,8 +212,28 @@ test('Traffic: the journal lists the integration’s requests, an entry opens, f
     operations.every((row) => row.includes('authenticationLoginPost')),
     operations.join('\n'),
   );
+  // The filters are in the route: another view and Back show the same filtered journal.
+  assert.match(page.url(), /operation=authenticationLoginPost/);
+  await view('Controls');
+  await page.goBack();
+  await page.waitForSelector('table.journal tr.entry');
+  assert.equal(await page.inputValue('select[name="operation"]'), 'authenticationLoginPost');
+  assert.ok(
+    (await page.locator('table.journal tr.entry').allTextContents()).every((row) =>
+      row.includes('authenticationLoginPost'),
+    ),
+  );
   await page.selectOption('select[name="operation"]', '');
   await page.locator('table.journal tr.entry').filter({ hasText: 'searchPurchaseOrders' }).first().waitFor();
+  // Every status seen is offered, an integration's own 400s too, not only a fixed few.
+  assert.equal((await retailSearch(9999)).status, 400);
+  // By its text: Preact sets an option's value as a property, leaving no attribute when it equals the text.
+  await page.locator('select[name="status"] option', { hasText: /^400$/ }).waitFor({ state: 'attached' });
+  await page.selectOption('select[name="status"]', '400');
+  const codes = page.locator('table.journal tr.entry .code');
+  await codes.filter({ hasNotText: /^400$/ }).first().waitFor({ state: 'detached' });
+  assert.ok((await codes.allTextContents()).includes('400'));
+  await page.selectOption('select[name="status"]', '');
 });
 
 test('Traffic: a report over a journal that dropped its oldest entries says earlier traffic was not judged', async () => {

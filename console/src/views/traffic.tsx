@@ -1,13 +1,18 @@
 import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, type JournalEntry } from '../api';
-import { Card, formatTime, Json, Long, Problem, useLoad, usePoll } from '../ui';
+import { Card, formatTime, href, Json, Long, Problem, useLoad, usePoll } from '../ui';
 
 /** How often the journal is read again while live. */
 const POLL_MS = 1500;
 const SHOWN = 200;
 
+/** Offered before any traffic; every status seen is added (a 400 the integration sent, a fault's 502). */
 const STATUSES = ['2xx', '4xx', '5xx', '401', '403', '404', '429', '503'];
+
+/** The classes first, then the statuses in order (a plain sort puts '200' before '2xx'). */
+const byClassThenStatus = (a: string, b: string) =>
+  Number(a.endsWith('xx')) === Number(b.endsWith('xx')) ? a.localeCompare(b) : a.endsWith('xx') ? -1 : 1;
 
 const statusClass = (status: number) => (status >= 500 ? 's5' : status >= 400 ? 's4' : 's2');
 
@@ -61,36 +66,46 @@ const Report = ({ clientId, refresh }: { clientId: string; refresh: string }) =>
   );
 };
 
-/** One filter of the journal: a choice among `values`, or "any" (the empty value). */
+/** One filter of the journal: a choice among `values` (and the value chosen, as a link may name one), or "any". */
 const Filter = (props: {
   label: string;
   name: string;
   value: string;
   values: readonly string[];
   onChange: (value: string) => void;
-}) => (
-  <label>
-    {props.label}
-    <select name={props.name} value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}>
-      {['', ...props.values].map((value) => (
-        <option key={value} value={value}>
-          {value === '' ? 'any' : value}
-        </option>
-      ))}
-    </select>
-  </label>
-);
+}) => {
+  const linked = props.value === '' || props.values.includes(props.value) ? [] : [props.value];
+  return (
+    <label>
+      {props.label}
+      <select name={props.name} value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}>
+        {['', ...props.values, ...linked].map((value) => (
+          <option key={value} value={value}>
+            {value === '' ? 'any' : value}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+};
 
-/** The request journal, read again every POLL_MS while live, filterable by client, operation and status. */
-export const TrafficView = () => {
-  const [clientId, setClientId] = useState('');
-  const [operation, setOperation] = useState('');
-  const [status, setStatus] = useState('');
+/**
+ * The request journal, read again every POLL_MS while live, filterable by client, operation and status. The
+ * filters are the route's, so Back from another view (or a link, a reload) shows the same filtered journal.
+ */
+export const TrafficView = ({ params }: { params: URLSearchParams }) => {
+  const clientId = params.get('clientId') ?? '';
+  const operation = params.get('operation') ?? '';
+  const status = params.get('status') ?? '';
+  const filter = (next: { clientId?: string; operation?: string; status?: string }) => {
+    window.location.hash = href('traffic', { clientId, operation, status, ...next });
+  };
   const [live, setLive] = useState(true);
   // By id: under --workers each worker counts its own seq, so two entries can share one.
   const [open, setOpen] = useState<string | undefined>(undefined);
   const [clients, setClients] = useState<string[]>([]);
   const [operations, setOperations] = useState<string[]>([]);
+  const [statuses, setStatuses] = useState<string[]>(STATUSES);
   const journal = useLoad(
     () =>
       api.requests({
@@ -103,31 +118,41 @@ export const TrafficView = () => {
   );
   usePoll(journal.reload, POLL_MS, live);
   const entries: JournalEntry[] = journal.data?.requests.slice().reverse() ?? [];
-  // Clients and operations seen so far stay selectable when a filter hides them.
+  // Clients, operations and statuses seen so far stay selectable when a filter hides them.
   useEffect(() => {
     const seenClients = new Set(clients);
     const seenOperations = new Set(operations);
+    const seenStatuses = new Set(statuses);
     for (const entry of entries) {
       if (entry.clientId !== undefined) seenClients.add(entry.clientId);
       if (entry.operation !== undefined) seenOperations.add(entry.operation);
+      seenStatuses.add(String(entry.status));
     }
     if (seenClients.size !== clients.length) setClients([...seenClients].sort());
     if (seenOperations.size !== operations.length) setOperations([...seenOperations].sort());
+    if (seenStatuses.size !== statuses.length) setStatuses([...seenStatuses].sort(byClassThenStatus));
   }, [journal.data]);
   const reported = clientId !== '' ? clientId : (busiestClient(entries) ?? clients[0]);
   return (
     <div class="split">
       <Card title="Request journal" wide>
         <form class="filters" onSubmit={(e) => e.preventDefault()}>
-          <Filter label="Client" name="clientId" value={clientId} values={clients} onChange={setClientId} />
-          <Filter
-            label="Operation"
-            name="operation"
-            value={operation}
-            values={operations}
-            onChange={setOperation}
-          />
-          <Filter label="Status" name="status" value={status} values={STATUSES} onChange={setStatus} />
+          {(
+            [
+              ['Client', 'clientId', clientId, clients],
+              ['Operation', 'operation', operation, operations],
+              ['Status', 'status', status, statuses],
+            ] as const
+          ).map(([label, name, value, values]) => (
+            <Filter
+              key={name}
+              label={label}
+              name={name}
+              value={value}
+              values={values}
+              onChange={(next) => filter({ [name]: next })}
+            />
+          ))}
           <label>
             <input
               type="checkbox"
