@@ -162,7 +162,11 @@ export type FaultMatch = Static<typeof FaultMatchSchema>;
 export const FaultWhenSchema = Type.Object(
   {
     probability: Type.Optional(
-      Type.Number({ minimum: 0, maximum: 1, description: 'Each matching request, with this probability.' }),
+      Type.Number({
+        exclusiveMinimum: 0,
+        maximum: 1,
+        description: 'Each matching request, with this probability (0 would never fire).',
+      }),
     ),
     next: Type.Optional(
       Type.Integer({

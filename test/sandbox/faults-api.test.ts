@@ -145,6 +145,7 @@ for (const backend of await backends()) {
       const cases: [unknown, string, RegExp][] = [
         [{ effect: { type: 'reset' }, match: { method: 'FETCH' } }, 'match.method', /GET, HEAD, POST/],
         [{ effect: { type: 'reset' }, match: { pathPrefix: '/_larder/' } }, 'match.pathPrefix', /admin API/],
+        [{ effect: { type: 'reset' }, when: { probability: 0 } }, 'when.probability', /must be > 0/],
         // A misspelt operation id or effect is told the one it most likely meant.
         [
           { effect: { type: 'reset' }, match: { operation: 'searchPurchaseOrder' } },

@@ -493,7 +493,7 @@ export interface FaultMatch {
  */
 export interface FaultWhen {
   /**
-   * Each matching request, with this probability.
+   * Each matching request, with this probability (0 would never fire).
    */
   probability?: number;
   /**
