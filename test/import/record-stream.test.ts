@@ -74,9 +74,11 @@ test('an array with a leading, doubled or trailing comma is a syntax error on th
 });
 
 test('the import reports a bad comma as FILE:LINE', async () => {
-  // Only what importFiles uses of a store that never gets a record: the reader is under test here.
+  // Only what importFiles uses of a store: the reader is under test here. The records before the bad comma are
+  // still judged (a file of the other kind is said), so the one here is valid, put, and rolled back.
   let rolledBack = false;
   const session = {
+    put: async () => {},
     rollback: async () => {
       rolledBack = true;
     },
@@ -91,7 +93,12 @@ test('the import reports a bad comma as FILE:LINE', async () => {
   } as unknown as Store;
   const result = await importFiles(store, {
     locationId: 'L1',
-    purchaseOrders: { path: 'po.json', input: Readable.from(['[\n{"id": 1},\n]']) },
+    purchaseOrders: {
+      path: 'po.json',
+      input: Readable.from([
+        `[\n${JSON.stringify(purchaseOrderFixture(1, { modifiedAt: Date.UTC(2024, 4, 1) }))},\n]`,
+      ]),
+    },
   });
   assert.equal(result.committed, false);
   assert.ok(rolledBack);
@@ -214,6 +221,8 @@ test('the import reports a record over the limit as FILE:LINE and stores nothing
     capabilities: { writesOnMainThread: false, embedded: false },
     records: {
       beginImport: async () => ({
+        // The valid record before the one over the limit is put, then rolled back with it.
+        put: async () => {},
         rollback: async () => {
           rolledBack = true;
         },
