@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { type DestinationStream, type LevelWithSilent, pino } from 'pino';
+import sonicBoom from 'sonic-boom';
 import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
 
@@ -39,6 +40,28 @@ export interface LoggerOptions {
   colorize?: boolean;
 }
 
+/**
+ * Standard error, written asynchronously. Built here rather than by `pino.destination`, whose sonic-boom 4 retried
+ * a synchronous flush that failed for any reason every 100 ms, forever: a stop or crash whose log reader was gone
+ * (`larder serve 2>&1 | head`, a dead log shipper) never exited. Lines that cannot be written (the reader gone, a
+ * full disk) are lost, and nothing else: an unheard 'error' would crash the server.
+ */
+const stderrDestination = () => {
+  const stream = new sonicBoom.SonicBoom({ fd: 2, sync: false, maxLength: MAX_BUFFERED_BYTES });
+  let readerGone = false;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') readerGone = true;
+  });
+  return {
+    write: (line: string) => {
+      if (!readerGone) stream.write(line);
+    },
+    flushSync: () => {
+      if (!readerGone) stream.flushSync();
+    },
+  };
+};
+
 /** pino-pretty loaded only when asked for: JSON, the default, never pays for it. */
 const prettyDestination = (sink: LineSink, colorize: boolean): DestinationStream => {
   const require = createRequire(import.meta.url);
@@ -56,10 +79,7 @@ const prettyDestination = (sink: LineSink, colorize: boolean): DestinationStream
  */
 export const createLogger = (options: LoggerOptions = {}): Logger => {
   const { level = 'info', format = 'json', sink, clock = systemClock } = options;
-  const stderr =
-    sink === undefined
-      ? pino.destination({ dest: 2, sync: false, maxLength: MAX_BUFFERED_BYTES })
-      : undefined;
+  const stderr = sink === undefined ? stderrDestination() : undefined;
   const out: LineSink = sink ?? stderr!;
   const destination =
     format === 'pretty'

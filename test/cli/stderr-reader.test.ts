@@ -89,6 +89,29 @@ describe('a reader of standard error that stops early', () => {
     assert.equal(existsSync(orders), false);
   });
 
+  test('`larder serve` whose log reader went away stops on SIGTERM with exit code 0, not hanging', {
+    timeout: 30_000,
+  }, async () => {
+    const child = spawn(
+      process.execPath,
+      [BIN, 'serve', '--db', join(dir, 'serve.db'), '--port', '0', '--no-demo'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const [banner] = (await once(child.stdout, 'data')) as [Buffer];
+    const url = /"url":"([^"]+)"/.exec(banner.toString())?.[1];
+    // Answered once the banner's turn is over: its signal handlers are in place.
+    assert.equal((await fetch(`${url}/healthz`)).status, 200);
+    // Every start-up line is written by now; the stop's lines meet a pipe nobody reads: the exit flush used to
+    // retry that write every 100 ms, forever (sonic-boom 4 retries any error of a synchronous flush).
+    child.stderr.destroy();
+    await once(child.stderr, 'close');
+    child.kill('SIGTERM');
+    const [code, signal] = await once(child, 'exit');
+    assert.deepEqual([code, signal], [0, null]);
+  });
+
   test('standard error that cannot be written at all (a full disk) loses the message, not the exit code', {
     skip: !existsSync('/dev/full'),
   }, async () => {
