@@ -1,7 +1,7 @@
 import { badPortReason, FETCH_BAD_PORT } from '../shared/bad-ports.js';
 import { ERROR_CATALOG } from '../shared/errors.js';
 import { DEFAULT_HOST } from '../shared/limits.js';
-import { type OptionTable, optionLabel, type ParsedArgs, UsageError } from './command.js';
+import { maskedUrl, type OptionTable, optionLabel, type ParsedArgs, UsageError } from './command.js';
 
 const ROUTE_NOT_FOUND = ERROR_CATALOG.ERR_ROUTE_NOT_FOUND.numericCode;
 
@@ -44,7 +44,7 @@ export const adminClient = (args: ParsedArgs): AdminClient => {
   // Said as a usage mistake, not as a server that cannot be reached.
   if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
     throw new UsageError(
-      `${optionLabel(args, 'url')} must be an http(s) URL such as http://127.0.0.1:8080, not ${url.replace(/\/\/[^/?#]*@/, '//***@')}.`,
+      `${optionLabel(args, 'url')} must be an http(s) URL such as http://127.0.0.1:8080, not ${maskedUrl(url)}.`,
     );
   const token = args.strings['admin-token'];
   if (token === undefined)

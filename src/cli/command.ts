@@ -53,6 +53,9 @@ export const optionLabel = (args: ParsedArgs, name: string): string => {
   return env === undefined ? `--${name}` : `${env} (--${name})`;
 };
 
+/** A URL as a usage error may echo it: any `user:password@` masked, so a mistyped secret never reaches a terminal log. */
+export const maskedUrl = (text: string): string => text.replace(/\/\/[^/?#]*@/, '//***@');
+
 export interface Command {
   name: string;
   summary: string;

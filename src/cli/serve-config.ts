@@ -20,7 +20,7 @@ import {
   MAX_SHUTDOWN_TIMEOUT_SECONDS,
 } from '../shared/server-limits.js';
 import type { StoreLocation } from '../storage/open-store.js';
-import { intOption, optionLabel, type ParsedArgs, UsageError } from './command.js';
+import { intOption, maskedUrl, optionLabel, type ParsedArgs, UsageError } from './command.js';
 import { keyEncryptionKeyFrom, storeDatabaseUrl } from './store-options.js';
 
 /** Short tokens are guessable: the admin API can inject faults and rewrite the clock. */
@@ -111,10 +111,23 @@ export const parsePublicUrl = (args: ParsedArgs): string | undefined => {
   try {
     url = new URL(raw);
   } catch {
-    throw new UsageError(`${optionLabel(args, 'public-url')} must be an absolute http(s) URL, not ${raw}.`);
+    throw new UsageError(
+      `${optionLabel(args, 'public-url')} must be an absolute http(s) URL, not ${maskedUrl(raw)}.`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new UsageError(`${optionLabel(args, 'public-url')} must use http or https.`);
+  // The URL is the issuer, served in discovery and signed into every token: never a password, and (RFC 8414 §2)
+  // no query or fragment, which every endpoint URL would also carry after its own path.
+  if (url.username !== '' || url.password !== '')
+    throw new UsageError(`${optionLabel(args, 'public-url')} must not hold credentials (user:password@).`);
+  if (url.search !== '' || url.hash !== '' || /[?#]/.test(raw))
+    throw new UsageError(
+      `${optionLabel(args, 'public-url')} must have no query (?…) or fragment (#…): it is the issuer, and endpoints are paths under it.`,
+    );
+  // new URL() trims them; the issuer would keep them.
+  if (raw.trim() !== raw)
+    throw new UsageError(`${optionLabel(args, 'public-url')} must not start or end with spaces.`);
   return raw.replace(/\/+$/, '');
 };
 

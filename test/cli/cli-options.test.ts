@@ -171,6 +171,29 @@ describe('a bad value from the environment is named by its variable and its flag
     assert.equal(existsSync(join(dir, 'credentials.db')), false);
   });
 
+  test('a --public-url that cannot be an issuer is refused: credentials (never echoed), a query, a fragment, spaces', () => {
+    // Each would be served in discovery and signed into every token as the issuer (RFC 8414 §2: no query or
+    // fragment), and a password with them.
+    const cases: [string, RegExp][] = [
+      [
+        'https://ops:hunter2@larder.example.com',
+        /^--public-url must not hold credentials \(user:password@\)\.$/,
+      ],
+      ['https://larder.example.com/?tenant=1', /^--public-url must have no query \(\?…\) or fragment \(#…\)/],
+      ['https://larder.example.com#top', /^--public-url must have no query \(\?…\) or fragment \(#…\)/],
+      [' https://larder.example.com', /^--public-url must not start or end with spaces\.$/],
+    ];
+    for (const [url, message] of cases)
+      assert.throws(() => serveConfig(['--public-url', url], {}), { message });
+    assert.throws(() => serveConfig([], { LARDER_PUBLIC_URL: 'https://ops:hunter2@larder.example.com' }), {
+      message: /^LARDER_PUBLIC_URL \(--public-url\) must not hold credentials/,
+    });
+    assert.equal(
+      serveConfig(['--public-url', 'https://larder.example.com/larder/'], {}).publicUrl,
+      'https://larder.example.com/larder',
+    );
+  });
+
   test('a missing required option names the variable that can give it too', async () => {
     const pull = await runMain(['pull', '--client-id', 'c', '--client-secret', 's', '--location', 'l']);
     assert.equal(pull.code, 2);

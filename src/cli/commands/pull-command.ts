@@ -6,6 +6,7 @@ import { LOCATION_ID, LOCATION_ID_RULE } from '../../shared/limits.js';
 import {
   type Command,
   intOption,
+  maskedUrl,
   optionLabel,
   type ParsedArgs,
   requiredOption,
@@ -24,9 +25,7 @@ const sourceUrl = (args: ParsedArgs): string => {
     url = undefined;
   }
   if (url?.protocol !== 'http:' && url?.protocol !== 'https:')
-    throw new UsageError(
-      `${optionLabel(args, 'from')} must be an http(s) URL, not ${text.replace(/\/\/[^/?#]*@/, '//***@')}.`,
-    );
+    throw new UsageError(`${optionLabel(args, 'from')} must be an http(s) URL, not ${maskedUrl(text)}.`);
   // Never echoed, and never kept in the store's pull state: the source's credentials are the client's.
   if (url.username !== '' || url.password !== '')
     throw new UsageError(
