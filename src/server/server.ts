@@ -80,7 +80,7 @@ export interface RunningServer {
   settled(): Promise<void>;
 }
 
-const TIMEOUT_CHECK_INTERVAL_MS = 1000;
+export const TIMEOUT_CHECK_INTERVAL_MS = 1000;
 
 /** A guard only: once the store is closed, a background run ends within one store call (or one live demo day). */
 const BACKGROUND_STOP_GUARD_MS = 5000;
@@ -140,7 +140,7 @@ export const listen = (server: Server, port: number, host: string, flag = '--por
  * primary "not accepted" instead, and the primary hands the connection to a worker again, forever, so the
  * connection is held open and unanswered and no bound holds.
  */
-const capConnections = (server: Server, max: number): void => {
+export const capConnections = (server: Server, max: number): void => {
   let open = 0;
   server.on('connection', (socket: Socket) => {
     if (open >= max) {

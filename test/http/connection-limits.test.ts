@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
+import { type MetricsEndpoint, startMetricsServer } from '../../src/server/metrics-server.js';
 import type { RunningServer } from '../../src/server/server.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -29,10 +30,10 @@ interface Connection {
   closed: Promise<void>;
 }
 
-const open = () =>
+const open = (port = server.port) =>
   new Promise<Connection>((resolve, reject) => {
     let text = '';
-    const socket = connect(server.port, '127.0.0.1');
+    const socket = connect(port, '127.0.0.1');
     const closed = new Promise<void>((done) => socket.on('close', () => done()));
     socket.on('data', (chunk) => {
       text += chunk.toString();
@@ -88,4 +89,28 @@ test('a connection that sends no complete request head is closed after the heade
   const elapsed = performance.now() - started;
   assert.ok(elapsed < HEADERS_TIMEOUT_MS + 3000, `closed after ${elapsed} ms`);
   assert.match(partial.received(), /^HTTP\/1\.1 408/);
+});
+
+test('the --metrics-port listener bounds its connections and request heads too', async () => {
+  const metrics: MetricsEndpoint = await startMetricsServer(
+    '127.0.0.1',
+    0,
+    { contentType: 'text/plain', render: async () => 'up 1\n' },
+    { maxConnections: 2, headersTimeoutMs: HEADERS_TIMEOUT_MS },
+  );
+  try {
+    const port = Number(new URL(metrics.url).port);
+    const held = [await open(port), await open(port)];
+    const extra = await open(port);
+    await extra.closed;
+    assert.equal(extra.received(), '', 'the connection over the limit got no answer');
+    held[1]?.socket.write('GET /metrics HTTP/1.1\r\nHost: x\r\n');
+    const started = performance.now();
+    await Promise.all(held.map((connection) => connection.closed));
+    const elapsed = performance.now() - started;
+    assert.ok(elapsed < HEADERS_TIMEOUT_MS + 3000, `closed after ${elapsed} ms`);
+    assert.match(held[1]?.received() ?? '', /^HTTP\/1\.1 408/);
+  } finally {
+    await metrics.stop();
+  }
 });
