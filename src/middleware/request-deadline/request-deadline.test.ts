@@ -53,6 +53,8 @@ test('every request stuck at once gets its own 503, and a quick one among them i
 test('a request whose body is still arriving at the deadline gets a 408: the delay is the client’s', async () => {
   const response = await app.request('/stuck', undefined, { incoming: { complete: false } });
   assert.equal(response.status, 408);
+  // RFC 9110 §15.5.9: the server gives up on the connection (the rest of the body may still come), and says so.
+  assert.equal(response.headers.get('connection'), 'close');
   const body = (await response.json()) as Record<string, unknown>;
   assert.equal(body['code'], 40801);
   assert.match(String(body['message']), /body did not arrive within 0.05 s/);

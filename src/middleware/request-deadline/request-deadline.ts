@@ -52,10 +52,12 @@ export const requestDeadline = (
       if (request.deadline > now) break;
       inFlight.delete(request);
       request.fail(
-        // A body still arriving is the client's delay (a stalled upload): a 408, not the server's 503.
+        // A body still arriving is the client's delay (a stalled upload): a 408, not the server's 503. The rest of
+        // it may still come, so the connection closes after the answer, and says so (RFC 9110 §15.5.9).
         request.incoming !== undefined && !request.incoming.complete
           ? new LarderError('ERR_REQUEST_TIMEOUT', {
               message: `The request body did not arrive within ${timeoutMs / 1000} s.`,
+              headers: { Connection: 'close' },
             })
           : new LarderError('ERR_UNAVAILABLE', {
               message: `The request did not complete within ${timeoutMs / 1000} s; retry shortly.`,
