@@ -86,7 +86,11 @@ export const sealSecrets = async (store: Store, kek: KeyEncryptionKey | undefine
     auth: {
       ...store.auth,
       listSigningKeys: async () => (await store.auth.listSigningKeys()).map(openKey),
-      rotateSigningKey: (key) => store.auth.rotateSigningKey(sealKey(key)),
+      rotateSigningKey: async (key) => {
+        // Without the KEK, a new key in a sealed database would be stored in the clear, and be the active one.
+        if (kek === undefined) (await store.auth.listSigningKeys()).forEach(openKey);
+        await store.auth.rotateSigningKey(sealKey(key));
+      },
     },
   };
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, test } from 'node:test';
-import { ensureSigningKey } from '../../src/auth/signing-keys.js';
+import { ensureSigningKey, rotateSigningKey } from '../../src/auth/signing-keys.js';
 import { importFiles } from '../../src/import/import-files.js';
 import { createTestClock } from '../../src/shared/clock.js';
 import { createKeyEncryptionKey, isSealed } from '../../src/shared/key-encryption.js';
@@ -86,6 +86,15 @@ for (const backend of await backends()) {
           /encrypted: give its key-encryption key/,
         );
         assert.deepEqual(await bare.locations.list(), []);
+        // `larder keys rotate` without the KEK: refused before it writes, or the database's one key in the clear
+        // would be its active key (and the command would fail after rotating).
+        await assert.rejects(
+          rotateSigningKey(bare, clock, 3600),
+          /signing key .* is encrypted: give its key-encryption key/,
+        );
+        const keys = await instance.store.auth.listSigningKeys();
+        assert.equal(keys.length, 1);
+        assert.ok(keys.every((key) => isSealed(key.privateJwk)));
       } finally {
         await instance.destroy();
       }
