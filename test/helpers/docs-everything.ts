@@ -37,6 +37,9 @@ interface Everything {
  * A demo server, the console's theme set to `theme` (over a system that prefers the other), /docs opened in it:
  * with everything open, or (`all` false) as a user first sees it, the operations listed and one opened.
  */
+/** How long /docs may take to draw everything open: a bound for failure, never waited out by a passing run. */
+const RENDER_MS = 300_000;
+
 const openEverything = async (all: boolean): Promise<Everything> => {
   const theme = THEMES[0] as Theme;
   const running = await startTestServer({ demo: true });
@@ -77,9 +80,9 @@ const openEverything = async (all: boolean): Promise<Everything> => {
       await docs
         .locator('button.execute')
         .nth(operations - 1)
-        .waitFor({ timeout: 150_000 });
+        .waitFor({ timeout: RENDER_MS });
       const schemaArticles = docs.locator('section.models article[data-json-schema-level="0"]');
-      await schemaArticles.nth(schemas - 1).waitFor({ timeout: 150_000 });
+      await schemaArticles.nth(schemas - 1).waitFor({ timeout: RENDER_MS });
       assert.equal(await docs.locator('.opblock-body').count(), operations, 'every operation open');
       assert.equal(
         await docs
@@ -235,9 +238,14 @@ const chooseTheme = async ({ browser, docs }: Everything, theme: Theme) => {
  */
 const withEverything = (all: boolean, define: (everything: () => Everything) => void) => {
   let everything: Everything | undefined;
-  before(async () => {
-    everything = await openEverything(all);
-  });
+  // Swagger UI draws every operation and schema open in one long task: 150 s was not enough on a slower 2-core
+  // machine (seen 2026-11-29), so the hook has the render's bound and a minute for the rest.
+  before(
+    async () => {
+      everything = await openEverything(all);
+    },
+    { timeout: RENDER_MS + 60_000 },
+  );
   after(async () => {
     await everything?.close();
   });
