@@ -67,9 +67,10 @@ export const startClusterMetrics = (
   config: ServeConfig,
   serving: () => readonly WorkerLike[],
   events: ClusterEvents,
+  logger: Logger,
 ): Promise<MetricsEndpoint> | undefined => {
   if (config.metricsPort === undefined) return undefined;
-  return startMetricsServer(config.host, config.metricsPort, clusterExposition(serving, events));
+  return startMetricsServer(config.host, config.metricsPort, clusterExposition(serving, events), { logger });
 };
 
 const BAD_PORT_CONSEQUENCE =
@@ -177,10 +178,12 @@ export const serve = async (
       },
     });
     if (metrics !== undefined && !cluster.isWorker && config.metricsPort !== undefined)
-      metricsEndpoint = await startMetricsServer(config.host, config.metricsPort, {
-        contentType: metrics.registry.contentType,
-        render: () => metrics.registry.metrics(),
-      }).catch(async (error: unknown) => {
+      metricsEndpoint = await startMetricsServer(
+        config.host,
+        config.metricsPort,
+        { contentType: metrics.registry.contentType, render: () => metrics.registry.metrics() },
+        { logger: output.logger },
+      ).catch(async (error: unknown) => {
         await server.stop();
         throw error;
       });

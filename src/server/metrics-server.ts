@@ -1,6 +1,9 @@
 import { createServer } from 'node:http';
+import type { Logger } from '../shared/logger.js';
 import { HEADERS_TIMEOUT_MS } from '../shared/server-limits.js';
-import { capConnections, listen, localUrl, TIMEOUT_CHECK_INTERVAL_MS } from './server.js';
+import type { Schedule } from './cluster-supervisor.js';
+import { capConnections } from './connection-cap.js';
+import { listen, localUrl, TIMEOUT_CHECK_INTERVAL_MS } from './server.js';
 
 export interface MetricsEndpoint {
   url: string;
@@ -14,6 +17,10 @@ export interface MetricsLimits {
   maxConnections?: number;
   /** Default HEADERS_TIMEOUT_MS, as on the public port (tests shorten it). */
   headersTimeoutMs?: number;
+  /** Warned of connections refused over the cap (rate-bounded); they are counted in no metric. */
+  logger?: Logger;
+  /** Timers of the refusal log; default real, unref'd ones. */
+  schedule?: Schedule;
 }
 
 export interface Exposition {
@@ -52,7 +59,17 @@ export const startMetricsServer = async (
   );
   server.headersTimeout = limits.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   server.requestTimeout = HEADERS_TIMEOUT_MS;
-  capConnections(server, limits.maxConnections ?? MAX_METRICS_CONNECTIONS);
+  capConnections(
+    server,
+    limits.maxConnections ?? MAX_METRICS_CONNECTIONS,
+    limits.logger === undefined
+      ? undefined
+      : {
+          logger: limits.logger,
+          listener: 'metrics',
+          ...(limits.schedule === undefined ? {} : { schedule: limits.schedule }),
+        },
+  );
   const bound = await listen(server, port, host, '--metrics-port');
   return {
     url: `${localUrl(host, bound)}/metrics`,

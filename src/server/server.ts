@@ -1,6 +1,5 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { Socket } from 'node:net';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import type { ThrottleLimit } from '../auth/failure-throttle.js';
 import type { TrustProxy } from '../auth/source-address.js';
@@ -22,6 +21,8 @@ import {
 } from '../shared/server-limits.js';
 import type { Store } from '../storage/store.js';
 import { createApp } from './app.js';
+import type { Schedule } from './cluster-supervisor.js';
+import { capConnections } from './connection-cap.js';
 import { tuneHeapGrowth } from './heap-growth.js';
 
 export interface ServerConfig {
@@ -136,25 +137,6 @@ export const listen = (server: Server, port: number, host: string, flag = '--por
   });
 
 /**
- * Closes connections over `max` on arrival. Not `server.maxConnections`: in a cluster worker Node answers the
- * primary "not accepted" instead, and the primary hands the connection to a worker again, forever, so the
- * connection is held open and unanswered and no bound holds.
- */
-export const capConnections = (server: Server, max: number): void => {
-  let open = 0;
-  server.on('connection', (socket: Socket) => {
-    if (open >= max) {
-      socket.destroy();
-      return;
-    }
-    open++;
-    socket.once('close', () => {
-      open--;
-    });
-  });
-};
-
-/**
  * Binds first, so `--port 0` and the default issuer (which contains the bound port) work. Requests that race the
  * few milliseconds before the app exists get a 503 ErrorMessage from a lone process, whose readiness is its own;
  * a cluster worker holds them until its app is built instead, since the primary hands it connections as soon as
@@ -165,6 +147,8 @@ export const startServer = async (deps: {
   clock: Clock;
   logger: Logger;
   config: ServerConfig;
+  /** Timers of the server's own (the refusal log's interval); default real, unref'd ones. */
+  schedule?: Schedule;
 }): Promise<RunningServer> => {
   const { store, clock, logger, config } = deps;
   tuneHeapGrowth();
@@ -246,7 +230,13 @@ export const startServer = async (deps: {
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = config.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   server.requestTimeout = REQUEST_BODY_TIMEOUT_MS;
-  capConnections(server, config.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
+  capConnections(server, config.maxConnections ?? DEFAULT_MAX_CONNECTIONS, {
+    logger,
+    listener: 'public',
+    ...(config.clusterWorker === undefined ? {} : { clusterWorker: config.clusterWorker }),
+    ...(config.metrics === undefined ? {} : { metrics: config.metrics }),
+    ...(deps.schedule === undefined ? {} : { schedule: deps.schedule }),
+  });
   server.on('clientError', answerClientError);
   const port = await listen(server, config.port, config.host);
   const url = localUrl(config.host, port, config.tls !== undefined);

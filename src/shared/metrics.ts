@@ -31,8 +31,12 @@ export interface Metrics {
   readonly storeQueryDuration: Histogram<'role' | 'method' | 'outcome'>;
   readonly imports: Counter<'outcome'>;
   readonly importedRecords: Counter<'kind'>;
+  /** Connections the public port closed on arrival, over --max-connections (the metrics listener's are not counted). */
+  readonly connectionsRefused: Counter;
   /** Reports the PostgreSQL pool (total, idle, waiting clients) at each scrape; call once. */
   watchPool(read: () => PoolState): void;
+  /** Reports the public port's open connections at each scrape; call once. */
+  watchConnections(read: () => number): void;
 }
 
 export const createMetrics = (options: { processMetrics?: boolean } = {}): Metrics => {
@@ -46,7 +50,7 @@ export const createMetrics = (options: { processMetrics?: boolean } = {}): Metri
     if (maxFds !== undefined) maxFds.aggregator = 'max';
   }
   const registers = [registry];
-  const poolGauge = (name: string, help: string, read: () => number) =>
+  const readGauge = (name: string, help: string, read: () => number) =>
     new Gauge({
       name,
       help,
@@ -107,19 +111,28 @@ export const createMetrics = (options: { processMetrics?: boolean } = {}): Metri
       labelNames: ['kind'],
       registers,
     }),
+    connectionsRefused: new Counter({
+      name: 'larder_http_connections_refused_total',
+      help: 'Connections closed on arrival because --max-connections were open.',
+      registers,
+    }),
+    // Read at each scrape, so that an accepted connection costs no metric update.
+    watchConnections: (read) => {
+      readGauge('larder_http_connections_open', 'Connections open on the public port.', read);
+    },
     // Registered only for a store with a pool: an embedded store shows no pool series rather than zeros.
     watchPool: (read) => {
-      poolGauge(
+      readGauge(
         'larder_store_pool_connections',
         'PostgreSQL connections open in the pool.',
         () => read().total,
       );
-      poolGauge(
+      readGauge(
         'larder_store_pool_idle_connections',
         'PostgreSQL connections idle in the pool.',
         () => read().idle,
       );
-      poolGauge(
+      readGauge(
         'larder_store_pool_waiting_requests',
         'Queries waiting for a pool connection.',
         () => read().waiting,

@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { type ClientRequest, get } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startServe, stop } from '../helpers/cli.js';
 
-/** `larder serve --workers 2` as an operator runs it: every line it writes is JSON, and one scrape covers all. */
+/**
+ * `larder serve --workers 2` as an operator runs it: every line it writes is JSON, and one scrape covers all; and
+ * what it shows of connections over --max-connections.
+ */
 
 let dir: string;
 before(async () => {
@@ -54,6 +58,8 @@ test('with --workers 2: JSON lines only (banner, logs, access log of every worke
       ),
     );
     assert.match(scraped, /nodejs_eventloop_lag_p99_seconds/);
+    assert.match(scraped, /^larder_http_connections_refused_total 0$/m);
+    assert.match(scraped, /^larder_http_connections_open \d+$/m);
     // A per-process limit is one process's, not the workers' sum (the workers inherit this process's limit).
     const limit = /^Max open files\s+(\d+)/m.exec(await readFile('/proc/self/limits', 'utf8'))?.[1];
     assert.match(scraped, new RegExp(`^process_max_fds ${limit}$`, 'm'));
@@ -181,6 +187,59 @@ test('with --workers 2, journal listings while a worker is killed never take the
     listing = false;
     await Promise.all(lists);
     code = server.child.exitCode ?? (await stop(server.child));
+  }
+  assert.equal(code, 0);
+});
+
+test('--max-connections 1: a refused connection is counted in /metrics and warned of in the log', async () => {
+  const server = await startServe([
+    '--db',
+    join(dir, 'capped.db'),
+    '--port',
+    '0',
+    '--max-connections',
+    '1',
+    '--metrics-port',
+    '0',
+    '--no-demo',
+  ]);
+  const port = Number(new URL(server.url).port);
+  const kept = connect(port, '127.0.0.1');
+  let code: number | null = null;
+  try {
+    kept.on('error', () => {});
+    // Answered: the server holds it, and the one slot is taken.
+    await new Promise<void>((resolve) => {
+      kept.on('data', (chunk) => {
+        if (chunk.toString().includes('"status":"ok"')) resolve();
+      });
+      kept.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    });
+    await new Promise<void>((resolve) => {
+      const extra = connect(port, '127.0.0.1');
+      extra.on('error', () => {});
+      extra.on('close', () => resolve());
+    });
+    const banner = server
+      .output()
+      .split('\n')
+      .find((line) => line.includes('listening on'));
+    const { metricsUrl } = JSON.parse(banner ?? '{}') as { metricsUrl?: string };
+    const scraped = await (await fetch(metricsUrl ?? '')).text();
+    assert.match(scraped, /^larder_http_connections_refused_total 1$/m);
+    assert.match(scraped, /^larder_http_connections_open 1$/m);
+    const warning = server
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { level: string; msg: string; refused?: number })
+      .find((entry) => entry.refused !== undefined);
+    assert.equal(warning?.level, 'warn');
+    assert.equal(warning?.refused, 1);
+    assert.match(warning?.msg ?? '', /--max-connections/);
+  } finally {
+    kept.destroy();
+    code = await stop(server.child);
   }
   assert.equal(code, 0);
 });

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { prepareDemo } from '../../src/sandbox/demo.js';
+import type { Schedule } from '../../src/server/cluster-supervisor.js';
 import { type RunningServer, type ServerConfig, startServer } from '../../src/server/server.js';
 import { type Clock, systemClock } from '../../src/shared/clock.js';
 import { type Logger, silentLogger } from '../../src/shared/logger.js';
@@ -22,7 +23,14 @@ export interface TestServer {
  * first-start demo (locations, data, demo client, admin token) and serves the admin API, as `larder serve` does.
  */
 export const startTestServer = async (
-  options: { demo?: boolean; clock?: Clock; config?: Partial<ServerConfig>; logger?: Logger } = {},
+  options: {
+    demo?: boolean;
+    clock?: Clock;
+    config?: Partial<ServerConfig>;
+    logger?: Logger;
+    /** Timers of the server's own (the refusal log's interval). */
+    schedule?: Schedule;
+  } = {},
 ): Promise<TestServer> => {
   const dir = await mkdtemp(join(tmpdir(), 'larder-server-'));
   const store = await createSqliteStore({ path: join(dir, 'larder.db') });
@@ -46,6 +54,7 @@ export const startTestServer = async (
       store,
       clock,
       logger: options.logger ?? silentLogger,
+      ...(options.schedule === undefined ? {} : { schedule: options.schedule }),
       config: {
         host: '127.0.0.1',
         port: 0,

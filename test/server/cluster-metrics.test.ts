@@ -6,26 +6,30 @@ import {
   clusterExposition,
   type WorkerLike,
 } from '../../src/server/cluster-metrics.js';
+import { createMetrics } from '../../src/shared/metrics.js';
 
-/**
- * A primary and its workers over fake IPC (delivered later, as IPC would), each worker with a counter at `count`,
- * a histogram of `count` observations and a gauge at `count`.
- */
-const cluster = (counts: readonly number[]) => {
+/** A worker's registry: a counter at `count`, a histogram of `count` observations and a gauge at `count`. */
+const counting = (count: number): Registry => {
+  const registry = new Registry();
+  new Counter({ name: 'larder_test_total', help: 'test', registers: [registry] }).inc(count);
+  const histogram = new Histogram({
+    name: 'larder_test_seconds',
+    help: 'test',
+    buckets: [1],
+    registers: [registry],
+  });
+  for (let i = 0; i < count; i++) histogram.observe(0.5);
+  new Gauge({ name: 'larder_test_open', help: 'test', registers: [registry] }).set(count);
+  return registry;
+};
+
+/** A primary and its workers over fake IPC (delivered later, as IPC would), each with `registryOf(count)`. */
+const cluster = (counts: readonly number[], registryOf: (count: number) => Registry = counting) => {
   let toPrimary: (worker: WorkerLike, message: unknown) => void = () => {};
   let exited: (worker: WorkerLike) => void = () => {};
   const asked: number[] = [];
   const workers = counts.map((count, index) => {
-    const registry = new Registry();
-    new Counter({ name: 'larder_test_total', help: 'test', registers: [registry] }).inc(count);
-    const histogram = new Histogram({
-      name: 'larder_test_seconds',
-      help: 'test',
-      buckets: [1],
-      registers: [registry],
-    });
-    for (let i = 0; i < count; i++) histogram.observe(0.5);
-    new Gauge({ name: 'larder_test_open', help: 'test', registers: [registry] }).set(count);
+    const registry = registryOf(count);
     let own: (message: unknown) => void = () => {};
     const worker: WorkerLike = {
       id: index + 1,
@@ -153,4 +157,16 @@ test('many workers dying over time keep their sums, each counted once', async ()
     serving = [workers[0]!, workers[i + 1]!];
   }
   assert.match(await exposition.render(), /^larder_test_total 45$/m);
+});
+
+test('connections refused by --max-connections and connections open are summed over the workers', async () => {
+  const { workers, events } = cluster([3, 4], (count) => {
+    const metrics = createMetrics({ processMetrics: false });
+    metrics.connectionsRefused.inc(count);
+    metrics.watchConnections(() => count * 10);
+    return metrics.registry;
+  });
+  const scraped = await clusterExposition(() => workers, events).render();
+  assert.match(scraped, /^larder_http_connections_refused_total 7$/m);
+  assert.match(scraped, /^larder_http_connections_open 70$/m);
 });

@@ -106,10 +106,15 @@ const serveWithWorkers = async (
   // Workers that said they serve and have not exited since: those a scrape asks.
   const serving = new Map<number, Worker>();
   cluster.on('exit', (worker) => serving.delete(worker.id));
-  const metrics = await startClusterMetrics(config, () => [...serving.values()], {
-    onMessage: (listener) => cluster.on('message', listener),
-    onExit: (listener) => cluster.on('exit', listener),
-  });
+  const metrics = await startClusterMetrics(
+    config,
+    () => [...serving.values()],
+    {
+      onMessage: (listener) => cluster.on('message', listener),
+      onExit: (listener) => cluster.on('exit', listener),
+    },
+    output.logger,
+  );
   let port: number | undefined;
   const ready = new Set<number>();
   let announced = false;
@@ -396,7 +401,7 @@ export const serveCommand: Command = {
       default: String(DEFAULT_MAX_CONNECTIONS),
       placeholder: 'N',
       description:
-        'Open connections at once for the whole instance (split between --workers); more are closed on arrival.',
+        'Open connections at once for the whole instance (split between --workers); more are closed on arrival, and warned of (a line at most every 10 s).',
     },
     'no-demo': {
       type: 'boolean',
