@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import type { Schedule } from '../../src/server/cluster-supervisor.js';
+import { capConnections } from '../../src/server/connection-cap.js';
 import { startMetricsServer } from '../../src/server/metrics-server.js';
+import { listen } from '../../src/server/server.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { createMetrics } from '../../src/shared/metrics.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -161,4 +164,25 @@ test('the metrics listener logs its refusals the same way, naming itself, and co
   assert.equal(lines.length, 3);
   assert.equal(lines[2]?.refused, 1);
   assert.deepEqual(own.pending(), []);
+});
+
+test("a --workers worker's line names its share of the cap, since that is what it holds", async () => {
+  const { lines, logger } = captured();
+  const server = createServer();
+  capConnections(server, 0, {
+    logger,
+    listener: 'public',
+    clusterWorker: true,
+    schedule: manualTime().schedule,
+  });
+  const port = await listen(server, 0, '127.0.0.1');
+  try {
+    await refusedOne(port);
+    assert.match(
+      lines[0]?.msg ?? '',
+      /0 connections are open on this worker, its share of the --max-connections cap/,
+    );
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
 });
