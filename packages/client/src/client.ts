@@ -39,7 +39,10 @@ import {
 export interface ClientOptions {
   /** The retail API's base URL (Larder: its URL, such as http://127.0.0.1:8080). */
   baseUrl: string;
-  /** Where the login operation is served from, when not from `baseUrl`. */
+  /**
+   * Where the login operation is served from, when not from `baseUrl`: a host, or the interface's {auth_base_url}
+   * (ending in /authentication/v1).
+   */
   authBaseUrl?: string | undefined;
   clientId: string;
   clientSecret: string;
@@ -127,6 +130,16 @@ const retrySettings = (retry: RetryOptions): RetrySettings => ({
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
+/**
+ * The login's URL: under a host (Larder's URL), or under the interface's own {auth_base_url}, which ends in
+ * /authentication/v1 and takes /authentication/login (so that base is never doubled into a 404).
+ */
+const loginUrl = (authBase: string) => {
+  const base = trimSlash(authBase);
+  const version = '/authentication/v1';
+  return base.endsWith(version) ? `${base}${LOGIN_PATH.slice(version.length)}` : `${base}${LOGIN_PATH}`;
+};
+
 /** The server refused the token itself (expired, revoked): worth one new login, unlike a missing scope or grant. */
 const invalidToken = (answer: HttpAnswer) =>
   answer.status === 401 && /invalid_token/.test(answer.headers.get('www-authenticate') ?? '');
@@ -174,7 +187,7 @@ export const createClient = (options: ClientOptions): LarderClient => {
   });
   const tokens = createTokenSource({
     transport,
-    loginUrl: `${trimSlash(options.authBaseUrl ?? baseUrl)}${LOGIN_PATH}`,
+    loginUrl: loginUrl(options.authBaseUrl ?? baseUrl),
     clientId: options.clientId,
     clientSecret: options.clientSecret,
     now,

@@ -110,6 +110,27 @@ describe('the client against a real Larder', () => {
     );
   });
 
+  test("authBaseUrl takes the interface's own {auth_base_url}, ending in /authentication/v1, as well as the host", async () => {
+    // The interface writes the login as POST {auth_base_url}/authentication/login, its base ending in
+    // /authentication/v1: given as such, the login went to /authentication/v1/authentication/v1/… (a 404).
+    for (const authBaseUrl of [
+      larder.url,
+      `${larder.url}/authentication/v1`,
+      `${larder.url}/authentication/v1/`,
+    ]) {
+      await larder.sandbox.requests.clear();
+      const api = createClient({ baseUrl: larder.url, authBaseUrl, ...reader });
+      const order = await api.purchaseOrders.get(orders[1]!.id, { location: 'loc-a' });
+      assert.equal(order.id, orders[1]!.id, authBaseUrl);
+      const journal = await larder.journal();
+      assert.deepEqual(
+        journal.map((entry) => `${entry.status} ${entry.path}`),
+        ['200 /authentication/v1/authentication/login', `200 /v1/purchaseOrders/${orders[1]!.id}`],
+        authBaseUrl,
+      );
+    }
+  });
+
   test('one login serves a whole multi-location sync, even when every call starts at once', async () => {
     await larder.sandbox.requests.clear();
     const api = client();
