@@ -18,7 +18,7 @@ import {
   type PurchaseOrdersSearchRequest,
   RECORD_KINDS,
 } from './generated/types.js';
-import { createSyncState, type Watermark } from './sync.js';
+import { createSyncState, startingPoint, type Watermark } from './sync.js';
 import { apiError, type Cached, createTokenSource, parseBody } from './tokens.js';
 import {
   createTransport,
@@ -299,6 +299,9 @@ export const createClient = (options: ClientOptions): LarderClient => {
       get: async (id, options) => call<T>('GET', `/v1/${name}/${pathSegment('id', id)}`, options),
       search,
       sync: (options) => {
+        // Checked here, not when iterated: a run that cannot start leaves no watermark, so a `finally` saving
+        // run.watermark would fail on undefined and hide this error.
+        startingPoint(options.since);
         let watermark: Watermark | undefined;
         return {
           get watermark() {
@@ -306,23 +309,23 @@ export const createClient = (options: ClientOptions): LarderClient => {
           },
           [Symbol.asyncIterator]: async function* () {
             const state = createSyncState(options.since);
-            // Its type leaves it out, but a filter typed as a search's can hold one: with no since it would walk
-            // that range alone, and the watermark would claim the rest was seen.
-            if (
-              ((options.filter as { updatedDateRange?: unknown } | undefined)?.updatedDateRange ?? null) !==
-              null
-            )
-              throw new TypeError(
-                'filter.updatedDateRange must be absent: a sync sets it itself, from since (a watermark, a day or an instant)',
-              );
-            // Archiving is a change too: a purchase-order sync sees archived orders unless told otherwise.
-            const base = name === 'purchaseOrders' ? { includeArchived: true } : {};
-            const filter = {
-              ...base,
-              ...options.filter,
-              ...(state.day === null ? {} : { updatedDateRange: { startDate: state.day } }),
-            } as F;
             try {
+              // Its type leaves it out, but a filter typed as a search's can hold one: with no since it would walk
+              // that range alone, and the watermark would claim the rest was seen.
+              if (
+                ((options.filter as { updatedDateRange?: unknown } | undefined)?.updatedDateRange ?? null) !==
+                null
+              )
+                throw new TypeError(
+                  'filter.updatedDateRange must be absent: a sync sets it itself, from since (a watermark, a day or an instant)',
+                );
+              // Archiving is a change too: a purchase-order sync sees archived orders unless told otherwise.
+              const base = name === 'purchaseOrders' ? { includeArchived: true } : {};
+              const filter = {
+                ...base,
+                ...options.filter,
+                ...(state.day === null ? {} : { updatedDateRange: { startDate: state.day } }),
+              } as F;
               for await (const record of search(filter, options)) {
                 const fields = record as Record<string, unknown>;
                 const id = String(fields[idField]);

@@ -24,24 +24,34 @@ export const startingPoint = (
   since: Watermark | string | undefined,
 ): { day: string | null; seen: Map<string, number>; from: number | undefined } => {
   if (since === undefined) return { day: null, seen: new Map(), from: undefined };
-  if (typeof since === 'string') {
-    if (isDay(since)) return { day: since, seen: new Map(), from: undefined };
-    const from = instant(since);
-    if (Number.isNaN(from))
-      throw new TypeError(
-        `since must be a watermark, a day (YYYY-MM-DD) or an RFC 3339 date-time (2026-02-01T09:00:00Z): ${since}`,
-      );
-    return { day: dayOf(from), seen: new Map(), from };
+  const from = typeof since === 'string' && !isDay(since) ? instant(since) : undefined;
+  if ((typeof since !== 'string' && !isRecord(since)) || Number.isNaN(from))
+    throw new TypeError(
+      `since must be a watermark ({ day, seen }), a day (YYYY-MM-DD) or an RFC 3339 date-time (2026-02-01T09:00:00Z), not ${JSON.stringify(since)}`,
+    );
+  if (typeof since === 'string')
+    return { day: from === undefined ? since : dayOf(from), seen: new Map(), from };
+  // Read back from storage, it may be damaged or hand-edited: said as that, never an error from deep inside.
+  const damaged = (what: string, value: unknown) =>
+    new TypeError(`since is not a watermark: ${what}, not ${JSON.stringify(value)}`);
+  if (since.day !== null && !(typeof since.day === 'string' && isDay(since.day)))
+    throw damaged('day must be null or a day (YYYY-MM-DD)', since.day);
+  if (!isRecord(since.seen))
+    throw damaged('seen must be an object of record ids and their modifiedDate', since.seen);
+  const seen = new Map<string, number>();
+  for (const [id, modified] of Object.entries(since.seen)) {
+    // As the record's modifiedDate was read when the watermark was made: any date-time Date.parse reads.
+    const at = typeof modified === 'string' ? Date.parse(modified) : Number.NaN;
+    if (Number.isNaN(at)) throw damaged(`seen.${id} must be a modifiedDate (a date-time)`, modified);
+    seen.set(id, at);
   }
-  if (since.day !== null && !isDay(since.day)) throw new TypeError(`Not a watermark day: ${since.day}`);
-  const from = since.from === undefined ? undefined : instant(since.from);
-  if (from !== undefined && Number.isNaN(from)) throw new TypeError(`Not a watermark instant: ${since.from}`);
-  return {
-    day: since.day,
-    seen: new Map(Object.entries(since.seen).map(([id, modified]) => [id, Date.parse(modified)])),
-    from,
-  };
+  const start = since.from === undefined ? undefined : instant(String(since.from));
+  if (Number.isNaN(start)) throw damaged('from must be an RFC 3339 date-time', since.from);
+  return { day: since.day, seen, from: start };
 };
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The dedup state of one sync run, from its starting point to the watermark it ends with. */
 export const createSyncState = (since: Watermark | string | undefined) => {

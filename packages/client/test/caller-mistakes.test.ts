@@ -9,6 +9,7 @@ import {
   type PurchaseOrdersSearchRequest,
   type RecordsApi,
   type SandboxOptions,
+  type Watermark,
 } from '../src/index.js';
 import { createSyncState } from '../src/sync.js';
 
@@ -489,4 +490,59 @@ test('sync since takes a real day or an RFC 3339 instant, nothing Date.parse mer
   assert.equal(createSyncState('2024-02-29').day, '2024-02-29');
   assert.equal(createSyncState('2026-02-01T23:30:00-02:00').day, '2026-02-02');
   assert.throws(() => createSyncState({ day: '2026-02-30', seen: {} }), TypeError);
+});
+
+test('a since that is no watermark, day or instant is a TypeError from sync itself, so a finally saving run.watermark never hides it', async () => {
+  // A watermark read back from storage may be damaged or hand-edited: each was a TypeError from inside the client
+  // ("Cannot convert undefined or null to object"), or a RangeError, and only once iterated, when the README's
+  // `finally` then wrote run.watermark, still undefined, and failed with ERR_INVALID_ARG_TYPE instead.
+  const cases: [unknown, RegExp][] = [
+    [
+      '2026-02-30',
+      /^since must be a watermark \({ day, seen }\), a day \(YYYY-MM-DD\) or an RFC 3339 date-time/,
+    ],
+    [null, /^since must be a watermark .*, not null$/],
+    [[], /^since must be a watermark .*, not \[\]$/],
+    [
+      { day: '2026-11-01' },
+      /^since is not a watermark: seen must be an object of record ids and their modifiedDate, not undefined$/,
+    ],
+    [{ day: '2026-11-01', seen: null }, /^since is not a watermark: seen must be an object .*, not null$/],
+    [
+      { day: 20261101, seen: {} },
+      /^since is not a watermark: day must be null or a day \(YYYY-MM-DD\), not 20261101$/,
+    ],
+    [
+      { day: '2026-11-28', seen: { a: 'yesterday' } },
+      /^since is not a watermark: seen\.a must be a modifiedDate \(a date-time\), not "yesterday"$/,
+    ],
+    [
+      { day: '2026-11-28', seen: {}, from: 'now' },
+      /^since is not a watermark: from must be an RFC 3339 date-time, not "now"$/,
+    ],
+  ];
+  for (const [since, message] of cases) {
+    const { client, sent } = scripted(LOGIN);
+    assert.throws(
+      () => client.inventoryHistory.sync({ location: 'loc', since: since as Watermark }),
+      (error: unknown) => {
+        assert.ok(error instanceof TypeError, String(error));
+        assert.match(error.message, message);
+        return true;
+      },
+      JSON.stringify(since),
+    );
+    assert.deepEqual(sent, []);
+  }
+  // A filter the sync refuses when iterated still leaves a watermark (where it started), as every ending does.
+  const { client } = scripted(LOGIN);
+  const filter = { updatedDateRange: { startDate: '2025-01-01' } } as PurchaseOrdersSearchRequest;
+  const run = client.purchaseOrders.sync({ location: 'loc', since: '2025-06-01', filter });
+  await assert.rejects(
+    (async () => {
+      for await (const _ of run) void _;
+    })(),
+    TypeError,
+  );
+  assert.deepEqual(run.watermark, { day: '2025-06-01', seen: {} });
 });

@@ -35,6 +35,6 @@ test('a sync from an instant keeps leaving older changes out when resumed from i
 test('a watermark with an instant that is no date is refused', () => {
   assert.throws(
     () => createSyncState({ day: '2025-06-02', seen: {}, from: 'noon' }),
-    /Not a watermark instant/,
+    /TypeError: since is not a watermark: from must be an RFC 3339 date-time, not "noon"$/,
   );
 });
