@@ -10,6 +10,7 @@ import type { FaultRule, FaultRulesState } from '../../src/sandbox/fault-schemas
 import type { JournalEntry } from '../../src/sandbox/journal-entry.js';
 import type { Finding } from '../../src/sandbox/report.js';
 import type { ClockView } from '../../src/shared/virtual-clock.js';
+import { noting } from './answering';
 
 export type {
   ClockView,
@@ -80,14 +81,16 @@ export const call = async <T>(method: string, path: string, body?: unknown): Pro
   let response: Response;
   const sentAfter = refusals;
   try {
-    response = await fetch(`/_larder${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+    response = await noting(
+      fetch(`/_larder${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
+    );
   } catch {
     // The browser's own words ("Failed to fetch") do not say what happened.
     throw new ApiError(0, 'Larder did not answer: is it still running? Retrying as you go on.');
@@ -155,5 +158,7 @@ export const api = {
   addFault: (rule: FaultRule) => call<FaultRulesState>('POST', '/faults', rule),
   removeFault: (id: string) => call<FaultRulesState>('DELETE', `/faults/${encodeURIComponent(id)}`),
   clearFaults: () => call<FaultRulesState>('DELETE', '/faults'),
+  clearJournal: () => call<{ cleared: true; recording: boolean }>('DELETE', '/requests'),
+  reset: () => call<{ reset: true; clock: ClockView }>('POST', '/reset'),
   report: (clientId: string) => call<IntegrationReport>('GET', `/report${query({ clientId })}`),
 };

@@ -1,7 +1,8 @@
 import { render } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { isAnswering, onAnswering } from './answering';
 import { api, type ClockView, forgetToken, hasTokenLink, storeToken, takeToken, useToken } from './api';
-import { clockMoved } from './clock';
+import { badgeTime, clockMoved } from './clock';
 import { applyTheme, readTheme, ThemePicker } from './theme';
 import { ClockMoves, formatTime, href, Problem, useLoad, useRoute } from './ui';
 import { ControlsView } from './views/controls';
@@ -12,6 +13,8 @@ import { TrafficView } from './views/traffic';
 import './style.css';
 
 const CLOCK_POLL_MS = 10_000;
+/** While Larder does not answer: the badge shows the time again soon after it is back, on any view. */
+const DOWN_POLL_MS = 2000;
 
 /** A second, for the badge to run on between reads of a clock that is not frozen. */
 const BADGE_TICK_MS = 1000;
@@ -98,27 +101,38 @@ const Console = () => {
   const chosen = route.params.get('location') ?? '';
   const [clock, setClock] = useState<{ view: ClockView; readAt: number; moves: number } | undefined>();
   const moves = clock?.moves ?? 0;
-  const see = (view: ClockView) =>
+  // `reset`: the sandbox went back to its first start, which changes the data even when the clock did not move.
+  const see = (view: ClockView, reset = false) =>
     setClock((previous) => ({
       view,
       readAt: Date.now(),
-      moves: (previous?.moves ?? 0) + (previous !== undefined && clockMoved(previous.view, view) ? 1 : 0),
+      moves:
+        (previous?.moves ?? 0) +
+        (reset || (previous !== undefined && clockMoved(previous.view, view)) ? 1 : 0),
     }));
+  const [answering, setAnswering] = useState(isAnswering);
+  useEffect(() => onAnswering(setAnswering), []);
   // Read again on every move: a test suite or another tab may load or remove locations meanwhile.
   const locations = useLoad(() => api.locations(), [route.view, chosen, moves]);
   const [, setSecond] = useState(0);
   // The badge follows the virtual clock: read every CLOCK_POLL_MS, run on locally in between unless frozen; and
   // at once when the tab comes back to the front, where the clock may have been moved meanwhile (a terminal, a
-  // test suite), so the view shows the days passed without waiting for the next read.
+  // test suite), so the view shows the days passed without waiting for the next read. While Larder does not
+  // answer (any call's failure says so), the badge claims no time and the clock is read more often; once it
+  // answers again, the clock is read at once, as it may have been moved meanwhile.
   useEffect(() => {
-    // A failure needs nothing here: a refused token is handled by every call (api.ts), and a server that does
-    // not answer is said by the view, the badge running on meanwhile.
-    const read = () => api.clock().then(see, () => {});
+    // A failure needs nothing more here: a refused token is handled by every call (api.ts), and a server that does
+    // not answer is said by the view and the badge.
+    const read = () =>
+      api.clock().then(
+        (view) => see(view),
+        () => {},
+      );
     const onVisible = () => {
       if (document.visibilityState === 'visible') void read();
     };
     void read();
-    const timer = setInterval(read, CLOCK_POLL_MS);
+    const timer = setInterval(read, answering ? CLOCK_POLL_MS : DOWN_POLL_MS);
     const second = setInterval(() => setSecond((n) => n + 1), BADGE_TICK_MS);
     addEventListener('focus', onVisible);
     document.addEventListener('visibilitychange', onVisible);
@@ -128,13 +142,8 @@ const Console = () => {
       removeEventListener('focus', onVisible);
       document.removeEventListener('visibilitychange', onVisible);
     };
-  }, []);
-  const badge =
-    clock === undefined
-      ? undefined
-      : clock.view.frozen
-        ? clock.view.now
-        : new Date(Date.parse(clock.view.now) + Date.now() - clock.readAt).toISOString();
+  }, [answering]);
+  const badge = badgeTime(clock, Date.now(), answering);
   const ids = locations.data?.locations.map((l) => l.id) ?? [];
   // A link naming a location that is not there shows nothing of another one.
   const location = chosen === '' ? (ids[0] ?? '') : ids.includes(chosen) ? chosen : '';
@@ -164,10 +173,20 @@ const Console = () => {
             </a>
           ))}
         </nav>
-        <a class="clock-badge" href={href('controls')} title="The virtual clock">
-          {badge === undefined ? '…' : formatTime(badge)}
-          {clock?.view.frozen === true ? ' ❄' : ''}
-        </a>
+        {answering ? (
+          <a class="clock-badge" href={href('controls')} title="The virtual clock">
+            {badge === undefined ? '…' : formatTime(badge)}
+            {clock?.view.frozen === true ? ' ❄' : ''}
+          </a>
+        ) : (
+          <a
+            class="clock-badge down"
+            href={href('controls')}
+            title="The virtual clock is not known meanwhile"
+          >
+            Larder not answering
+          </a>
+        )}
         <ThemePicker />
       </header>
       <main>
@@ -226,7 +245,9 @@ const Console = () => {
           <EntryView location={location} id={id} />
         ) : null}
         {route.view === 'traffic' ? <TrafficView params={route.params} /> : null}
-        {route.view === 'controls' ? <ControlsView onClock={see} /> : null}
+        {route.view === 'controls' ? (
+          <ControlsView onClock={see} onReset={(view) => see(view, true)} />
+        ) : null}
       </main>
     </ClockMoves.Provider>
   );

@@ -47,9 +47,9 @@ export const useLoad = <T,>(load: () => Promise<T>, deps: readonly unknown[]): L
 };
 
 /**
- * How many times the virtual clock was seen moved (set, advanced, frozen, reset) since the console opened: the
- * views that show data read it again when this changes, as the live demo wrote the days the clock passed and
- * a chart's window ends at the virtual now.
+ * How many times the virtual clock was seen moved (set, advanced, frozen, reset), or the sandbox reset, since the
+ * console opened: the views that show data read it again when this changes, as the live demo wrote the days the
+ * clock passed, a chart's window ends at the virtual now, and a reset brought the first data back.
  */
 export const ClockMoves = createContext(0);
 

@@ -142,6 +142,31 @@ test('Controls: a jump to a time the clock cannot take is refused naming the fie
   await page.fill('input[name="at"]', '');
 });
 
+test('Controls: a reset refused (a database not started as a demo, 409) says in words that nothing was reset', async () => {
+  await view('Controls');
+  // The server's answer to a non-demo database; a second server and browser just for it would take seconds.
+  const resets = '**/_larder/reset';
+  await page.route(resets, (route) =>
+    route.fulfill({
+      status: 409,
+      json: {
+        code: 40901,
+        message: 'Only a demo database can be reset: this one was not first started as a demo.',
+      },
+    }),
+  );
+  try {
+    await page.click('button[name="reset-sandbox"]');
+    await page.click('button[name="confirm-reset"]');
+    const problem = page.locator('.card[aria-label="Sandbox"] .problem');
+    await problem.waitFor();
+    assert.match((await problem.textContent()) ?? '', /^Nothing was reset: .*not first started as a demo\.$/);
+    assert.equal(await page.locator('#reset-confirm').count(), 0);
+  } finally {
+    await page.unroute(resets);
+  }
+});
+
 test('Controls: an emptied "Advance by" asks for a number and leaves the clock where it was', async () => {
   await view('Controls');
   const before = (await (await admin('GET', '/clock')).json()) as { offsetSeconds: number };

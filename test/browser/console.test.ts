@@ -344,15 +344,75 @@ test("Controls: the rules' counters and the clock follow changes made elsewhere 
   await adminSend('DELETE', '/faults');
 });
 
-test('Traffic: when Larder does not answer, the rows stay and the page says so', async () => {
+test('Traffic: when Larder does not answer, the rows stay, the page says so, and the header clock stops until it answers', async () => {
   await view('Traffic');
   await page.waitForSelector('table.journal tbody tr');
-  await page.route('**/_larder/requests*', (route) => route.abort());
+  const badge = page.locator('header .clock-badge');
+  const aTime = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}/;
+  await badge.filter({ hasText: aTime }).waitFor();
+  await page.route('**/_larder/**', (route) => route.abort());
   await page.waitForSelector('.problem:has-text("Larder did not answer")');
   assert.ok((await page.locator('table.journal tbody tr').count()) > 0);
   assert.equal(await page.locator('p.empty:has-text("No requests yet")').count(), 0);
-  await page.unroute('**/_larder/requests*');
+  // No time ticking on as if the console knew it: the badge says why there is none.
+  await badge.filter({ hasText: 'Larder not answering' }).waitFor();
+  assert.doesNotMatch((await badge.textContent()) ?? '', /\d{2}:\d{2}/);
+  await page.unroute('**/_larder/**');
   await page.waitForSelector('.problem:has-text("Larder did not answer")', { state: 'detached' });
+  await badge.filter({ hasText: aTime }).waitFor();
+});
+
+test('Traffic: Clear journal (from the keyboard) empties the whole journal, and the list follows at once', async () => {
+  await view('Traffic');
+  await page.waitForSelector('table.journal tr.entry');
+  await page.focus('button[name="clear-journal"]');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('p.empty:has-text("No requests yet")');
+  await page.waitForSelector('[role="status"]:has-text("The journal was cleared")');
+  const listed = (await (await adminGet('/requests')).json()) as { requests: unknown[] };
+  assert.equal(listed.requests.length, 0);
+  assert.equal((await retailSearch(1)).status, 200);
+  await page.waitForSelector('table.journal tr.entry');
+});
+
+test('Controls: Reset sandbox asks in the page first, saying what it does; confirmed, it brings back the first start and the views follow', async () => {
+  await view('Controls');
+  // What a reset undoes: a fault rule, the clock moved on (the earlier tests moved it days).
+  assert.equal((await adminSend('POST', '/faults', { effect: { type: 'latency', ms: 0 } })).status, 201);
+  await page.waitForSelector('li.rule');
+  const active = () => page.evaluate('document.activeElement?.getAttribute("name")');
+  // From the keyboard: the button opens the confirmation and its Cancel takes the focus; Escape closes it, the
+  // focus back on the button, and nothing was reset.
+  await page.focus('button[name="reset-sandbox"]');
+  await page.keyboard.press('Enter');
+  const confirm = page.getByRole('group', { name: 'Reset the sandbox?' });
+  await confirm.waitFor();
+  assert.match(
+    (await confirm.textContent()) ?? '',
+    /demo data.*demo client.*real time.*journal.*fault rules/,
+  );
+  assert.equal(await page.getAttribute('button[name="reset-sandbox"]', 'aria-expanded'), 'true');
+  assert.equal(await active(), 'cancel-reset');
+  await page.keyboard.press('Escape');
+  await confirm.waitFor({ state: 'detached' });
+  assert.equal(await active(), 'reset-sandbox');
+  assert.equal(((await (await adminGet('/faults')).json()) as { rules: unknown[] }).rules.length, 1);
+
+  await page.keyboard.press('Enter');
+  await confirm.waitFor();
+  await page.keyboard.press('Shift+Tab');
+  assert.equal(await active(), 'confirm-reset');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('.card[aria-label="Sandbox"] [role="status"]:has-text("Reset:")');
+  assert.equal(await active(), 'reset-sandbox');
+  await page.waitForSelector('p.empty:has-text("No fault rules")');
+  await page.waitForSelector('.clock-now:has-text("real time")');
+  const clock = (await (await adminGet('/clock')).json()) as { now: string; offsetSeconds: number };
+  assert.equal(clock.offsetSeconds, 0);
+  await page
+    .locator('header .clock-badge')
+    .filter({ hasText: clock.now.slice(0, 10) })
+    .waitFor();
 });
 
 test('a location loaded while the console is open is offered at the next move; a link to one not there says so', async () => {

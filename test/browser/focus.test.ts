@@ -77,6 +77,11 @@ for (const theme of ['light', 'dark'] as const) {
       await page.waitForSelector(shown);
       problems.push(...(await problemsOf(page, name)));
     }
+    // The reset's confirmation (Controls, the last view), shown only once asked for.
+    await page.click('button[name="reset-sandbox"]');
+    await focusBefore(page, '#reset-confirm button');
+    problems.push(...(await problemsOf(page, 'the reset confirmation', '#reset-confirm')));
+    await page.click('button[name="cancel-reset"]');
 
     const gate = await browser.context.newPage();
     try {

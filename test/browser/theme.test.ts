@@ -216,6 +216,10 @@ for (const theme of ['light', 'dark'] as const) {
       theme,
     );
     await checkAll('Controls', theme);
+    await page.click('button[name="reset-sandbox"]');
+    await checkNamed({ 'the reset button (danger)': page.locator('button[name="confirm-reset"]') }, theme);
+    await checkAll('the reset confirmation', theme);
+    await page.click('button[name="cancel-reset"]');
 
     await page.goto(`${url}/console#/nowhere`);
     await page.waitForSelector('.problem:has-text("no page")');

@@ -1,7 +1,8 @@
-import { useState } from 'preact/hooks';
+import { useContext, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { FAULT_EFFECT_TYPES, FAULT_STATUSES } from '../../../src/sandbox/fault-vocabulary.js';
-import { api, type ClockView, type FaultRule } from '../api';
-import { Card, formatTime, Problem, useLoad, usePoll } from '../ui';
+import { ApiError, api, type ClockView, type FaultRule } from '../api';
+import { RESET_EFFECTS, resetFailure } from '../reset';
+import { Card, ClockMoves, formatTime, Problem, useLoad, usePoll } from '../ui';
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;
@@ -21,7 +22,7 @@ const describeOffset = (seconds: number) => {
 const CLOCK_POLL_MS = 1000;
 
 const ClockCard = ({ onChange }: { onChange: (clock: ClockView) => void }) => {
-  const clock = useLoad(() => api.clock(), []);
+  const clock = useLoad(() => api.clock(), [useContext(ClockMoves)]);
   usePoll(clock.reload, CLOCK_POLL_MS);
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
@@ -190,7 +191,7 @@ const describeRule = (rule: FaultRule) => {
 const FAULTS_POLL_MS = 2000;
 
 const FaultsCard = () => {
-  const faults = useLoad(() => api.faults(), []);
+  const faults = useLoad(() => api.faults(), [useContext(ClockMoves)]);
   usePoll(faults.reload, FAULTS_POLL_MS);
   const [error, setError] = useState<string | undefined>();
   const [form, setForm] = useState({
@@ -370,9 +371,114 @@ const FaultsCard = () => {
   );
 };
 
-export const ControlsView = ({ onClock }: { onClock: (clock: ClockView) => void }) => (
+/**
+ * Back to the demo's first start. Destructive, so the button only opens a confirmation in the page (not
+ * window.confirm, which a screen reader user cannot review and some browsers suppress) that says what goes;
+ * the focus moves to its Cancel, and Escape or Cancel close it, the focus back on the button.
+ */
+const SandboxCard = ({ onReset }: { onReset: (clock: ClockView) => void }) => {
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<{ done: boolean; text: string } | undefined>();
+  const opener = useRef<HTMLButtonElement>(null);
+  const cancel = useRef<HTMLButtonElement>(null);
+  // Once the confirmation is gone, the focus goes back to the button, after the render that enables it again.
+  // Before the page is painted (a layout effect), so a key pressed meanwhile never goes to the old focus.
+  const refocus = useRef(false);
+  useLayoutEffect(() => {
+    if (confirming) cancel.current?.focus();
+    else if (refocus.current) opener.current?.focus();
+    refocus.current = false;
+  }, [confirming, busy]);
+  const close = () => {
+    refocus.current = true;
+    setConfirming(false);
+  };
+  const reset = async () => {
+    setBusy(true);
+    try {
+      const { clock } = await api.reset();
+      setOutcome({
+        done: true,
+        text: 'Reset: the demo data as first generated, only the demo client, the clock at real time, an empty journal, no fault rules.',
+      });
+      onReset(clock);
+    } catch (failure) {
+      const status = failure instanceof ApiError ? failure.status : 0;
+      setOutcome({ done: false, text: resetFailure(status, (failure as Error).message) });
+    } finally {
+      setBusy(false);
+      close();
+    }
+  };
+  return (
+    <Card title="Sandbox">
+      <p class="muted">Back to the demo's first start, as if Larder had just made it.</p>
+      <button
+        ref={opener}
+        type="button"
+        name="reset-sandbox"
+        aria-expanded={confirming}
+        aria-controls="reset-confirm"
+        disabled={busy}
+        onClick={() => setConfirming(!confirming)}
+      >
+        Reset sandbox
+      </button>
+      {confirming ? (
+        <fieldset
+          id="reset-confirm"
+          class="confirm"
+          aria-describedby="reset-confirm-effects"
+          onKeyDown={(e) => {
+            if (e.key === 'Escape' && !busy) close();
+          }}
+        >
+          <legend>Reset the sandbox?</legend>
+          <p id="reset-confirm-effects">{RESET_EFFECTS}</p>
+          <button
+            type="button"
+            class="danger"
+            name="confirm-reset"
+            disabled={busy}
+            onClick={() => void reset()}
+          >
+            Reset now
+          </button>{' '}
+          <button ref={cancel} type="button" name="cancel-reset" disabled={busy} onClick={close}>
+            Cancel
+          </button>
+          {busy ? (
+            <p class="muted" role="status">
+              Resetting: the demo data is being generated again…
+            </p>
+          ) : null}
+        </fieldset>
+      ) : null}
+      {outcome === undefined ? null : outcome.done ? (
+        <p class="good" role="status">
+          {outcome.text}
+        </p>
+      ) : (
+        <Problem error={outcome.text} />
+      )}
+    </Card>
+  );
+};
+
+export const ControlsView = ({
+  onClock,
+  onReset,
+}: {
+  onClock: (clock: ClockView) => void;
+  onReset: (clock: ClockView) => void;
+}) => (
   <div class="split even">
-    <ClockCard onChange={onClock} />
+    {/* Under the clock, not a row below both cards, where the tall rules card would leave a gap above it. */}
+    <div class="stack">
+      <ClockCard onChange={onClock} />
+      <SandboxCard onReset={onReset} />
+    </div>
     <FaultsCard />
   </div>
 );

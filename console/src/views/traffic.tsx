@@ -117,6 +117,22 @@ export const TrafficView = ({ params }: { params: URLSearchParams }) => {
     [clientId, operation, status],
   );
   usePoll(journal.reload, POLL_MS, live);
+  const [cleared, setCleared] = useState(false);
+  const [clearError, setClearError] = useState<string | undefined>();
+  // The whole journal, whatever the filters show; the clients, operations and statuses seen go with it.
+  const clear = async () => {
+    setClearError(undefined);
+    try {
+      await api.clearJournal();
+      setClients([]);
+      setOperations([]);
+      setStatuses(STATUSES);
+      setCleared(true);
+    } catch (failure) {
+      setClearError((failure as Error).message);
+    }
+    journal.reload();
+  };
   const entries: JournalEntry[] = journal.data?.requests.slice().reverse() ?? [];
   // Clients, operations and statuses seen so far stay selectable when a filter hides them.
   useEffect(() => {
@@ -162,8 +178,16 @@ export const TrafficView = ({ params }: { params: URLSearchParams }) => {
             />{' '}
             live
           </label>
+          <button type="button" name="clear-journal" onClick={() => void clear()}>
+            Clear journal
+          </button>
         </form>
-        <Problem error={journal.error} />
+        <Problem error={journal.error ?? clearError} />
+        {cleared && entries.length === 0 ? (
+          <p class="muted" role="status">
+            The journal was cleared: the requests made from now on show here.
+          </p>
+        ) : null}
         {journal.data === undefined ? null : entries.length === 0 ? (
           <p class="empty">
             No requests yet
