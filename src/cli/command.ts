@@ -91,6 +91,9 @@ const unknownOption = (message: string, options: readonly string[]): string => {
     : `${first} Did you mean ${names.map((name) => `--${name}`).join(' or ')}?`;
 };
 
+/** The placeholders of options whose value is a number (--port PORT, --workers N, --token-ttl SECONDS). */
+export const NUMBER_PLACEHOLDERS: ReadonlySet<string> = new Set(['N', 'PORT', 'SECONDS', 'STATUS']);
+
 export const STORE_OPTIONS: OptionTable = {
   db: {
     type: 'string',
@@ -166,6 +169,32 @@ const rejectOtherActionsOptions = (command: Command, word: string | undefined, g
   );
 };
 
+/**
+ * `--port -1` as `--port=-1`, for options whose value is a number: parseArgs calls a value starting with a dash
+ * "ambiguous" and asks for `--port=-XYZ`, where the user who typed a negative number should read what the option
+ * takes (its own check says so). No option is spelled as a number, so nothing else is meant. Other options keep the
+ * refusal: `--db -1` is more likely a forgotten value than a file to create.
+ */
+const negativeValuesJoined = (command: Command, argv: readonly string[]): string[] => {
+  const joined: string[] = [];
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]!;
+    // After `--` every word is an argument.
+    if (arg === '--') return [...joined, ...argv.slice(index)];
+    const spec = arg.startsWith('--') ? command.options[arg.slice(2)] : undefined;
+    const next = argv[index + 1];
+    if (
+      spec?.type === 'string' &&
+      NUMBER_PLACEHOLDERS.has(spec.placeholder ?? '') &&
+      /^-\d/.test(next ?? '')
+    ) {
+      joined.push(`${arg}=${next}`);
+      index++;
+    } else joined.push(arg);
+  }
+  return joined;
+};
+
 export const parseCommandArgs = (
   command: Command,
   argv: readonly string[],
@@ -179,7 +208,12 @@ export const parseCommandArgs = (
   }
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: negativeValuesJoined(command, argv),
+      options,
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     throw new UsageError(unknownOption((error as Error).message, Object.keys(options)));
   }

@@ -21,10 +21,11 @@ import type { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { after, before, describe, type TestContext, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { parseCommandArgs } from '../../src/cli/command.js';
+import { NUMBER_PLACEHOLDERS, parseCommandArgs, UsageError } from '../../src/cli/command.js';
 import { serveCommand } from '../../src/cli/commands/serve-command.js';
+import { COMMANDS } from '../../src/cli/main.js';
 import { parseServeConfig } from '../../src/cli/serve-config.js';
-import { BIN, runMain } from '../helpers/cli.js';
+import { BIN, larder, runMain } from '../helpers/cli.js';
 import { purchaseOrderFixture } from '../helpers/fixtures.js';
 import { captureIo } from '../helpers/serve-config.js';
 
@@ -207,6 +208,77 @@ describe('a bad value from the environment is named by its variable and its flag
     ]);
     assert.equal(imported.code, 2);
     assert.match(imported.stderr, /--location is required\./);
+  });
+});
+
+describe('a negative number after a flag that takes a number', () => {
+  test("is that flag's value, refused as --flag=-1 is (what the flag takes, named), not a dash argument to quote", () => {
+    const message = '--port must be a whole number from 0 to 65535, not -1.';
+    assert.throws(() => serveConfig(['--port=-1'], {}), { message });
+    assert.throws(() => serveConfig(['--port', '-1'], {}), { message });
+    assert.throws(() => serveConfig(['--workers', '-2'], {}), {
+      message: '--workers must be a whole number from 1 to 64, not -2.',
+    });
+    assert.throws(() => serveConfig(['--shutdown-timeout', '-5'], {}), {
+      message: /^--shutdown-timeout must be a whole number from 0 to \d+, not -5\.$/,
+    });
+  });
+
+  /** The action word (if any) with which `command` takes `--name`. */
+  const actionTaking = (command: (typeof COMMANDS)[number], name: string): string[] => {
+    const actions = command.actions ?? { '': [] };
+    const names = Object.keys(actions);
+    const taker = names.find((action) => actions[action]!.includes(name)) ?? ('' in actions ? '' : names[0]);
+    return taker === undefined || taker === '' ? [] : [taker];
+  };
+
+  test('for every flag of every command whose value is a number', () => {
+    const numeric = COMMANDS.flatMap((command) =>
+      Object.entries(command.options)
+        .filter(([, spec]) => spec.type === 'string' && NUMBER_PLACEHOLDERS.has(spec.placeholder ?? ''))
+        .map(([name]) => [command, name] as const),
+    );
+    // --port, --metrics-port, --workers, --token-ttl, seed's counts, --page-size, --limit, --status…
+    assert.ok(numeric.length >= 20, String(numeric.length));
+    for (const [command, name] of numeric) {
+      const spaced = parseCommandArgs(
+        command,
+        [...actionTaking(command, name), `--${name}`, '-1'],
+        captureIo(),
+      );
+      assert.notEqual(spaced, 'help');
+      assert.equal(
+        (spaced as Exclude<typeof spaced, 'help'>).strings[name],
+        '-1',
+        `${command.name} --${name}`,
+      );
+    }
+  });
+
+  test('other commands say what the flag takes too', async () => {
+    const seed = await runMain(['seed', '--db', join(dir, 'never-seeded.db'), '--days', '-3']);
+    assert.equal(seed.code, 2);
+    assert.match(seed.stderr, /^larder seed: --days must be a whole number from 1 to 7320, not -3\.\n/);
+    const keys = await runMain(['keys', 'rotate', '--db', join(dir, 'keys.db'), '--token-ttl', '-60']);
+    assert.equal(keys.code, 2);
+    assert.match(
+      keys.stderr,
+      /^larder keys: --token-ttl must be a whole number from \d+ to \d+, not -60\.\n/,
+    );
+  });
+
+  test('a flag whose value is no number still refuses a dash word, rather than taking it as a file name', () => {
+    assert.throws(() => parseCommandArgs(serveCommand, ['--db', '-1'], captureIo()), UsageError);
+  });
+
+  test('larder serve --port -1 (the built CLI) names --port and what it takes, exit 2', async () => {
+    const run = await larder(['serve', '--db', join(dir, 'never-served.db'), '--port', '-1']);
+    assert.equal(run.code, 2);
+    assert.equal(
+      run.stderr,
+      'larder serve: --port must be a whole number from 0 to 65535, not -1.\nRun `larder serve --help` for usage.\n',
+    );
+    assert.equal(existsSync(join(dir, 'never-served.db')), false);
   });
 });
 
