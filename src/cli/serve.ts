@@ -38,6 +38,19 @@ export interface ServeOptions {
    * both to the primary, and serve the demo it prepared (its admin token, /docs prefill) as it does.
    */
   announce?: boolean;
+  /**
+   * Aborted when a stop is asked for (SIGTERM, SIGINT) while this is still starting: nothing is served then, and no
+   * banner invites anyone to a server that is going. Before the server starts, the start ends with `StartStopped`
+   * (the store closed again); after, the handle is handed back without a banner, for the caller to stop.
+   */
+  signal?: AbortSignal;
+}
+
+/** A start cut short by a stop asked for before anything served: a clean stop, not a failure to start. */
+export class StartStopped extends Error {
+  constructor() {
+    super('stopped while starting');
+  }
 }
 
 /**
@@ -134,6 +147,8 @@ export const serve = async (
   output: ServeOutput = createServeOutput(config, io, options),
 ): Promise<ServeHandle> => {
   const clock = options.clock ?? systemClock;
+  // A function, read afresh: the signal may abort at any await.
+  const stopAsked = () => options.signal?.aborted === true;
   const tls = await loadTls(config, io.env);
   const store = await openStore(config.store);
   const metrics = workerMetrics(config);
@@ -147,6 +162,7 @@ export const serve = async (
     }
     if (options.announce !== false) await prepareDemo(store, clock, output.note, config.demo);
     resolved = await withDemoAdminToken(store, config);
+    if (stopAsked()) throw new StartStopped();
     server = await startServer({
       store,
       clock,
@@ -192,7 +208,7 @@ export const serve = async (
     await store.close();
     throw error;
   }
-  if (options.announce !== false)
+  if (options.announce !== false && !stopAsked())
     await output.banner(store, {
       url: server.url,
       publicUrl: server.publicUrl,

@@ -222,7 +222,8 @@ test('larder serve --workers 2: its file overwritten, each worker latches on its
     );
   const workers = workerPids();
   assert.equal(workers.size, 2, server.output());
-  const exited = once(server.child, 'exit');
+  // 'close': its output read to the end, the primary's last line included.
+  const exited = once(server.child, 'close');
   const notReady = () =>
     logLines(server.output()).filter((line) => line.level === 'error' && line.msg.startsWith('not ready'));
   try {
@@ -248,5 +249,12 @@ test('larder serve --workers 2: its file overwritten, each worker latches on its
     /^cannot start: Cannot open the SQLite database .+ is not a SQLite database \(SQLITE_NOTADB/,
   );
   assert.match(server.output(), /worker \d+ exited \(1\) before serving; stopping\./);
+  // The primary's last word, once every worker has gone: that it stopped, with its exit code and why.
+  const last = lines.at(-1);
+  assert.equal(last?.pid, server.child.pid, server.output());
+  assert.match(
+    last?.msg ?? '',
+    /^larder: stopped \(exit code 1\): worker \d+ exited \(1\) before serving; stopping\.$/,
+  );
   assert.equal(await readFile(path, 'utf8'), NOT_A_DATABASE);
 });

@@ -8,7 +8,7 @@ import { createFaultEngine } from '../../sandbox/faults.js';
 import { DEFAULT_JOURNAL_SIZE } from '../../sandbox/journal.js';
 import { serveClusterJournal } from '../../sandbox/journal-view.js';
 import { closeUnansweredHandoffs } from '../../server/cluster-handoffs.js';
-import { createSupervisor } from '../../server/cluster-supervisor.js';
+import { createSupervisor, type SupervisorOutcome } from '../../server/cluster-supervisor.js';
 import { localUrl } from '../../server/server.js';
 import { systemClock } from '../../shared/clock.js';
 import {
@@ -31,6 +31,7 @@ import { checkPortFree } from '../port-check.js';
 import {
   badPortWarnings,
   logKeyProtection,
+  StartStopped,
   serve,
   startClusterMetrics,
   withDemoAdminToken,
@@ -56,27 +57,48 @@ const logCrashes = (output: ServeOutput) => {
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
- * Waits for SIGINT/SIGTERM, then runs `stop` once (saying so, when `say` is given). A second signal ends the
- * process at once (a second Ctrl-C), unless `ignoreRepeats`: a worker gets Ctrl-C's SIGINT (or systemd's SIGTERM,
- * sent to every process of the service) and then the primary's SIGTERM, and must finish its requests in flight
- * all the same; the primary bounds its stop (SIGKILL), and a worker whose primary is gone exits.
+ * SIGINT/SIGTERM handling, installed before serve writes anything: until then a signal takes its default action,
+ * which ends the process mid-start (its demo half-made, its banner half-written). The first signal aborts
+ * `requested` (saying so, when `say` is given), which a start still in progress heeds at its next step, and runs the
+ * stop that `whenStopping` hands over, at once if it comes later; `whenStopping` resolves once that stop is done.
+ * A second signal ends the process at once (a second Ctrl-C), unless `ignoreRepeats`: a worker gets Ctrl-C's SIGINT
+ * (or systemd's SIGTERM, sent to every process of the service) and then the primary's SIGTERM, and must finish its
+ * requests in flight all the same; the primary bounds its stop (SIGKILL), and a worker whose primary is gone exits.
  */
-const untilSignal = (stop: () => Promise<void>, say?: (line: string) => void, ignoreRepeats = false) =>
-  new Promise<void>((resolve) => {
-    let stopping = false;
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (stopping) return;
-      stopping = true;
-      if (!ignoreRepeats) {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-      }
-      say?.(`larder: ${signal}: stopping; requests in flight may finish first.\n`);
-      stop().then(resolve, resolve);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+const stopSignals = (say?: (line: string) => void, ignoreRepeats = false) => {
+  const requested = new AbortController();
+  let stop: (() => Promise<void>) | undefined;
+  let stopped!: () => void;
+  const done = new Promise<void>((resolve) => {
+    stopped = resolve;
   });
+  const run = () => stop?.().then(stopped, stopped);
+  const close = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  function onSignal(signal: NodeJS.Signals) {
+    if (requested.signal.aborted) return;
+    if (!ignoreRepeats) close();
+    say?.(`larder: ${signal}: stopping; requests in flight may finish first.\n`);
+    requested.abort();
+    void run();
+  }
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    requested: requested.signal,
+    whenStopping: (next: () => Promise<void>): Promise<void> => {
+      stop = next;
+      if (requested.signal.aborted) void run();
+      return done;
+    },
+    /** Once serve is done: a command run in process (tests) leaves no handler behind. */
+    close,
+  };
+};
+
+type StopSignals = ReturnType<typeof stopSignals>;
 
 /** What a worker sends the primary once its app is built and answering (not merely bound). */
 const READY = 'larder:ready';
@@ -90,8 +112,9 @@ const BROADCAST_TIMEOUT_MS = 1000;
 const serveWithWorkers = async (
   config: ServeConfig,
   output: ServeOutput,
+  signals: StopSignals,
   onReady: (server: { url: string; publicUrl: string; metricsUrl?: string }) => Promise<void>,
-): Promise<number> => {
+): Promise<SupervisorOutcome> => {
   // A message to a worker that is dying (killed, crashed), sent before its exit is seen, fails: Node emits 'error'
   // on its Worker, which unhandled ended the primary and so every worker. Its exit is handled by the supervisor.
   cluster.on('fork', (worker) => {
@@ -119,7 +142,8 @@ const serveWithWorkers = async (
   const ready = new Set<number>();
   let announced = false;
   const announceOnce = () => {
-    if (announced || port === undefined || ready.size < config.workers) return;
+    // Once a stop was asked for, no banner invites anyone to a server that is going.
+    if (announced || signals.requested.aborted || port === undefined || ready.size < config.workers) return;
     announced = true;
     const url = localUrl(config.host, port, config.tls !== undefined);
     void onReady({
@@ -197,16 +221,12 @@ const serveWithWorkers = async (
     (listener) => cluster.on('message', listener),
   );
   supervisor.start();
-  void untilSignal(
-    async () => {
-      await supervisor.stop();
-    },
-    (line) => output.logger.info(line.trim()),
-  );
+  void signals.whenStopping(async () => {
+    await supervisor.stop();
+  });
   const outcome = await supervisor.done;
   await metrics?.stop();
-  if (outcome.exitCode !== 0) output.logger.error(outcome.reason);
-  return outcome.exitCode;
+  return outcome;
 };
 
 export const serveCommand: Command = {
@@ -418,29 +438,32 @@ export const serveCommand: Command = {
     const config = parseServeConfig(args);
     const output = createServeOutput(config, io);
     logCrashes(output);
+    const say = (line: string) => output.logger.info(line.trim());
     if (cluster.isWorker) {
+      const signals = stopSignals(undefined, true);
       // A worker's IPC channel keeps it alive, so it must exit explicitly, also when it cannot start.
-      const code = await serve(config, io, { announce: false }, output)
+      const code = await serve(config, io, { announce: false, signal: signals.requested }, output)
         .then(async (handle) => {
-          process.send?.(READY);
-          await untilSignal(handle.stop, undefined, true);
+          if (!signals.requested.aborted) process.send?.(READY);
+          await signals.whenStopping(handle.stop);
           return 0;
         })
         .catch((error: unknown) => {
+          if (error instanceof StartStopped) return 0;
           output.logger.error(`cannot start: ${errorText(error)}`);
           return 1;
         });
       output.logger.flush?.();
       process.exit(code);
     }
-    const say = (line: string) => output.logger.info(line.trim());
+    const signals = stopSignals(say);
     try {
       await checkPortFree(config.host, config.port);
       if (config.metricsPort !== undefined)
         await checkPortFree(config.host, config.metricsPort, '--metrics-port');
       if (config.workers === 1) {
-        const handle = await serve(config, io, {}, output);
-        await untilSignal(handle.stop, say);
+        const handle = await serve(config, io, { signal: signals.requested }, output);
+        await signals.whenStopping(handle.stop);
         say('larder: stopped.');
         return 0;
       }
@@ -448,6 +471,7 @@ export const serveCommand: Command = {
       const tls = await loadTls(config, io.env);
       if (tls !== undefined) shareWithWorkers(tls.material);
       const store = await openStore(config.store);
+      let outcome: SupervisorOutcome;
       try {
         for (const warning of badPortWarnings(config)) output.logger.warn(warning);
         await logKeyProtection(output.logger, config, store);
@@ -455,7 +479,9 @@ export const serveCommand: Command = {
         // Made here, once: workers starting together on a new database would each make one.
         await ensureSigningKey(store, systemClock);
         const resolved = await withDemoAdminToken(store, config);
-        return await serveWithWorkers(config, output, (server) =>
+        // A stop asked for while the demo was made: no worker is started only to be stopped.
+        if (signals.requested.aborted) throw new StartStopped();
+        outcome = await serveWithWorkers(config, output, signals, (server) =>
           output.banner(store, {
             ...server,
             workers: config.workers,
@@ -466,12 +492,23 @@ export const serveCommand: Command = {
       } finally {
         await store.close();
       }
+      // The last line, once every worker has exited and the store is closed, as a lone serve's; with the reason
+      // when the cluster stopped itself (the supervisor said it as it happened, lines before).
+      if (outcome.exitCode === 0) say('larder: stopped.');
+      else output.logger.error(`larder: stopped (exit code ${outcome.exitCode}): ${outcome.reason}`);
+      return outcome.exitCode;
     } catch (error) {
+      if (error instanceof StartStopped) {
+        say('larder: stopped.');
+        return 0;
+      }
       // Every line serve writes is a log line: a failure to start too (the reason names the host, path or port).
       output.logger.error(`cannot start: ${errorText(error)}`);
       return 1;
     } finally {
-      output.logger.flush?.();
+      // No synchronous flush: with a line still being written it would write the later ones first (sonic-boom), so
+      // "larder: stopped." could come before "stopped". Node exits once every line is written, in order.
+      signals.close();
     }
   },
 };
