@@ -12,8 +12,13 @@ export interface Logger {
   info(msg: string, fields?: LogFields): void;
   warn(msg: string, fields?: LogFields): void;
   error(msg: string, fields?: LogFields): void;
-  /** Writes out what is buffered (before process.exit). */
+  /**
+   * Writes out what is buffered at once (before process.exit where nothing may wait: a crash). With a line still
+   * being written (sonic-boom's asynchronous write), the later lines may come out first: prefer settle.
+   */
   flush?(): void;
+  /** Resolves once every line so far is written, in order, or after `timeoutMs` (a reader that stopped reading). */
+  settle?(timeoutMs: number): Promise<void>;
   /** Whether lines of `level` are written (absent: all are), so work done only to log them can be skipped. */
   enabled?(level: LogLevel): boolean;
 }
@@ -59,6 +64,17 @@ const stderrDestination = () => {
     flushSync: () => {
       if (!readerGone) stream.flushSync();
     },
+    settle: (timeoutMs: number) =>
+      new Promise<void>((resolve) => {
+        if (readerGone) return resolve();
+        const bound = setTimeout(resolve, timeoutMs);
+        // sonic-boom's flush waits for the write in flight, then writes the rest after it; its fsync fails on a
+        // pipe or terminal, which changes nothing: the lines were written.
+        stream.flush(() => {
+          clearTimeout(bound);
+          resolve();
+        });
+      }),
   };
 };
 
@@ -106,6 +122,13 @@ export const createLogger = (options: LoggerOptions = {}): Logger => {
         stderr?.flushSync();
       } catch {
         // A pipe that is full or gone: the lines are lost either way, and exiting must not fail.
+      }
+    },
+    settle: async (timeoutMs) => {
+      try {
+        await stderr?.settle(timeoutMs);
+      } catch {
+        // A stream already destroyed: nothing more will be written.
       }
     },
   };

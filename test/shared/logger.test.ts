@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createTestClock } from '../../src/shared/clock.js';
 import { createLogger } from '../../src/shared/logger.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 const capture = (format: 'json' | 'pretty', level: 'debug' | 'info' | 'warn' = 'info') => {
   const lines: string[] = [];
@@ -43,4 +49,46 @@ test('the level filters: debug lines only at debug', () => {
   const debug = capture('json', 'debug');
   debug.logger.debug('probe');
   assert.equal(JSON.parse(debug.lines[0] ?? '').level, 'debug');
+});
+
+/** A child that logs `lines` lines to its stderr through the built logger, settles them, and exits. */
+const logAndSettle = (lines: number, settleMs: number) =>
+  spawn(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const { createLogger } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'shared', 'logger.js')).href)});
+const logger = createLogger();
+for (let i = 0; i < ${lines}; i++) logger.info('line ' + i, { pad: 'x'.repeat(200) });
+await logger.settle(${settleMs});
+process.exit(0);`,
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+
+test('settle: every line so far is written, in order, before an exit that follows it', async () => {
+  const child = logAndSettle(5000, 60_000);
+  let text = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    text += chunk;
+  });
+  const [code] = await once(child, 'close');
+  assert.equal(code, 0);
+  const numbers = text
+    .trim()
+    .split('\n')
+    .map((line) => Number((JSON.parse(line) as { msg: string }).msg.slice('line '.length)));
+  assert.deepEqual(
+    numbers,
+    Array.from({ length: 5000 }, (_, i) => i),
+  );
+});
+
+test('settle: a reader that stopped reading holds the exit no longer than the bound', async () => {
+  // Far more than a pipe holds, and nobody reads it: the child's write stays pending.
+  const child = logAndSettle(5000, 100);
+  const [code] = await once(child, 'exit');
+  assert.equal(code, 0);
+  child.stderr.destroy();
 });

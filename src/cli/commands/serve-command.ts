@@ -54,6 +54,9 @@ const logCrashes = (output: ServeOutput) => {
   process.once('unhandledRejection', crash('unhandled rejection'));
 };
 
+/** How long a stopping worker waits for its last log lines to be written before it exits. */
+const WORKER_LOG_SETTLE_MS = 2000;
+
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
@@ -453,7 +456,9 @@ export const serveCommand: Command = {
           output.logger.error(`cannot start: ${errorText(error)}`);
           return 1;
         });
-      output.logger.flush?.();
+      // Not flush(): with a line being written it would write the later ones first. The worker serves nothing
+      // now, so it can wait for its lines (bounded: a log reader that stopped reading must not hold the exit).
+      await output.logger.settle?.(WORKER_LOG_SETTLE_MS);
       process.exit(code);
     }
     const signals = stopSignals(say);
