@@ -21,7 +21,11 @@ export const RULES = [
     description:
       'More than 2 token requests (login or OAuth token, whatever their answer) within 60 minutes. The platform ' +
       'asks for one token a day, reused until it expires, and never a new one more often than every 30 minutes. ' +
-      'A server started with a --token-ttl under 30 minutes allows one more per token lifetime in the hour.',
+      'A server started with a --token-ttl under 30 minutes allows one more per token lifetime in the hour. Not ' +
+      'counted: a token request a fault rule failed (an injected status, reset or cut body: no token reached the ' +
+      'client), and the first token request sent after a 401 came to a retail request that carried the token ' +
+      'the client held (the one its last token request issued; expired, revoked or refused by an injected ' +
+      'invalidToken): logging in again then is the right answer. A new login with no such 401 before it counts.',
   },
   {
     id: 'several-tokens-at-once',
@@ -46,7 +50,8 @@ export const RULES = [
     description:
       'The same request (method, path, location, body, pageToken; for a 401, the same access token too) answered ' +
       'the same 4xx status three times or more, consecutive or not. A 4xx other than 429 will not change by ' +
-      'asking again: fix the request.',
+      'asking again: fix the request. A 401 from an injected invalidToken is never the same as another: the ' +
+      'journal does not name the token it refused.',
   },
   {
     id: 'token-reused-after-401',
@@ -184,9 +189,69 @@ const groupBy = <K, V>(items: readonly V[], key: (item: V) => K): Map<K, V[]> =>
 
 // ---------------------------------------------------------------------------------------------------------------
 
+/** The effect a fault rule (or the header) applied, as the journal spells it (`status=503`, `reset`), if any. */
+const injectedEffect = (entry: StampedEntry) => entry.fault?.slice(entry.fault.indexOf(' ') + 1);
+
+/** Answered in the client's place by a fault rule, or cut on its way: the client never had the real answer. */
+const failedByFault = (entry: StampedEntry) => {
+  const effect = injectedEffect(entry);
+  return (
+    effect !== undefined && (effect.startsWith('status=') || effect === 'reset' || effect === 'cut-body')
+  );
+};
+
+/**
+ * A retail request refused with 401: for the token it carried (its fingerprint), or by an injected invalid_token,
+ * whose entry leaves the token out (src/middleware/faults). A 401 to a request with no token is neither.
+ */
+const isRefusal = (entry: StampedEntry) =>
+  !isTokenRequest(entry) &&
+  entry.status === 401 &&
+  (entry.tokenFingerprint !== undefined || injectedEffect(entry) === 'invalid-token');
+
+/**
+ * Whether `later` was sent once `refusal` had been answered: its answer came by `later`'s arrival, or, at one
+ * instant (a frozen clock, where an answer's duration is real time added to a clock that stood still), before
+ * `later`'s own answer. `refusal` comes first in the judged order.
+ */
+const sentAfterAnswer = (refusal: StampedEntry, later: StampedEntry) =>
+  answeredAtMs(refusal) <= later.timeMs || refusal.timeMs === later.timeMs;
+
+/**
+ * The token requests the hour's count leaves out: those a fault rule failed, whose retry is the client's right
+ * reaction (retry-before-retry-after and server-error-retried-at-once judge its pace), and each that answers a
+ * refusal: the first token request sent after a 401 was answered to a request carrying the token the client
+ * held, the one its latest token request issued (any, before the journal's first token request).
+ */
+const reactionsToFailures = (entries: readonly StampedEntry[]): Set<StampedEntry> => {
+  const uncounted = new Set<StampedEntry>();
+  // Refusals no token request was sent after yet: still in flight, or answered since the last one.
+  let pending: StampedEntry[] = [];
+  let held: string | undefined;
+  for (const entry of entries) {
+    if (isRefusal(entry)) pending.push(entry);
+    if (!isTokenRequest(entry)) continue;
+    if (failedByFault(entry)) {
+      uncounted.add(entry);
+      continue;
+    }
+    const answered = pending.filter((refusal) => sentAfterAnswer(refusal, entry));
+    pending = pending.filter((refusal) => !answered.includes(refusal));
+    if (
+      answered.some(
+        (r) => r.tokenFingerprint === undefined || held === undefined || r.tokenFingerprint === held,
+      )
+    )
+      uncounted.add(entry);
+    if (entry.tokenFingerprint !== undefined) held = entry.tokenFingerprint;
+  }
+  return uncounted;
+};
+
 const tokenRequestsPerHour = (entries: readonly StampedEntry[], options: JudgeOptions): Finding[] => {
   const allowed = tokenAllowancePerHour(options);
-  const requests = entries.filter(isTokenRequest);
+  const uncounted = reactionsToFailures(entries);
+  const requests = entries.filter((e) => isTokenRequest(e) && !uncounted.has(e));
   // A request is one too many when two or more token requests came in the 60 minutes before it.
   const excess: StampedEntry[] = [];
   let busiest = { count: 0, startMs: 0 };
@@ -306,9 +371,12 @@ const requestKey = (entry: StampedEntry) =>
 
 const repeatedFailingRequest = (entries: readonly StampedEntry[]): Finding[] => {
   const failures = entries.filter((e) => e.status >= 400 && e.status < 500 && e.status !== 429);
-  // A 401 sent with a new token each time (each expired in turn) is not the same request repeated.
+  // A 401 sent with a new token each time (each expired in turn) is not the same request repeated. An injected
+  // invalid_token's entry leaves out the token it refused, so, like an unrecorded body, it is only itself.
   const key = (e: StampedEntry) =>
-    `${requestKey(e)} ${e.status}${e.status === 401 ? ` ${e.tokenFingerprint ?? ''}` : ''}`;
+    injectedEffect(e) === 'invalid-token'
+      ? `refused ${e.requestId}`
+      : `${requestKey(e)} ${e.status}${e.status === 401 ? ` ${e.tokenFingerprint ?? ''}` : ''}`;
   const repeated = [...groupBy(failures, key).values()].filter(
     (group) => group.length >= REPEATED_FAILURE_THRESHOLD,
   );

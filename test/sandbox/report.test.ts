@@ -191,6 +191,78 @@ describe('token-requests-per-hour', () => {
     assert.equal(f.exampleRequestIds.length, MAX_EXAMPLES);
     assert.deepEqual(f.exampleRequestIds, ['r2', 'r3', 'r4', 'r5', 'r6']);
   });
+
+  test('a login that answers a 401 to the token it held is not counted: injected invalidToken every third search', () => {
+    const j = journal();
+    j.login(0, { tokenFingerprint: 'T' });
+    // The same incremental search every 2 minutes; every third refused, then sent again after a new login.
+    for (let i = 1; i <= 9; i++) {
+      const at = i * 2 * MIN;
+      if (i % 3 !== 0) j.search(at, { tokenFingerprint: 'T', body: SINCE_TODAY });
+      else {
+        // The journal leaves out the token an injected invalid_token refused: it is still good.
+        delete j.search(at, { status: 401, fault: 'rule-1 invalid-token', body: SINCE_TODAY })
+          .tokenFingerprint;
+        // The login answers the same token while it has long to live.
+        j.login(at + S, { tokenFingerprint: 'T' });
+        j.search(at + 2 * S, { tokenFingerprint: 'T', body: SINCE_TODAY });
+      }
+    }
+    assert.deepEqual(judgeClient(j.entries, CLIENT), []);
+  });
+
+  test('a real 401 (revoked, rotated key) brings a new token that is not counted either, one login per refusal', () => {
+    const j = journal();
+    j.login(0, { tokenFingerprint: 'A' });
+    j.search(1 * MIN, { tokenFingerprint: 'A', status: 401 });
+    j.login(2 * MIN, { tokenFingerprint: 'B' });
+    j.search(3 * MIN, { tokenFingerprint: 'B', status: 401 });
+    j.login(4 * MIN, { tokenFingerprint: 'C' });
+    j.search(5 * MIN, { tokenFingerprint: 'C' });
+    assert.deepEqual(judgeClient(j.entries, CLIENT), []);
+    // Logins after the same refusal answer nothing: they count, the first login with them.
+    j.login(6 * MIN, { tokenFingerprint: 'D' });
+    const extra = j.login(7 * MIN, { tokenFingerprint: 'E' });
+    const f = only(judgeClient(j.entries, CLIENT), 'token-requests-per-hour');
+    assert.deepEqual([f.count, f.exampleRequestIds], [1, ids(extra)]);
+  });
+
+  test('a login with no 401 before it counts: not after a 401 to an older token, nor before the 401 was answered', () => {
+    const j = journal();
+    j.login(0, { tokenFingerprint: 'A' });
+    j.login(1 * MIN, { tokenFingerprint: 'B' });
+    // A 401 to the token the client had already replaced: no reason to log in again.
+    j.search(2 * MIN, { tokenFingerprint: 'A', status: 401 });
+    const third = j.login(3 * MIN, { tokenFingerprint: 'C' });
+    // A slow request refused only after the next login had been sent: that login did not answer it.
+    j.search(4 * MIN, { tokenFingerprint: 'C', status: 401, durationMs: 2 * MIN });
+    const fourth = j.login(5 * MIN, { tokenFingerprint: 'D' });
+    // A 401 to a request that carried no token at all: a login then is no answer to a refused token.
+    delete j.search(6 * MIN, { status: 401 }).tokenFingerprint;
+    const fifth = j.login(7 * MIN, { tokenFingerprint: 'E' });
+    const f = only(judgeClient(j.entries, CLIENT), 'token-requests-per-hour');
+    assert.deepEqual(f.exampleRequestIds, ids(third, fourth, fifth));
+  });
+
+  test('a token request a fault rule failed (status, reset, cut body) is not counted: the client never had a token', () => {
+    const j = journal();
+    j.login(0, { status: 502, fault: 'rule-1 status=502' });
+    j.login(2 * S, { status: 200, fault: 'rule-2 reset', tokenFingerprint: 'lost' });
+    j.login(5 * S, { status: 200, fault: 'header cut-body', tokenFingerprint: 'lost' });
+    j.login(9 * S, { status: 429, fault: 'rule-3 status=429;retry-after=1', retryAfterSeconds: 1 });
+    j.login(20 * S, { tokenFingerprint: 'T' });
+    j.login(40 * MIN, { tokenFingerprint: 'U' });
+    assert.deepEqual(judgeClient(j.entries, CLIENT), []);
+    // A fault that still delivered the token (latency, slow body) counts, as does a real refusal.
+    const k = journal();
+    k.login(0, { fault: 'rule-1 latency=800ms' });
+    k.login(1 * MIN, { fault: 'rule-2 slow-body=100' });
+    const third = k.login(2 * MIN, { status: 400 });
+    assert.deepEqual(
+      only(judgeClient(k.entries, CLIENT), 'token-requests-per-hour').exampleRequestIds,
+      ids(third),
+    );
+  });
 });
 
 describe('several-tokens-at-once', () => {
@@ -363,6 +435,26 @@ describe('repeated-failing-request', () => {
       ['repeated-failing-request', 'token-reused-after-401'],
     );
     assert.deepEqual(findings[0]?.exampleRequestIds, ids(first));
+  });
+  test('an injected invalid_token, whose token the journal leaves out, is a repeat of nothing; no token at all is', () => {
+    const j = journal();
+    for (let i = 0; i < 3; i++) {
+      delete j.get(i * 10 * MIN, { status: 401, fault: `rule-1 invalid-token` }).tokenFingerprint;
+      j.login(i * 10 * MIN + S);
+      j.get(i * 10 * MIN + 2 * S);
+    }
+    assert.deepEqual(
+      judgeClient(j.entries, CLIENT).map((f) => f.rule),
+      [],
+    );
+    const bare = journal();
+    const first = bare.get(0, { status: 401 });
+    for (let i = 1; i < 3; i++) bare.get(i * S, { status: 401 });
+    for (const entry of bare.entries) delete entry.tokenFingerprint;
+    assert.deepEqual(
+      only(judgeClient(bare.entries, CLIENT), 'repeated-failing-request').exampleRequestIds,
+      ids(first),
+    );
   });
 });
 
@@ -650,6 +742,9 @@ describe('properties', () => {
     pageToken: maybe(fc.constant('p2')),
     hasNextPage: fc.boolean(),
     retryAfterSeconds: fc.integer({ min: 1, max: 120 }),
+    fault: maybe(
+      fc.constantFrom('rule-1 status=503', 'rule-1 invalid-token', 'header reset', 'rule-2 latency=5ms'),
+    ),
   });
   const journalArb = fc.array(rawEntry, { maxLength: 120 }).map((raws) =>
     raws
@@ -675,6 +770,7 @@ describe('properties', () => {
           ...(search ? { body: r.body, hasNextPage: r.hasNextPage } : {}),
           ...(search && r.pageToken !== undefined ? { pageToken: r.pageToken } : {}),
           ...(r.status === 429 ? { retryAfterSeconds: r.retryAfterSeconds } : {}),
+          ...(r.fault === undefined ? {} : { fault: r.fault }),
         };
       }),
   );
@@ -721,8 +817,27 @@ describe('properties', () => {
         const tokenRequests = mine.filter(
           (e) => e.operation === OPERATIONS.login || e.operation === OPERATIONS.oauthToken,
         );
-        const excess = tokenRequests.filter(
-          (e, i) => tokenRequests.slice(0, i).filter((d) => d.timeMs > e.timeMs - 60 * MIN).length >= 2,
+        // Not counted: a token request a fault failed, and the first other one sent after a 401 to the token
+        // the client held (the latest issued, if any) was answered.
+        const delivered = tokenRequests.filter((e) => !/ (status=|reset$|cut-body$)/.test(e.fault ?? ''));
+        const sentAfter = (r: StampedEntry, l: StampedEntry) =>
+          r.seq < l.seq && (r.timeMs + r.durationMs <= l.timeMs || r.timeMs === l.timeMs);
+        const counted = delivered.filter((l, i) => {
+          const held = delivered
+            .slice(0, i)
+            .findLast((k) => k.tokenFingerprint !== undefined)?.tokenFingerprint;
+          return !mine.some(
+            (r) =>
+              !tokenRequests.includes(r) &&
+              r.status === 401 &&
+              (r.tokenFingerprint !== undefined || r.fault === 'rule-1 invalid-token') &&
+              sentAfter(r, l) &&
+              !delivered.slice(0, i).some((k) => sentAfter(r, k)) &&
+              (r.tokenFingerprint === undefined || held === undefined || r.tokenFingerprint === held),
+          );
+        });
+        const excess = counted.filter(
+          (e, i) => counted.slice(0, i).filter((d) => d.timeMs > e.timeMs - 60 * MIN).length >= 2,
         );
         assert.equal(report.find((f) => f.rule === 'token-requests-per-hour')?.count ?? 0, excess.length);
 

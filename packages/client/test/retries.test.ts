@@ -429,6 +429,27 @@ describe('with injected faults', () => {
     await larder.sandbox.faults.clear();
   });
 
+  test('invalid_token on every third search: a re-login after each, and a report with no finding', async () => {
+    await larder.sandbox.requests.clear();
+    await faults([
+      {
+        match: { operation: 'searchInventoryHistory' },
+        when: { every: 3 },
+        effect: { type: 'invalidToken' },
+      },
+    ]);
+    const { client } = await clientOn(larder, reader);
+    let count = 0;
+    for await (const _ of client.inventoryHistory.search({}, { location: 'loc-1', pageSize: 100 })) count++;
+    assert.equal(count, entries.length);
+    const journal = await larder.journal();
+    const logins = journal.filter((e) => e.operation === 'authenticationLoginPost').length;
+    assert.equal(logins, 1 + journal.filter((e) => e.status === 401).length);
+    assert.ok(logins > 3, `${logins} logins`);
+    assert.deepEqual(await larder.report(reader.clientId), []);
+    await larder.sandbox.faults.clear();
+  });
+
   test('calls refused the same token at once bring one re-login, even when the login answers that token again', async () => {
     await larder.sandbox.requests.clear();
     // An injected invalid_token leaves the token good: the next login may answer the very same one.
