@@ -68,7 +68,9 @@ export const RULES = [
     description:
       'The same first search page (same operation, location, body and pageSize, no pageToken) requested less ' +
       'than 60 seconds after it was last answered successfully (an answer a fault rule cut, slowed or delayed ' +
-      'does not count: the client may never have had it). Poll at most once a minute.',
+      'does not count: the client may never have had it), unless a later page of the same search was refused ' +
+      'for its pageToken (400 code 40005, real or injected) since: starting over is then the way on. Poll at ' +
+      'most once a minute.',
   },
   {
     id: 'full-rewalk-without-date-range',
@@ -423,6 +425,9 @@ const tokenReusedAfter401 = (entries: readonly StampedEntry[]): Finding[] => {
   ];
 };
 
+const walkKey = (entry: StampedEntry) =>
+  JSON.stringify([entry.operation, entry.location ?? null, canonicalJson(entry.body)]);
+
 const firstPageKey = (entry: StampedEntry) =>
   JSON.stringify([
     entry.operation,
@@ -431,17 +436,29 @@ const firstPageKey = (entry: StampedEntry) =>
     entry.pageSize ?? null,
   ]);
 
+/** A later page refused for its pageToken (400 code 40005, real or injected): the walk can only start over. */
+const pageTokenRefused = (entry: StampedEntry) =>
+  entry.pageToken !== undefined &&
+  entry.status === 400 &&
+  (entry.code === 40005 || injectedEffect(entry) === 'bad-page-token');
+
 const firstPagePolled = (entries: readonly StampedEntry[]): Finding[] => {
-  const firstPages = entries.filter((e) => isSearch(e) && e.pageToken === undefined);
   const polled: { entry: StampedEntry; gapMs: number }[] = [];
-  for (const group of groupBy(firstPages, firstPageKey).values()) {
-    // Measured from the last successful answer, so retrying a failed first page is not polling.
-    let lastSuccessMs: number | undefined;
-    for (const entry of group) {
-      if (lastSuccessMs !== undefined && entry.timeMs - lastSuccessMs < FIRST_PAGE_INTERVAL_MS)
-        polled.push({ entry, gapMs: entry.timeMs - lastSuccessMs });
-      if (isSuccess(entry) && entry.fault === undefined) lastSuccessMs = entry.timeMs;
-    }
+  // Measured from the last successful answer, so retrying a failed first page is not polling; by search (walkKey),
+  // then by first page (firstPageKey), so a refused page token forgets every first page of its search.
+  const lastSuccessMs = new Map<string, Map<string, number>>();
+  for (const entry of entries) {
+    if (!isSearch(entry)) continue;
+    const search = walkKey(entry);
+    if (pageTokenRefused(entry)) lastSuccessMs.delete(search);
+    if (entry.pageToken !== undefined) continue;
+    const firstPage = firstPageKey(entry);
+    const pages = lastSuccessMs.get(search) ?? new Map<string, number>();
+    const last = pages.get(firstPage);
+    if (last !== undefined && entry.timeMs - last < FIRST_PAGE_INTERVAL_MS)
+      polled.push({ entry, gapMs: entry.timeMs - last });
+    if (isSuccess(entry) && entry.fault === undefined)
+      lastSuccessMs.set(search, pages.set(firstPage, entry.timeMs));
   }
   if (polled.length === 0) return [];
   polled.sort((a, b) => inOrder(a.entry, b.entry));
@@ -457,9 +474,6 @@ const firstPagePolled = (entries: readonly StampedEntry[]): Finding[] => {
     ),
   ];
 };
-
-const walkKey = (entry: StampedEntry) =>
-  JSON.stringify([entry.operation, entry.location ?? null, canonicalJson(entry.body)]);
 
 const fullRewalk = (entries: readonly StampedEntry[]): Finding[] => {
   // Full walks without updatedDateRange, by search; an open walk per search awaits its last page.

@@ -531,6 +531,28 @@ describe('first-page-polled', () => {
     const again = j.search(8 * S, { body: SINCE_TODAY });
     assert.deepEqual(only(judgeClient(j.entries, CLIENT), 'first-page-polled').exampleRequestIds, ids(again));
   });
+  test('starting a walk over after its page token was refused (40005, injected or real) is no poll', () => {
+    const j = journal();
+    const body = SINCE_TODAY;
+    j.search(0, { body, pageSize: 50, hasNextPage: true });
+    j.search(1 * S, {
+      body,
+      pageSize: 50,
+      pageToken: 'p2',
+      status: 400,
+      code: 40005,
+      fault: 'rule-1 bad-page-token',
+    });
+    j.search(2 * S, { body, pageSize: 50, hasNextPage: true });
+    j.search(3 * S, { body, pageSize: 50, pageToken: 'p2', status: 400, code: 40005 });
+    j.search(4 * S, { body, pageSize: 50, hasNextPage: true });
+    j.search(5 * S, { body, pageSize: 50, pageToken: 'p2' });
+    assert.deepEqual(judgeClient(j.entries, CLIENT), []);
+    // Once the walk went on, its first page again is polling; and another search's refusal excuses nothing.
+    j.search(6 * S, { body, pageSize: 50, pageToken: 'p2', status: 400, code: 40005, location: 'loc-2' });
+    const again = j.search(7 * S, { body, pageSize: 50, hasNextPage: true });
+    assert.deepEqual(only(judgeClient(j.entries, CLIENT), 'first-page-polled').exampleRequestIds, ids(again));
+  });
 });
 
 describe('full-rewalk-without-date-range', () => {
