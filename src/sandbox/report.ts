@@ -51,15 +51,18 @@ export const RULES = [
       'The same request (method, path, location, body, pageToken; for a 401, the same access token too) answered ' +
       'the same 4xx status three times or more, consecutive or not. A 4xx other than 429 will not change by ' +
       'asking again: fix the request. A 401 from an injected invalidToken is never the same as another: the ' +
-      'journal does not name the token it refused.',
+      'token it refused is still good, and a new login may hand it back.',
   },
   {
     id: 'token-reused-after-401',
     severity: 'error',
     title: 'Token reused after 401',
     description:
-      'A retail request with an access token that had already been answered 401 (expired or revoked). After a ' +
-      '401, get a new token before the next request.',
+      'A retail request sent with an access token after a 401 to that token (expired, revoked, or an injected ' +
+      'invalidToken) had been answered, when no token request (login or OAuth token) sent after that 401 and ' +
+      'answered before the request handed the client that same token back. After a 401, log in again before ' +
+      'the next request: a login that hands back the same token (an injected invalidToken leaves it good) makes ' +
+      'it good again; a token kept without asking is flagged.',
   },
   {
     id: 'first-page-polled',
@@ -203,13 +206,10 @@ const failedByFault = (entry: StampedEntry) => {
 };
 
 /**
- * A retail request refused with 401: for the token it carried (its fingerprint), or by an injected invalid_token,
- * whose entry leaves the token out (src/middleware/faults). A 401 to a request with no token is neither.
+ * A retail request refused with 401 for the token it carried (its fingerprint), expired, revoked or by an injected
+ * invalid_token. A 401 to a request with no token is none.
  */
-const isRefusal = (entry: StampedEntry) =>
-  !isTokenRequest(entry) &&
-  entry.status === 401 &&
-  (entry.tokenFingerprint !== undefined || injectedEffect(entry) === 'invalid-token');
+const isRefusal = (entry: StampedEntry) => usesToken(entry) && entry.status === 401;
 
 /**
  * Whether `later` was sent once `refusal` had been answered: its answer came by `later`'s arrival, or, at one
@@ -239,12 +239,7 @@ const reactionsToFailures = (entries: readonly StampedEntry[]): Set<StampedEntry
     }
     const answered = pending.filter((refusal) => sentAfterAnswer(refusal, entry));
     pending = pending.filter((refusal) => !answered.includes(refusal));
-    if (
-      answered.some(
-        (r) => r.tokenFingerprint === undefined || held === undefined || r.tokenFingerprint === held,
-      )
-    )
-      uncounted.add(entry);
+    if (answered.some((r) => held === undefined || r.tokenFingerprint === held)) uncounted.add(entry);
     if (entry.tokenFingerprint !== undefined) held = entry.tokenFingerprint;
   }
   return uncounted;
@@ -374,7 +369,7 @@ const requestKey = (entry: StampedEntry) =>
 const repeatedFailingRequest = (entries: readonly StampedEntry[]): Finding[] => {
   const failures = entries.filter((e) => e.status >= 400 && e.status < 500 && e.status !== 429);
   // A 401 sent with a new token each time (each expired in turn) is not the same request repeated. An injected
-  // invalid_token's entry leaves out the token it refused, so, like an unrecorded body, it is only itself.
+  // invalid_token refuses a good token that a new login may hand back: like an unrecorded body, it is only itself.
   const key = (e: StampedEntry) =>
     injectedEffect(e) === 'invalid-token'
       ? `refused ${e.requestId}`
@@ -398,27 +393,55 @@ const repeatedFailingRequest = (entries: readonly StampedEntry[]): Finding[] => 
   ];
 };
 
+/** A token request that handed the client a token: answered with one, and not failed by a fault on its way. */
+const handsToken = (entry: StampedEntry): entry is StampedEntry & { tokenFingerprint: string } =>
+  isTokenRequest(entry) && isSuccess(entry) && entry.tokenFingerprint !== undefined && !failedByFault(entry);
+
+/**
+ * Per token: the 401s to it and the token requests that handed it out, each counted once known answered, as the
+ * latest position (in the judged order) of either. A use is a reuse when the latest 401 it was sent after comes
+ * later than the latest token request handing that token back that it was sent after.
+ */
 const tokenReusedAfter401 = (entries: readonly StampedEntry[]): Finding[] => {
-  const uses = entries.filter(usesToken);
-  // When each token was first answered 401.
-  const refusedAt = new Map<string, number>();
+  type Pending = { entry: StampedEntry; at: number };
+  const tokens = new Map<
+    string,
+    { refused: Pending[]; refusedAt: number; issued: Pending[]; issuedAt: number }
+  >();
+  const token = (fingerprint: string) => {
+    const state = tokens.get(fingerprint) ?? { refused: [], refusedAt: -1, issued: [], issuedAt: -1 };
+    tokens.set(fingerprint, state);
+    return state;
+  };
   const reuses: StampedEntry[] = [];
-  for (const entry of uses) {
-    const refused = refusedAt.get(entry.tokenFingerprint);
-    if (refused !== undefined && refused <= entry.timeMs) reuses.push(entry);
+  entries.forEach((entry, at) => {
+    if (handsToken(entry)) token(entry.tokenFingerprint).issued.push({ entry, at });
+    if (!usesToken(entry)) return;
+    const state = token(entry.tokenFingerprint);
+    // A 401 counts once answered before this use arrived (one in flight then, as at one frozen instant, is not
+    // known to the client); a token request once answered by then, or at the same instant.
+    for (const r of state.refused)
+      if (answeredAtMs(r.entry) <= entry.timeMs) state.refusedAt = Math.max(state.refusedAt, r.at);
+    state.refused = state.refused.filter((r) => answeredAtMs(r.entry) > entry.timeMs);
+    for (const l of state.issued)
+      if (sentAfterAnswer(l.entry, entry)) state.issuedAt = Math.max(state.issuedAt, l.at);
+    state.issued = state.issued.filter((l) => !sentAfterAnswer(l.entry, entry));
+    if (state.refusedAt > state.issuedAt) reuses.push(entry);
     if (entry.status === 401) {
-      const answered = answeredAtMs(entry);
-      if (refused === undefined || answered < refused) refusedAt.set(entry.tokenFingerprint, answered);
+      // This 401 stands for any pending one answered no sooner, which it follows: short lists on a frozen clock.
+      state.refused = state.refused.filter((r) => answeredAtMs(r.entry) < answeredAtMs(entry));
+      state.refused.push({ entry, at });
     }
-  }
+  });
   if (reuses.length === 0) return [];
-  const tokens = new Set(reuses.map((e) => e.tokenFingerprint));
+  const reused = new Set(reuses.map((e) => e.tokenFingerprint));
   return [
     finding(
       'token-reused-after-401',
       `Get a new token after a 401: ${plural(reuses.length, 'request', 'requests')} reused ` +
-        `${tokens.size === 1 ? 'a token' : `${tokens.size} tokens`} already refused with 401 (expired or ` +
-        'revoked). Log in again, then retry with the new token.',
+        `${reused.size === 1 ? 'a token' : `${reused.size} tokens`} already refused with 401 (expired, revoked ` +
+        'or an injected invalidToken) with no token request handing it back since. Log in again, then retry ' +
+        'with the token the login returns.',
       reuses.length,
       reuses.map((e) => e.requestId),
     ),

@@ -200,9 +200,13 @@ describe('token-requests-per-hour', () => {
       const at = i * 2 * MIN;
       if (i % 3 !== 0) j.search(at, { tokenFingerprint: 'T', body: SINCE_TODAY });
       else {
-        // The journal leaves out the token an injected invalid_token refused: it is still good.
-        delete j.search(at, { status: 401, fault: 'rule-1 invalid-token', body: SINCE_TODAY })
-          .tokenFingerprint;
+        // An injected invalid_token refuses a token that is still good.
+        j.search(at, {
+          tokenFingerprint: 'T',
+          status: 401,
+          fault: 'rule-1 invalid-token',
+          body: SINCE_TODAY,
+        });
         // The login answers the same token while it has long to live.
         j.login(at + S, { tokenFingerprint: 'T' });
         j.search(at + 2 * S, { tokenFingerprint: 'T', body: SINCE_TODAY });
@@ -436,11 +440,11 @@ describe('repeated-failing-request', () => {
     );
     assert.deepEqual(findings[0]?.exampleRequestIds, ids(first));
   });
-  test('an injected invalid_token, whose token the journal leaves out, is a repeat of nothing; no token at all is', () => {
+  test('an injected invalid_token, whose token a new login may hand back, is a repeat of nothing; no token at all is', () => {
     const j = journal();
     for (let i = 0; i < 3; i++) {
-      delete j.get(i * 10 * MIN, { status: 401, fault: `rule-1 invalid-token` }).tokenFingerprint;
-      j.login(i * 10 * MIN + S);
+      j.get(i * 10 * MIN, { status: 401, fault: `rule-1 invalid-token` });
+      j.login(i * 10 * MIN + S, { tokenFingerprint: 'tok' });
       j.get(i * 10 * MIN + 2 * S);
     }
     assert.deepEqual(
@@ -479,6 +483,70 @@ describe('token-reused-after-401', () => {
     j.get(10 * MIN + 20, { tokenFingerprint: 'A', status: 401, location: 'loc-2' }); // sent before the 401 came
     j.login(10 * MIN + 1 * S, { tokenFingerprint: 'B' });
     j.get(10 * MIN + 2 * S, { tokenFingerprint: 'B' });
+    assert.deepEqual(judgeClient(j.entries, CLIENT), []);
+  });
+
+  test('a token kept after an injected invalid_token, never logging in again, is reused', () => {
+    const j = journal();
+    j.login(0, { tokenFingerprint: 'T' });
+    j.get(1 * MIN, { tokenFingerprint: 'T' });
+    j.get(2 * MIN, { tokenFingerprint: 'T', status: 401, fault: 'rule-1 invalid-token', durationMs: 5 });
+    // The token is still good, so the server answers; the client was told it was not.
+    const again = j.get(2 * MIN + S, { tokenFingerprint: 'T' });
+    const again2 = j.search(3 * MIN, { tokenFingerprint: 'T' });
+    const f = only(judgeClient(j.entries, CLIENT), 'token-reused-after-401');
+    assert.deepEqual([f.count, f.exampleRequestIds], [2, ids(again, again2)]);
+    assert.match(f.message, /2 requests reused a token already refused with 401 .*with no token request/);
+  });
+
+  test('a login that hands the refused token back makes it good again: injected invalid_token, then the same token', () => {
+    const j = journal();
+    j.login(0, { tokenFingerprint: 'T' });
+    j.get(1 * MIN, { tokenFingerprint: 'T', status: 401, fault: 'rule-1 invalid-token', durationMs: 5 });
+    j.login(1 * MIN + S, { tokenFingerprint: 'T' });
+    j.get(1 * MIN + 2 * S, { tokenFingerprint: 'T' });
+    // Again, on a frozen clock: the 401, the login and the retry all at one instant, in that order.
+    j.get(5 * MIN, { tokenFingerprint: 'T', status: 401, fault: 'rule-1 invalid-token', durationMs: 5 });
+    j.login(5 * MIN, { tokenFingerprint: 'T', durationMs: 5 });
+    j.get(5 * MIN, { tokenFingerprint: 'T' });
+    j.get(6 * MIN, { tokenFingerprint: 'T' });
+    assert.deepEqual(judgeClient(j.entries, CLIENT), []);
+  });
+
+  test('only a token request after the 401 that hands that token back excuses its reuse', () => {
+    const j = journal();
+    j.login(0, { tokenFingerprint: 'A' });
+    j.get(1 * MIN, { tokenFingerprint: 'A', status: 401, code: 40101 });
+    // A new token, but the old one sent again.
+    j.login(2 * MIN, { tokenFingerprint: 'B' });
+    const stale = j.get(3 * MIN, { tokenFingerprint: 'A', status: 401 });
+    // Token requests that handed nothing back: refused, or failed by a fault.
+    j.get(4 * MIN, { tokenFingerprint: 'T', status: 401, fault: 'rule-1 invalid-token' });
+    j.login(5 * MIN, { status: 429, retryAfterSeconds: 1 });
+    j.login(6 * MIN, { tokenFingerprint: 'T', fault: 'rule-2 cut-body' });
+    const kept = j.get(7 * MIN, { tokenFingerprint: 'T' });
+    // A login sent before the 401 (answered after it) answered no refusal.
+    j.get(8 * MIN, { tokenFingerprint: 'U', status: 401, fault: 'rule-1 invalid-token', durationMs: 2 * S });
+    j.login(8 * MIN - 1, { tokenFingerprint: 'U', durationMs: 3 * S });
+    const early = j.get(9 * MIN, { tokenFingerprint: 'U' });
+    const f = judgeClient(j.entries, CLIENT).find((f) => f.rule === 'token-reused-after-401');
+    assert.deepEqual(f?.exampleRequestIds, ids(stale, kept, early));
+  });
+
+  test('near miss: a 401 to a call sent before the re-login, answered after it, needs no second re-login', () => {
+    const j = journal();
+    j.login(0, { tokenFingerprint: 'T' });
+    // Two calls at once, both refused; the second slowly, after the first had logged in again and retried.
+    j.get(1 * MIN, { tokenFingerprint: 'T', status: 401, fault: 'rule-1 invalid-token', durationMs: 10 });
+    j.get(1 * MIN + 1, {
+      tokenFingerprint: 'T',
+      status: 401,
+      fault: 'rule-1 invalid-token',
+      durationMs: 900,
+    });
+    j.login(1 * MIN + 100, { tokenFingerprint: 'T', durationMs: 10 });
+    j.get(1 * MIN + 200, { tokenFingerprint: 'T' });
+    j.get(1 * MIN + S, { tokenFingerprint: 'T' });
     assert.deepEqual(judgeClient(j.entries, CLIENT), []);
   });
 
@@ -840,7 +908,7 @@ describe('properties', () => {
           (e) => e.operation === OPERATIONS.login || e.operation === OPERATIONS.oauthToken,
         );
         // Not counted: a token request a fault failed, and the first other one sent after a 401 to the token
-        // the client held (the latest issued, if any) was answered.
+        // the client held (the latest issued, if any) was answered, whatever refused it.
         const delivered = tokenRequests.filter((e) => !/ (status=|reset$|cut-body$)/.test(e.fault ?? ''));
         const sentAfter = (r: StampedEntry, l: StampedEntry) =>
           r.seq < l.seq && (r.timeMs + r.durationMs <= l.timeMs || r.timeMs === l.timeMs);
@@ -852,10 +920,10 @@ describe('properties', () => {
             (r) =>
               !tokenRequests.includes(r) &&
               r.status === 401 &&
-              (r.tokenFingerprint !== undefined || r.fault === 'rule-1 invalid-token') &&
+              r.tokenFingerprint !== undefined &&
               sentAfter(r, l) &&
               !delivered.slice(0, i).some((k) => sentAfter(r, k)) &&
-              (r.tokenFingerprint === undefined || held === undefined || r.tokenFingerprint === held),
+              (held === undefined || r.tokenFingerprint === held),
           );
         });
         const excess = counted.filter(

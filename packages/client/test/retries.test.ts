@@ -495,6 +495,58 @@ describe('with injected faults', () => {
     await larder.sandbox.faults.clear();
   });
 
+  test('a raw loop that keeps its token after an injected invalid_token is caught; one that logs in again is not', async () => {
+    // Never back (see virtualTime), and still: the loop moves it on itself.
+    const last = Date.parse((await larder.sandbox.clock.get()).now);
+    await larder.sandbox.clock.set(new Date(Math.max(Date.now(), last) + 60_000), { frozen: true });
+    const login = async () => {
+      const response = await fetch(`${larder.url}${LOGIN_PATH}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          clientId: reader.clientId,
+          clientSecret: reader.clientSecret,
+          userAccessType: 'PLATFORM_MACHINE_CLIENT',
+        }),
+      });
+      return ((await response.json()) as { token: { accessToken: string } }).token.accessToken;
+    };
+    const [entry] = entries;
+    const loop = async (relogin: boolean) => {
+      await larder.sandbox.requests.clear();
+      await faults([
+        {
+          match: { operation: 'getInventoryHistoryById' },
+          when: { next: 1 },
+          effect: { type: 'invalidToken' },
+        },
+      ]);
+      let token = await login();
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        // A second between calls, on the frozen clock: the report judges reuse on a moving clock only.
+        await larder.sandbox.clock.advance(1);
+        const response = await fetch(`${larder.url}/v1/inventoryHistory/${entry!.inventoryHistoryLogId}`, {
+          headers: { authorization: `Bearer ${token}`, 'platform-restaurant-external-id': 'loc-1' },
+        });
+        await response.arrayBuffer();
+        statuses.push(response.status);
+        if (response.status === 401 && relogin) token = await login();
+      }
+      // The token was good all along: the server answers it again, before and after a new login.
+      assert.deepEqual(statuses, [401, 200, 200]);
+      return larder.report(reader.clientId);
+    };
+    const kept = await loop(false);
+    assert.deepEqual(
+      kept.map((f) => [f.rule, f.count]),
+      [['token-reused-after-401', 2]],
+    );
+    assert.deepEqual(await loop(true), []);
+    await larder.sandbox.faults.clear();
+    await larder.sandbox.clock.reset();
+  });
+
   test('a 4xx fault such as a bad page token is not retried', async () => {
     await larder.sandbox.requests.clear();
     await faults([

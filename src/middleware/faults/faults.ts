@@ -186,19 +186,14 @@ const ANSWERED_HERE: ReadonlySet<FaultEffect['type']> = new Set([
 /**
  * What identifies a request the handler will not see, noted as the retail routes would note it: so the report
  * knows a faulted search sent again unchanged for the same search, not a new one each time. The token only as
- * its fingerprint, and not for a token request (its fingerprint is of the token it issues) nor for an injected
- * invalid_token: that token is still good, and a new login may hand it back, so the report would take its later
- * uses for a refused token reused. A search's body is read within the body limit, and left unrecorded when it
- * is not a JSON object; never before a reset, which cuts the connection as it stands.
+ * its fingerprint, for an injected invalid_token too (so the report sees the token kept after it; a new login
+ * may hand that still-good token back, which the report allows), and not for a token request (its fingerprint is
+ * of the token it issues). A search's body is read within the body limit, and left unrecorded when it is not a
+ * JSON object; never before a reset, which cuts the connection as it stands.
  */
 const noteIdentity = async (c: Context, request: FaultRequest, effect: FaultEffect): Promise<void> => {
   const { operation } = request;
-  if (
-    request.bearer &&
-    effect.type !== 'invalidToken' &&
-    (operation === undefined || !TOKEN_OPERATIONS.includes(operation))
-  )
-    noteToken(c);
+  if (request.bearer && (operation === undefined || !TOKEN_OPERATIONS.includes(operation))) noteToken(c);
   if (effect.type === 'reset' || operation === undefined || !SEARCH_OPERATIONS.includes(operation)) return;
   let body: Record<string, unknown>;
   try {
