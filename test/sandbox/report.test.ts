@@ -836,7 +836,8 @@ describe('properties', () => {
       fc.constantFrom('rule-1 status=503', 'rule-1 invalid-token', 'header reset', 'rule-2 latency=5ms'),
     ),
   });
-  const journalArb = fc.array(rawEntry, { maxLength: 120 }).map((raws) =>
+  type RawEntry = typeof rawEntry extends fc.Arbitrary<infer R> ? R : never;
+  const toJournal = (raws: RawEntry[]) =>
     raws
       .sort((x, y) => x.second - y.second)
       .map((r, seq): StampedEntry => {
@@ -862,8 +863,8 @@ describe('properties', () => {
           ...(r.status === 429 ? { retryAfterSeconds: r.retryAfterSeconds } : {}),
           ...(r.fault === undefined ? {} : { fault: r.fault }),
         };
-      }),
-  );
+      });
+  const journalArb = fc.array(rawEntry, { maxLength: 120 }).map(toJournal);
 
   test("a client's report depends on its own entries only, in any order, and is well formed", () => {
     fc.assert(
@@ -945,6 +946,59 @@ describe('properties', () => {
         assert.equal(report.find((f) => f.rule === 'several-tokens-at-once')?.count ?? 0, overlapping.length);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  test('token-reused-after-401 agrees with brute force', () => {
+    // One client's, and long enough that a token is refused, handed back and used again.
+    const oneClient = fc
+      .array(
+        rawEntry.map((r): RawEntry => ({ ...r, clientId: 'a' })),
+        { minLength: 20, maxLength: 80 },
+      )
+      .map(toJournal);
+    fc.assert(
+      fc.property(oneClient, (entries) => {
+        // Built in the judged order: by time, then seq (the stamp).
+        const mine = entries.filter((e) => e.clientId === 'a');
+        const isTokenRequest = (e: StampedEntry) =>
+          e.operation === OPERATIONS.login || e.operation === OPERATIONS.oauthToken;
+        const uses = mine.filter((e) => e.tokenFingerprint !== undefined && !isTokenRequest(e));
+        const answeredBy = (r: StampedEntry, u: StampedEntry) => r.timeMs + r.durationMs <= u.timeMs;
+        const sentAfter = (l: StampedEntry, u: StampedEntry) =>
+          l.timeMs + l.durationMs <= u.timeMs || l.timeMs === u.timeMs;
+        const reuses = uses.filter((u) =>
+          uses.some(
+            (r) =>
+              r.seq < u.seq &&
+              r.status === 401 &&
+              r.tokenFingerprint === u.tokenFingerprint &&
+              answeredBy(r, u) &&
+              // No token request handing that token back after the 401, answered by this use or an earlier one.
+              !mine.some(
+                (l) =>
+                  isTokenRequest(l) &&
+                  l.status === 200 &&
+                  l.tokenFingerprint === u.tokenFingerprint &&
+                  !/ (status=|reset$|cut-body$)/.test(l.fault ?? '') &&
+                  r.seq < l.seq &&
+                  uses.some(
+                    (x) =>
+                      x.tokenFingerprint === u.tokenFingerprint &&
+                      l.seq < x.seq &&
+                      x.seq <= u.seq &&
+                      sentAfter(l, x),
+                  ),
+              ),
+          ),
+        );
+        const found = judgeClient(entries, 'a').find((f) => f.rule === 'token-reused-after-401');
+        assert.deepEqual(
+          [found?.count ?? 0, found?.exampleRequestIds ?? []],
+          [reuses.length, reuses.slice(0, MAX_EXAMPLES).map((e) => e.requestId)],
+        );
+      }),
+      { numRuns: 500 },
     );
   });
 });
