@@ -85,6 +85,15 @@ export const convertBatch = ({ kind, texts, lines, first }: RawBatch): Converted
       continue;
     }
     const found = validator.problems(value);
+    if (found.length > 0 && isPage(value)) {
+      problems.push({
+        line,
+        record: first + i,
+        fieldName: '(record)',
+        message: `is a page of the API's response (currentPageToken, nextPageToken, data), not a ${recordKind(kind).label}: give the records in its data array (jq -c '.data[]' turns pages into NDJSON)`,
+      });
+      continue;
+    }
     for (const problem of found)
       problems.push({ line: lineOfField(texts[i]!, line, problem.fieldName), record: first + i, ...problem });
     if (found.length === 0) tally.own++;
@@ -101,6 +110,16 @@ export const convertBatch = ({ kind, texts, lines, first }: RawBatch): Converted
   }
   return { records: problems.length === 0 ? records : [], problems, tally };
 };
+
+/**
+ * A search answer saved as it came (`curl … > po.json`): its fields alone would be a dozen "is required" problems
+ * that never say the records are one level down.
+ */
+const isPage = (value: unknown): boolean =>
+  typeof value === 'object' &&
+  value !== null &&
+  Array.isArray((value as { data?: unknown }).data) &&
+  (Object.hasOwn(value, 'nextPageToken') || Object.hasOwn(value, 'currentPageToken'));
 
 /** The record's top-level fields that `kind` has. */
 const fieldsOf = (kind: RecordKind, fields: readonly string[]): number =>

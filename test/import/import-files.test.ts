@@ -203,6 +203,20 @@ for (const backend of await backends()) {
       assert.equal(await instance.store.locations.get(locationId), undefined);
     });
 
+    test("a page of the API's response saved as a file is one problem naming what it is, not its fields", async () => {
+      const locationId = newLocationId();
+      const page = { currentPageToken: '', nextPageToken: 'b2', data: orders.slice(0, 2) };
+      const result = await importFiles(instance.store, {
+        locationId,
+        purchaseOrders: { path: 'page.json', input: Readable.from([JSON.stringify(page, null, 2)]) },
+      });
+      assert.equal(result.committed, false);
+      assert.deepEqual(result.problems.map(formatProblem), [
+        "page.json:1 (record): is a page of the API's response (currentPageToken, nextPageToken, data), not a purchase order: give the records in its data array (jq -c '.data[]' turns pages into NDJSON)",
+      ]);
+      assert.equal(await instance.store.locations.get(locationId), undefined);
+    });
+
     test("a file of another kind is told over its records, not its first alone: past a malformed first record, or mixed in with the given kind's", async () => {
       const locationId = newLocationId();
       const hintOf = async (lines: readonly string[]) => {
