@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -80,6 +80,29 @@ describe('larder CLI end to end', () => {
       ],
     );
     assert.match(swapped.stderr, /Stopped after 51 problems; nothing was imported/);
+  });
+
+  test('one file given for both kinds, however spelt, is a usage error naming both flags', async () => {
+    const run = await larder(
+      [
+        'import',
+        '--db',
+        db,
+        '--location',
+        'loc-twice',
+        '--purchase-orders',
+        'po.ndjson',
+        '--inventory-history',
+        './po.ndjson',
+      ],
+      {},
+      dir,
+    );
+    assert.equal(run.code, 2);
+    assert.equal(
+      run.stderr.split('\n')[0],
+      `larder import: --purchase-orders po.ndjson and --inventory-history ./po.ndjson are the same file (${join(await realpath(dir), 'po.ndjson')}): a file holds one kind. Give each kind its own file.`,
+    );
   });
 
   test('a reader that stops early (`larder openapi | head`) ends the command quietly, exit 0', async () => {

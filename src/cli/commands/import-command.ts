@@ -1,4 +1,6 @@
+import { realpath, stat } from 'node:fs/promises';
 import { formatProblem, importFiles } from '../../import/import-files.js';
+import type { RecordKindName } from '../../records/kinds.js';
 import { LOCATION_ID, LOCATION_ID_RULE, MAX_RECORD_BYTES } from '../../shared/limits.js';
 import { type Command, requiredOption, STORE_OPTIONS, UsageError } from '../command.js';
 import { kindFileOptions, kindFiles, kindFlag } from '../kind-files.js';
@@ -26,7 +28,8 @@ export const importCommand: Command = {
     `an id repeated within a file, a file that cannot be read (FILE:0), or a record longer than ${MAX_RECORD_BYTES / 2 ** 20} MiB is a\n` +
     'problem too. A file of the other kind is told first, naming the flag to give it with (FILE:0 (file): looks\n' +
     'like purchase orders, not inventory entries: give it with --purchase-orders), also after the first 50\n' +
-    'problems of a file given before it. Records are upserted by id within the location.',
+    'problems of a file given before it; one file given for both kinds is refused (exit code 2). Records are\n' +
+    'upserted by id within the location.',
   run: async (args, io) => {
     const locationId = requiredOption(args, 'location');
     if (!LOCATION_ID.test(locationId)) {
@@ -38,6 +41,7 @@ export const importCommand: Command = {
       throw new UsageError('Give --purchase-orders FILE, --inventory-history FILE, or both.');
     if (given.filter((file) => file.path === '-').length > 1)
       throw new UsageError('Only one file can be read from stdin.');
+    await refuseOneFileTwice(files);
     const name = args.strings['name'];
     const progress = createProgress(io, 'records');
     const started = performance.now();
@@ -70,4 +74,22 @@ export const importCommand: Command = {
     );
     return 0;
   },
+};
+
+/**
+ * One file given for both kinds (`po.ndjson` and `./po.ndjson`, a link to it) can hold only one of them, so
+ * importing it would end in a page of field problems for the other; said up front, as export does for its targets.
+ */
+const refuseOneFileTwice = async (files: ReturnType<typeof kindFiles>): Promise<void> => {
+  const given = Object.entries(files).filter(([, file]) => file.path !== '-');
+  if (given.length < 2) return;
+  // A file that cannot be stat'ed is told by the import itself, with its reason.
+  const stats = await Promise.all(given.map(([, file]) => stat(file.path).catch(() => undefined)));
+  const [a, b] = stats;
+  if (a === undefined || b === undefined || a.dev !== b.dev || a.ino !== b.ino) return;
+  const [first, second] = given.map(([kind, file]) => `${kindFlag(kind as RecordKindName)} ${file.path}`);
+  const where = await realpath(given[0]![1].path);
+  throw new UsageError(
+    `${first} and ${second} are the same ${a.isFile() ? 'file' : 'input'} (${where}): a file holds one kind. Give each kind its own file.`,
+  );
 };
