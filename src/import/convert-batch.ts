@@ -90,7 +90,7 @@ export const convertBatch = ({ kind, texts, lines, first }: RawBatch): Converted
         line,
         record: first + i,
         fieldName: '(record)',
-        message: `is a page of the API's response (currentPageToken, nextPageToken, data), not a ${recordKind(kind).label}: give the records in its data array (jq -c '.data[]' turns pages into NDJSON)`,
+        message: `is a search page (currentPageToken, nextPageToken, data), not a ${recordKind(kind).label}: give the records in its data array (jq -c '.data[]' turns pages into NDJSON)`,
       });
       continue;
     }

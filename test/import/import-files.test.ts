@@ -203,7 +203,7 @@ for (const backend of await backends()) {
       assert.equal(await instance.store.locations.get(locationId), undefined);
     });
 
-    test("a page of the API's response saved as a file is one problem naming what it is, not its fields", async () => {
+    test('a search page saved as a file is one problem naming what it is, not its fields', async () => {
       const locationId = newLocationId();
       const page = { currentPageToken: '', nextPageToken: 'b2', data: orders.slice(0, 2) };
       const result = await importFiles(instance.store, {
@@ -212,7 +212,7 @@ for (const backend of await backends()) {
       });
       assert.equal(result.committed, false);
       assert.deepEqual(result.problems.map(formatProblem), [
-        "page.json:1 (record): is a page of the API's response (currentPageToken, nextPageToken, data), not a purchase order: give the records in its data array (jq -c '.data[]' turns pages into NDJSON)",
+        "page.json:1 (record): is a search page (currentPageToken, nextPageToken, data), not a purchase order: give the records in its data array (jq -c '.data[]' turns pages into NDJSON)",
       ]);
       assert.equal(await instance.store.locations.get(locationId), undefined);
     });
