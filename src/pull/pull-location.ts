@@ -138,6 +138,19 @@ const describeStart = (since: Watermark | string | undefined) =>
   since === undefined ? 'all' : typeof since === 'string' ? since : (since.day ?? 'all');
 
 /**
+ * The watermark of a run that received nothing is where it started. A start in the future (`--since 2029-01-01`, a
+ * typo for 2019) kept there would make every later run skip what changes until then, so it comes back to yesterday
+ * (UTC): a day of leeway for a source whose clock is behind this one's.
+ */
+const notAhead = (watermark: Watermark, now: number): Watermark => {
+  const today = new Date(now).toISOString().slice(0, 10);
+  const ahead =
+    (watermark.day !== null && watermark.day > today) ||
+    (watermark.from !== undefined && Date.parse(watermark.from) > now);
+  return ahead ? { day: new Date(now - 86_400_000).toISOString().slice(0, 10), seen: {} } : watermark;
+};
+
+/**
  * Copies a location from any server that speaks the retail interface into the local store, through the client:
  * one login, paged, rate limits and failures retried, and incremental from the watermark kept in the store. A run
  * is all or nothing: its records are written in one import session, and the watermark is saved only after the
@@ -177,6 +190,7 @@ export const pullLocation = async (store: Store, options: PullOptions): Promise<
         ...(since === undefined ? {} : { since }),
       });
       let rows: RecordRow[] = [];
+      const before = received;
       for await (const record of run) {
         // The source may be any server: what it sends is checked like an import before it is stored.
         const [problem] = validator.problems(record);
@@ -194,7 +208,7 @@ export const pullLocation = async (store: Store, options: PullOptions): Promise<
         }
       }
       if (rows.length > 0) await session.put(kind, rows);
-      watermarks[kind.name] = run.watermark!;
+      watermarks[kind.name] = received === before ? notAhead(run.watermark!, Date.now()) : run.watermark!;
     }
     counts = toFieldCounts(await session.commit());
   } catch (error) {

@@ -276,5 +276,16 @@ for (const backend of await backends()) {
       assert.deepEqual(other.started, { purchaseOrders: 'all', inventoryHistory: 'all' });
       assert.deepEqual(await storedTexts(db.store, 'other'), await storedTexts(source.store, 'src-loc'));
     });
+
+    test('a --since in the future, which finds nothing, is not kept as the watermark: the next run still gets what changes', async () => {
+      const ahead = await pull('ahead', { since: '2999-01-01' });
+      assert.deepEqual(ahead.counts, { purchaseOrders: 0, inventoryEntries: 0 });
+      const now = await source.clockNow();
+      const changed = purchaseOrderFixture(90, { modifiedAt: now, status: 'RECEIVED' });
+      await source.load('src-loc', 'purchaseOrders', [changed]);
+      await pull('ahead');
+      const [orders] = await storedTexts(db.store, 'ahead');
+      assert.ok(orders?.includes(JSON.stringify(changed)));
+    });
   });
 }
