@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { openSync } from 'node:fs';
 import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { larder, larderToHead, startServe } from '../helpers/cli.js';
+import { BIN, larder, larderToHead, startServe } from '../helpers/cli.js';
 import { inventoryFixture, purchaseOrderFixture } from '../helpers/fixtures.js';
 
 const T = Date.parse('2024-06-01T00:00:00Z');
@@ -102,6 +105,35 @@ describe('larder CLI end to end', () => {
     assert.equal(
       run.stderr.split('\n')[0],
       `larder import: --purchase-orders po.ndjson and --inventory-history ./po.ndjson are the same file (${join(await realpath(dir), 'po.ndjson')}): a file holds one kind. Give each kind its own file.`,
+    );
+  });
+
+  test('standard input given for both kinds (`-` and /dev/stdin) is a usage error naming both flags', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        'import',
+        '--db',
+        db,
+        '--location',
+        'loc-twice',
+        '--purchase-orders',
+        '-',
+        '--inventory-history',
+        '/dev/stdin',
+      ],
+      { cwd: dir, stdio: [openSync(join(dir, 'po.ndjson'), 'r'), 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const [code] = await once(child, 'close');
+    assert.equal(code, 2);
+    assert.equal(
+      stderr.split('\n')[0],
+      `larder import: --purchase-orders - and --inventory-history /dev/stdin are the same file (${join(await realpath(dir), 'po.ndjson')}): a file holds one kind. Give each kind its own file.`,
     );
   });
 

@@ -1,3 +1,4 @@
+import { fstatSync, type Stats } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { formatProblem, importFiles } from '../../import/import-files.js';
 import type { RecordKindName } from '../../records/kinds.js';
@@ -76,19 +77,29 @@ export const importCommand: Command = {
   },
 };
 
+/** What `path` opens (`-`: standard input), or undefined when it cannot be stat'ed: the import says why. */
+const statOf = async (path: string): Promise<Stats | undefined> => {
+  try {
+    return path === '-' ? fstatSync(0) : await stat(path);
+  } catch {
+    return undefined;
+  }
+};
+
 /**
- * One file given for both kinds (`po.ndjson` and `./po.ndjson`, a link to it) can hold only one of them, so
- * importing it would end in a page of field problems for the other; said up front, as export does for its targets.
+ * One file given for both kinds (`po.ndjson` and `./po.ndjson`, a link to it, `-` and `/dev/stdin`) can hold only
+ * one of them, so importing it would end in a page of field problems for the other (or, for standard input, an
+ * empty second file); said up front, as export does for its targets.
  */
 const refuseOneFileTwice = async (files: ReturnType<typeof kindFiles>): Promise<void> => {
-  const given = Object.entries(files).filter(([, file]) => file.path !== '-');
+  const given = Object.entries(files);
   if (given.length < 2) return;
-  // A file that cannot be stat'ed is told by the import itself, with its reason.
-  const stats = await Promise.all(given.map(([, file]) => stat(file.path).catch(() => undefined)));
-  const [a, b] = stats;
+  const [a, b] = await Promise.all(given.map(([, file]) => statOf(file.path)));
   if (a === undefined || b === undefined || a.dev !== b.dev || a.ino !== b.ino) return;
   const [first, second] = given.map(([kind, file]) => `${kindFlag(kind as RecordKindName)} ${file.path}`);
-  const where = await realpath(given[0]![1].path);
+  const named = given.find(([, file]) => file.path !== '-');
+  const where =
+    named === undefined ? 'standard input' : await realpath(named[1].path).catch(() => named[1].path);
   throw new UsageError(
     `${first} and ${second} are the same ${a.isFile() ? 'file' : 'input'} (${where}): a file holds one kind. Give each kind its own file.`,
   );
