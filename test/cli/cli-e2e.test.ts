@@ -85,22 +85,21 @@ describe('larder CLI end to end', () => {
     assert.match(swapped.stderr, /Stopped after 51 problems; nothing was imported/);
   });
 
+  /** An import of `orders` and `entries` into loc-twice. */
+  const importBoth = (orders: string, entries: string) => [
+    'import',
+    '--db',
+    db,
+    '--location',
+    'loc-twice',
+    '--purchase-orders',
+    orders,
+    '--inventory-history',
+    entries,
+  ];
+
   test('one file given for both kinds, however spelt, is a usage error naming both flags', async () => {
-    const run = await larder(
-      [
-        'import',
-        '--db',
-        db,
-        '--location',
-        'loc-twice',
-        '--purchase-orders',
-        'po.ndjson',
-        '--inventory-history',
-        './po.ndjson',
-      ],
-      {},
-      dir,
-    );
+    const run = await larder(importBoth('po.ndjson', './po.ndjson'), {}, dir);
     assert.equal(run.code, 2);
     assert.equal(
       run.stderr.split('\n')[0],
@@ -109,22 +108,10 @@ describe('larder CLI end to end', () => {
   });
 
   test('standard input given for both kinds (`-` and /dev/stdin) is a usage error naming both flags', async () => {
-    const child = spawn(
-      process.execPath,
-      [
-        BIN,
-        'import',
-        '--db',
-        db,
-        '--location',
-        'loc-twice',
-        '--purchase-orders',
-        '-',
-        '--inventory-history',
-        '/dev/stdin',
-      ],
-      { cwd: dir, stdio: [openSync(join(dir, 'po.ndjson'), 'r'), 'ignore', 'pipe'] },
-    );
+    const child = spawn(process.execPath, [BIN, ...importBoth('-', '/dev/stdin')], {
+      cwd: dir,
+      stdio: [openSync(join(dir, 'po.ndjson'), 'r'), 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
