@@ -193,7 +193,8 @@ test('the CLI: LARDER_KEY_ENCRYPTION_KEY or --key-file seals the keys; a wrong o
 
   // `keys retire` cuts the active key off and makes a new one; an unknown kid is a clear failure.
   const activeKid = /^(\S+) .* active$/m.exec(listed.stdout)?.[1] ?? '';
-  const retired = await larder(['keys', 'retire', activeKid, '--db', db, '--key-file', keyFile]);
+  // After `--`: a kid (a JWK thumbprint, base64url) may begin with '-', which would read as an option.
+  const retired = await larder(['keys', 'retire', '--db', db, '--key-file', keyFile, '--', activeKid]);
   assert.equal(retired.code, 0, retired.stderr);
   assert.match(
     retired.stdout,
