@@ -71,9 +71,9 @@ export const RULES = [
     description:
       'The same first search page (same operation, location, body and pageSize, no pageToken) requested less ' +
       'than 60 seconds after it was last answered successfully (an answer a fault rule cut, slowed or delayed ' +
-      'does not count: the client may never have had it), unless a later page of the same search was refused ' +
-      'for its pageToken (400 code 40005, real or injected) since: starting over is then the way on. Poll at ' +
-      'most once a minute.',
+      'does not count: the client may never have had it), unless a later page of the same search failed since ' +
+      '(its pageToken refused with 400 code 40005, a 5xx, or an answer a fault rule reset or cut; real or ' +
+      'injected): starting over is then a way on. Poll at most once a minute.',
   },
   {
     id: 'full-rewalk-without-date-range',
@@ -81,7 +81,8 @@ export const RULES = [
     title: 'Whole history re-walked',
     description:
       'The same search (operation, location, body) without updatedDateRange walked from its first page to its ' +
-      'last twice or more. After the first full walk, sync incrementally with updatedDateRange.',
+      'last twice or more (a page a fault rule cut or reset does not count: the client never had it). After the ' +
+      'first full walk, sync incrementally with updatedDateRange.',
   },
   {
     id: 'server-error-retried-at-once',
@@ -459,21 +460,26 @@ const firstPageKey = (entry: StampedEntry) =>
     entry.pageSize ?? null,
   ]);
 
-/** A later page refused for its pageToken (400 code 40005, real or injected): the walk can only start over. */
-const pageTokenRefused = (entry: StampedEntry) =>
+/**
+ * A later page that leaves the client no page to go on from: its pageToken refused (400 code 40005, real or
+ * injected), a 5xx, or an answer a fault rule reset or cut. Starting the walk over is a fair answer to each (a 429
+ * is not one: it asks the client to wait and ask that page again).
+ */
+const walkBroken = (entry: StampedEntry) =>
   entry.pageToken !== undefined &&
-  entry.status === 400 &&
-  (entry.code === 40005 || injectedEffect(entry) === 'bad-page-token');
+  ((entry.status === 400 && (entry.code === 40005 || injectedEffect(entry) === 'bad-page-token')) ||
+    entry.status >= 500 ||
+    failedByFault(entry));
 
 const firstPagePolled = (entries: readonly StampedEntry[]): Finding[] => {
   const polled: { entry: StampedEntry; gapMs: number }[] = [];
   // Measured from the last successful answer, so retrying a failed first page is not polling; by search (walkKey),
-  // then by first page (firstPageKey), so a refused page token forgets every first page of its search.
+  // then by first page (firstPageKey), so a broken walk forgets every first page of its search.
   const lastSuccessMs = new Map<string, Map<string, number>>();
   for (const entry of entries) {
     if (!isSearch(entry)) continue;
     const search = walkKey(entry);
-    if (pageTokenRefused(entry)) lastSuccessMs.delete(search);
+    if (walkBroken(entry)) lastSuccessMs.delete(search);
     if (entry.pageToken !== undefined) continue;
     const firstPage = firstPageKey(entry);
     const pages = lastSuccessMs.get(search) ?? new Map<string, number>();
@@ -503,7 +509,8 @@ const fullRewalk = (entries: readonly StampedEntry[]): Finding[] => {
   const walks = new Map<string, { first: StampedEntry; pages: number }[]>();
   const open = new Map<string, { first: StampedEntry; pages: number }>();
   for (const entry of entries) {
-    if (!isSearch(entry) || !isSuccess(entry) || hasDateRange(entry.body)) continue;
+    // A page a fault cut or reset never reached the client: it neither ends nor counts in the walk.
+    if (!isSearch(entry) || !isSuccess(entry) || failedByFault(entry) || hasDateRange(entry.body)) continue;
     const key = walkKey(entry);
     let walk = open.get(key);
     if (entry.pageToken === undefined) {

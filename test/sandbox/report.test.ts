@@ -621,6 +621,23 @@ describe('first-page-polled', () => {
     const again = j.search(7 * S, { body, pageSize: 50, hasNextPage: true });
     assert.deepEqual(only(judgeClient(j.entries, CLIENT), 'first-page-polled').exampleRequestIds, ids(again));
   });
+  test('starting a walk over after a later page failed (5xx, reset or cut, real or injected) is no poll', () => {
+    const j = journal();
+    const body = SINCE_TODAY;
+    j.search(0, { body, hasNextPage: true });
+    j.search(1 * S, { body, pageToken: 'p2', status: 503, fault: 'rule-1 status=503' });
+    j.search(2 * S, { body, hasNextPage: true });
+    j.search(3 * S, { body, pageToken: 'p2', fault: 'rule-1 cut-body' });
+    j.search(4 * S, { body, hasNextPage: true });
+    j.search(5 * S, { body, pageToken: 'p2', status: 500 });
+    j.search(6 * S, { body, hasNextPage: true });
+    j.search(7 * S, { body, pageToken: 'p2' });
+    assert.deepEqual(judgeClient(j.entries, CLIENT), []);
+    // A 429 on a later page asks the client to wait, not to start over: its first page again is polling.
+    j.search(8 * S, { body, pageToken: 'p2', status: 429, retryAfterSeconds: 1 });
+    const again = j.search(9 * S, { body, hasNextPage: true });
+    assert.deepEqual(only(judgeClient(j.entries, CLIENT), 'first-page-polled').exampleRequestIds, ids(again));
+  });
 });
 
 describe('full-rewalk-without-date-range', () => {
@@ -663,6 +680,22 @@ describe('full-rewalk-without-date-range', () => {
     j.search(10 * MIN + 5 * S, { pageToken: 'p2', hasNextPage: false, body: { updatedDateRange: null } });
     const f = only(judgeClient(j.entries, CLIENT), 'full-rewalk-without-date-range');
     assert.deepEqual(f.exampleRequestIds, ids(second));
+  });
+
+  test('a page the client never had (a fault cut or reset it) neither ends nor counts in a walk', () => {
+    const j = journal();
+    walk(j, 0, 2);
+    // The last page cut: the client starts over, and that second walk is its first complete one since.
+    j.search(10 * MIN, { hasNextPage: true });
+    j.search(10 * MIN + S, { pageToken: 'p2', hasNextPage: false, fault: 'rule-1 cut-body' });
+    j.search(11 * MIN, { hasNextPage: true, fault: 'rule-1 reset' });
+    assert.deepEqual(judgeClient(j.entries, CLIENT), []);
+    // Retrying the cut last page completes the walk: that is a re-walk.
+    const retried = j.search(12 * MIN, { hasNextPage: true });
+    j.search(12 * MIN + S, { pageToken: 'p2', hasNextPage: false });
+    const f = only(judgeClient(j.entries, CLIENT), 'full-rewalk-without-date-range');
+    assert.deepEqual(f.exampleRequestIds, ids(retried));
+    assert.match(f.message, /2 full walks of 2 pages/);
   });
 
   test('near miss: re-walks with updatedDateRange, an abandoned walk, other locations and filters', () => {
