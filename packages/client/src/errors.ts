@@ -5,9 +5,16 @@ export class LarderClientError extends Error {
   override name = 'LarderClientError';
 }
 
+/** The request an error answer is for: what the client sent, no header or body (they may carry a secret). */
+export interface ApiErrorRequest {
+  method: string;
+  url: string;
+}
+
 /**
- * The server answered with an error: its `ErrorMessage` fields, the HTTP status and the request id. `code` is
- * undefined when the body was not an ErrorMessage (a proxy's HTML page, the OAuth endpoint's RFC 6749 body).
+ * The server answered with an error: its `ErrorMessage` fields, the HTTP status, the request id and the request
+ * (method and URL). `code` is undefined when the body was not an ErrorMessage (a proxy's HTML page, the OAuth
+ * endpoint's RFC 6749 body).
  */
 export class LarderApiError extends LarderClientError {
   override name = 'LarderApiError';
@@ -20,9 +27,25 @@ export class LarderApiError extends LarderClientError {
   readonly canRetry: boolean;
   /** The error body as received, when it was an ErrorMessage. */
   readonly body: ErrorMessage | undefined;
+  /** The request's method and URL (path and query): which of a program's calls failed. */
+  readonly method: string;
+  readonly url: string;
 
-  constructor(status: number, body: ErrorMessage | undefined, requestId: string | undefined, text: string) {
-    super(body?.message ?? `HTTP ${status}${text === '' ? '' : `: ${text.slice(0, 200)}`}`);
+  constructor(
+    status: number,
+    body: ErrorMessage | undefined,
+    requestId: string | undefined,
+    text: string,
+    request: ApiErrorRequest,
+  ) {
+    // The server's words alone ("No such endpoint.") do not say which call failed: the request is named too, in
+    // the same sentence (its full stop moved after it).
+    const sent = `${request.method} ${request.url}`;
+    super(
+      body === undefined
+        ? `HTTP ${status} ${sent}${text === '' ? '' : `: ${text.slice(0, 200)}`}`
+        : `${body.message.replace(/\.$/, '')} (${status} ${sent})`,
+    );
     this.status = status;
     this.body = body;
     this.code = body?.code;
@@ -31,6 +54,8 @@ export class LarderApiError extends LarderClientError {
     this.developerMessage = body?.developerMessage;
     this.errors = body?.errors ?? [];
     this.canRetry = body?.canRetry === undefined ? status === 429 || status >= 500 : body.canRetry === 'true';
+    this.method = request.method;
+    this.url = request.url;
   }
 }
 

@@ -70,8 +70,9 @@ const hideIn = (value: unknown, secrets: readonly string[], names = false): unkn
 };
 
 /**
- * The error an answer stands for: its ErrorMessage when it carries one; `secrets` the request sent are masked. A
- * JSON body's text is masked as parsed, so an escape (`\n`) next to a short secret does not hide it from the mask.
+ * The error an answer stands for, naming its request: its ErrorMessage when it carries one; `secrets` the request
+ * sent are masked. A JSON body's text is masked as parsed, so an escape (`\n`) next to a short secret does not hide
+ * it from the mask.
  */
 export const apiError = (answer: HttpAnswer, secrets: readonly string[] = []): LarderApiError => {
   let parsed: { value: unknown } | undefined;
@@ -91,6 +92,8 @@ export const apiError = (answer: HttpAnswer, secrets: readonly string[] = []): L
     body,
     answer.headers.get('x-request-id') ?? undefined,
     parsed === undefined ? hide(answer.text, secrets) : JSON.stringify(hideIn(parsed.value, secrets, true)),
+    // Masked too: an id or a page token the caller passed may, by mistake, be one of the secrets.
+    { method: answer.method, url: hide(answer.url, secrets) },
   );
 };
 

@@ -109,6 +109,9 @@ export interface HttpAnswer {
   status: number;
   headers: Headers;
   text: string;
+  /** The request it answers, as sent (no headers or body): an error names the call that failed. */
+  method: HttpRequest['method'];
+  url: string;
 }
 
 export interface HttpRequest {
@@ -266,7 +269,13 @@ export const createTransport = (options: TransportOptions) => {
         response.body?.cancel().catch(() => {});
         throw signal.reason;
       }
-      return { status: response.status, headers: response.headers, text: await readText(response, signal) };
+      return {
+        status: response.status,
+        headers: response.headers,
+        text: await readText(response, signal),
+        method: request.method,
+        url: request.url,
+      };
     };
     try {
       // Raced against the signal, the body read too: a fetch (or a body) that ignores it, as an in-process app's

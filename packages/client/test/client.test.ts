@@ -131,6 +131,48 @@ describe('the client against a real Larder', () => {
     }
   });
 
+  test("an API error's message names the request: status, method and URL, never a header, token or body", async () => {
+    // The server's words alone ("No such endpoint") did not say which of a program's calls failed.
+    const id = '00000000-0000-4000-8000-000000000001';
+    const missing = await client()
+      .inventoryHistory.get(id, { location: 'loc-a' })
+      .catch((error: unknown) => error);
+    assert.ok(missing instanceof LarderApiError);
+    const url = `${larder.url}/v1/inventoryHistory/${id}`;
+    assert.deepEqual([missing.method, missing.url], ['GET', url]);
+    // One sentence: the server's full stop moves after the request.
+    assert.equal(missing.message, `No inventory history entry ${id} at location loc-a (404 GET ${url})`);
+    const bad = await client()
+      .purchaseOrders.search(
+        { purchaseOrderStatuses: ['LOST' as 'DRAFT'] },
+        { location: 'loc-a', pageSize: 7 },
+      )
+      .pages()
+      [Symbol.asyncIterator]()
+      .next()
+      .catch((error: unknown) => error);
+    assert.ok(bad instanceof LarderApiError);
+    assert.equal(
+      bad.message,
+      `${bad.body?.message.replace(/\.$/, '')} (400 POST ${larder.url}/v1/purchaseOrders/search?pageSize=7)`,
+    );
+    const refused = await createClient({
+      baseUrl: larder.url,
+      clientId: reader.clientId,
+      clientSecret: 'wrong-secret',
+    })
+      .purchaseOrders.get(id, { location: 'loc-a' })
+      .catch((error: unknown) => error);
+    assert.ok(refused instanceof LarderApiError);
+    assert.equal(
+      refused.message,
+      `The client credentials are not valid (401 POST ${larder.url}/authentication/v1/authentication/login)`,
+    );
+    // What the request carried besides its URL stays out: its token, the login's body.
+    for (const error of [missing, bad, refused])
+      assert.doesNotMatch(error.message, /Bearer|wrong-secret|userAccessType/, error.message);
+  });
+
   test('one login serves a whole multi-location sync, even when every call starts at once', async () => {
     await larder.sandbox.requests.clear();
     const api = client();
@@ -496,7 +538,10 @@ describe('retries and failures', () => {
           assert.doesNotMatch(shown, /0123456789/, shown);
         }
       assert.match(refused.message, /"clientSecret":"\*\*\*"/, 'what was hidden is marked');
-      assert.equal(retail.message, 'HTTP 400: Bad request with Bearer ***');
+      assert.equal(
+        retail.message,
+        `HTTP 400 GET ${baseUrl}/v1/purchaseOrders/x: Bad request with Bearer ***`,
+      );
     } finally {
       await new Promise<void>((resolve) => echo.close(() => resolve()));
     }
@@ -539,11 +584,12 @@ describe('retries and failures', () => {
           .catch((e: unknown) => e),
       );
     const [refused, oauth, plain] = errors;
+    const login = 'http://127.0.0.1:9/authentication/v1/authentication/login';
     assert.ok(refused instanceof LarderApiError && oauth instanceof LarderApiError);
     assert.ok(plain instanceof LarderApiError);
     assert.equal(
       refused.message,
-      'Refused: {"clientId":"x","clientSecret":"***","userAccessType":"PLATFORM_MACHINE_CLIENT"}',
+      `Refused: {"clientId":"x","clientSecret":"***","userAccessType":"PLATFORM_MACHINE_CLIENT"} (422 POST ${login})`,
     );
     assert.deepEqual(
       [refused.requestId, refused.body?.requestId, refused.errors[0]?.requestId],
@@ -555,10 +601,13 @@ describe('retries and failures', () => {
     );
     assert.equal(
       oauth.message,
-      'HTTP 401: {"error":"invalid_client","error_description":"clientSecret:\\n*** is wrong","requestId":"b-b2b"}',
+      `HTTP 401 POST ${login}: {"error":"invalid_client","error_description":"clientSecret:\\n*** is wrong","requestId":"b-b2b"}`,
     );
     assert.equal(oauth.requestId, 'b-b2b');
-    assert.deepEqual([plain.message, plain.requestId], ['HTTP 400: a bad body: clientSecret=***', 'b-b3b']);
+    assert.deepEqual(
+      [plain.message, plain.requestId],
+      [`HTTP 400 POST ${login}: a bad body: clientSecret=***`, 'b-b3b'],
+    );
     // Nowhere else either: standing alone, the secret is in no error but in the server's ids.
     for (const error of [refused, oauth, plain])
       for (const shown of [String(error), JSON.stringify(error), inspect(error, { depth: 10 })])

@@ -334,5 +334,5 @@ test('a sandbox refusal that quotes the request never shows the admin token', as
   });
   const error = await echoing.clock.get().catch((e: unknown) => e);
   assert.ok(error instanceof LarderApiError);
-  assert.equal(error.message, 'HTTP 403: No entry for Bearer ***');
+  assert.equal(error.message, 'HTTP 403 GET http://larder.test/_larder/clock: No entry for Bearer ***');
 });
