@@ -37,7 +37,10 @@ import {
  * may be undefined (an environment variable, a saved watermark) can be passed as it is.
  */
 export interface ClientOptions {
-  /** The retail API's base URL (Larder: its URL, such as http://127.0.0.1:8080). */
+  /**
+   * The retail API's base URL (Larder: its URL, such as http://127.0.0.1:8080), or the interface's own, ending in
+   * /v1 (http://127.0.0.1:8080/v1).
+   */
   baseUrl: string;
   /**
    * Where the login operation is served from, when not from `baseUrl`: a host, or the interface's {auth_base_url}
@@ -131,6 +134,12 @@ const retrySettings = (retry: RetryOptions): RetrySettings => ({
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
 /**
+ * The host the retail paths (/v1/…) and, by default, the login go under: the interface's base URL ends in /v1, which
+ * given as baseUrl would double into /v1/v1/… (a 404), so one trailing /v1 is taken off.
+ */
+const retailBase = (url: string) => trimSlash(url).replace(/\/v1$/, '');
+
+/**
  * The login's URL: under a host (Larder's URL), or under the interface's own {auth_base_url}, which ends in
  * /authentication/v1 and takes /authentication/login (so that base is never doubled into a 404).
  */
@@ -174,7 +183,7 @@ export const createClient = (options: ClientOptions): LarderClient => {
   const retry = options.retry === false ? false : retrySettings(options.retry ?? {});
   const timeoutMs = options.timeoutMs ?? 30_000;
   checkOptions(options, retry, timeoutMs);
-  const baseUrl = trimSlash(options.baseUrl);
+  const baseUrl = retailBase(options.baseUrl);
   const now = options.now ?? Date.now;
   const transport = createTransport({
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),

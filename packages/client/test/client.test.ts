@@ -110,6 +110,21 @@ describe('the client against a real Larder', () => {
     );
   });
 
+  /** With these URLs, a get logs in at the login's path and calls the retail one: nothing doubled, no 404. */
+  const callsLand = async (urls: { baseUrl: string; authBaseUrl?: string }, said: string) => {
+    await larder.sandbox.requests.clear();
+    const order = await createClient({ ...urls, ...reader }).purchaseOrders.get(orders[1]!.id, {
+      location: 'loc-a',
+    });
+    assert.equal(order.id, orders[1]!.id, said);
+    const journal = await larder.journal();
+    assert.deepEqual(
+      journal.map((entry) => `${entry.status} ${entry.path}`),
+      ['200 /authentication/v1/authentication/login', `200 /v1/purchaseOrders/${orders[1]!.id}`],
+      said,
+    );
+  };
+
   test("authBaseUrl takes the interface's own {auth_base_url}, ending in /authentication/v1, as well as the host", async () => {
     // The interface writes the login as POST {auth_base_url}/authentication/login, its base ending in
     // /authentication/v1: given as such, the login went to /authentication/v1/authentication/v1/… (a 404).
@@ -117,18 +132,14 @@ describe('the client against a real Larder', () => {
       larder.url,
       `${larder.url}/authentication/v1`,
       `${larder.url}/authentication/v1/`,
-    ]) {
-      await larder.sandbox.requests.clear();
-      const api = createClient({ baseUrl: larder.url, authBaseUrl, ...reader });
-      const order = await api.purchaseOrders.get(orders[1]!.id, { location: 'loc-a' });
-      assert.equal(order.id, orders[1]!.id, authBaseUrl);
-      const journal = await larder.journal();
-      assert.deepEqual(
-        journal.map((entry) => `${entry.status} ${entry.path}`),
-        ['200 /authentication/v1/authentication/login', `200 /v1/purchaseOrders/${orders[1]!.id}`],
-        authBaseUrl,
-      );
-    }
+    ])
+      await callsLand({ baseUrl: larder.url, authBaseUrl }, authBaseUrl);
+  });
+
+  test("baseUrl takes the interface's own base URL, ending in /v1, as well as the host", async () => {
+    // Given so, the client called /v1/v1/… (a 404 "No such endpoint"), and logged in at /v1/authentication/….
+    for (const baseUrl of [larder.url, `${larder.url}/`, `${larder.url}/v1`, `${larder.url}/v1/`])
+      await callsLand({ baseUrl }, baseUrl);
   });
 
   test("an API error's message names the request: status, method and URL, never a header, token or body", async () => {
