@@ -47,9 +47,7 @@ try {
   );
 } catch (error) {
   if (error instanceof LarderApiError) {
-    console.error(
-      `Larder said ${error.status} (code ${error.code}, request ${error.requestId}): ${error.message}`,
-    );
+    console.error(`Larder said: ${error.message}; code ${error.code}, request ${error.requestId}`);
     process.exitCode = 1;
   } else throw error;
 } finally {

@@ -58,7 +58,10 @@ test('examples/sync-inventory.ts copies a location, then fetches only what chang
     env: { ...env, LARDER_CLIENT_SECRET: 'wrong' },
   });
   assert.equal(refused.code, 1);
-  assert.match(refused.stderr, /Larder said 401 \(code 40102/);
+  assert.match(
+    refused.stderr,
+    /Larder said: .*\(401 POST http:\/\/127\.0\.0\.1:\d+\/authentication\/v1\/authentication\/login\); code 40102, request /,
+  );
 });
 
 test('examples/sandbox-suite.ts, an integration test suite driving the sandbox, passes against Larder', async () => {
