@@ -71,6 +71,8 @@ export interface Command {
    * not list it is a usage error, not silently ignored.
    */
   actions?: Readonly<Record<string, readonly string[]>>;
+  /** Its arguments may be signing key ids, which may begin with '-' (see kidReadAsOption). */
+  takesKids?: boolean;
   /** The action a command without an action word performs (`larder clock` shows). */
   defaultAction?: string;
   run(args: ParsedArgs, io: CommandIo): Promise<number>;
@@ -89,6 +91,27 @@ const unknownOption = (message: string, options: readonly string[]): string => {
   return names.length === 0
     ? first
     : `${first} Did you mean ${names.map((name) => `--${name}`).join(' or ')}?`;
+};
+
+/** A signing key's id as Larder makes them: a JWK SHA-256 thumbprint in base64url, 43 characters. */
+const KID = /^[\w-]{43}$/;
+
+type ParseOptions = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+
+/**
+ * The word parseArgs read as an unknown option when it has a kid's shape, with the arguments before it: one kid in
+ * 64 begins with '-' (`-jA…`), and "Unknown option '-j'" never says that the word was the kid.
+ */
+const kidReadAsOption = (
+  args: string[],
+  options: ParseOptions,
+): { kid: string; before: string[] } | undefined => {
+  const { tokens } = parseArgs({ args, options, allowPositionals: true, strict: false, tokens: true });
+  const at = tokens.findIndex((token) => token.kind === 'option' && !Object.hasOwn(options, token.name));
+  const word = at === -1 ? undefined : args[tokens[at]!.index];
+  if (word === undefined || !KID.test(word)) return undefined;
+  const before = tokens.slice(0, at).flatMap((token) => (token.kind === 'positional' ? [token.value] : []));
+  return { kid: word, before };
 };
 
 /** The placeholders of options whose value is a number (--port PORT, --workers N, --token-ttl SECONDS). */
@@ -200,21 +223,25 @@ export const parseCommandArgs = (
   argv: readonly string[],
   io: CommandIo,
 ): ParsedArgs | 'help' => {
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
+  const options: ParseOptions = {
     help: { type: 'boolean', short: 'h' },
   };
   for (const [name, spec] of Object.entries(command.options)) {
     options[name] = spec.short === undefined ? { type: spec.type } : { type: spec.type, short: spec.short };
   }
+  const args = negativeValuesJoined(command, argv);
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({
-      args: negativeValuesJoined(command, argv),
-      options,
-      allowPositionals: true,
-      strict: true,
-    });
+    parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
+    const read =
+      command.takesKids === true && (error as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
+        ? kidReadAsOption(args, options)
+        : undefined;
+    if (read !== undefined)
+      throw new UsageError(
+        `'${read.kid}' looks like a key id beginning with '-': put it after --, as in: ${['larder', command.name, ...read.before, '--', read.kid].join(' ')}`,
+      );
     throw new UsageError(unknownOption((error as Error).message, Object.keys(options)));
   }
   if (parsed.values['help'] === true) return 'help';

@@ -348,6 +348,30 @@ describe('a word too many', () => {
   });
 });
 
+describe('a key id beginning with -', () => {
+  test('is told to go after --, not called an unknown option; a genuine unknown option is still one', async () => {
+    const db = join(dir, 'dash-kid.db');
+    // Kids are 43 base64url characters; one in 64 begins with '-', and some of those with '--' or '-<digit>'.
+    for (const kid of [`-jA${'x'.repeat(40)}`, `--${'Q'.repeat(41)}`, `-3_${'b'.repeat(40)}`]) {
+      const run = await runMain(['keys', 'retire', kid, '--db', db]);
+      assert.equal(run.code, 2, kid);
+      assert.ok(
+        run.stderr.includes(
+          `'${kid}' looks like a key id beginning with '-': put it after --, as in: larder keys retire -- ${kid}`,
+        ),
+        run.stderr,
+      );
+    }
+    for (const option of ['-x', `-jA${'x'.repeat(20)}`, '--kid']) {
+      const run = await runMain(['keys', 'retire', option, '--db', db]);
+      assert.equal(run.code, 2, option);
+      assert.ok(run.stderr.includes('Unknown option'), run.stderr);
+      assert.ok(!run.stderr.includes('looks like a key id'), run.stderr);
+    }
+    assert.equal(existsSync(db), false);
+  });
+});
+
 describe('a mistyped or missing action', () => {
   test('lists the actions and names the one most likely meant, before any server or database is asked', async () => {
     const db = join(dir, 'mistyped-action.db');

@@ -12,6 +12,7 @@ export const keysCommand: Command = {
   name: 'keys',
   takesArguments: true,
   actions: { list: [], rotate: ['token-ttl'], retire: [] },
+  takesKids: true,
   summary: 'List, rotate or retire the token signing keys.',
   usage: 'larder keys list | rotate | retire <kid>',
   options: {
