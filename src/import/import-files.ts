@@ -114,11 +114,13 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
     // What the records of the batches taken so far look like, until a file of another kind, or mixing kinds, is said.
     const tally: KindTally = { own: 0, others: {} };
     let strayTold = false;
+    // The file is of the other kind: that one problem is all it gets, as its records' problems would bury it.
+    let wrongKind = false;
     // Records of this file whose kind was judged. Past the problem limit (an earlier file's problems may have
     // reached it) a file is still read until its first batch is judged, and no further: a file of the other kind
     // is said even then, at the cost of one batch.
     let judged = 0;
-    const settled = () => truncated && (strayTold || judged >= BATCH);
+    const settled = () => wrongKind || (truncated && (strayTold || judged >= BATCH));
     const seen = new Map<string, number>();
     const repeats = (records: ConvertedBatch['records'], lines: number[], first: number): boolean => {
       let found = false;
@@ -150,9 +152,10 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
       if (!strayTold) addTally(tally, kinds);
       judged = batch.first + batch.lines.length;
       const stray = found.length === 0 || strayTold ? undefined : strayKind(tally, judged);
-      // Said once, before the problems it explains.
+      // Said once: before the problems it explains, or, of a file of the other kind, alone.
       if (stray !== undefined) {
         strayTold = true;
+        wrongKind = !stray.mixed;
         report({
           line: 0,
           fieldName: `(${noun})`,
@@ -161,6 +164,7 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
             : `looks like ${stray.kind.countLabel}, not ${kind.countLabel}: ${giveAs(stray.kind)}`,
         });
       }
+      if (wrongKind) return;
       for (const problem of found) {
         if (truncated) break;
         report(problem);
@@ -216,7 +220,8 @@ export const importFiles = async (store: Store, options: ImportOptions): Promise
         // Problems in the records before it come first, as they do in the file: those read since the last full batch
         // too (a file of the other kind whose last record is cut off is told so).
         await finish();
-        if (!truncated) report({ line: error.line, fieldName: `(${noun})`, message: error.message });
+        if (!truncated && !wrongKind)
+          report({ line: error.line, fieldName: `(${noun})`, message: error.message });
         return;
       }
       throw error;

@@ -27,8 +27,8 @@ export const importCommand: Command = {
     'Every record is validated; if any is invalid nothing is stored and each problem is printed as\n' +
     'FILE:LINE field.path: message (first 50), LINE being the line of the field itself. A file with no records,\n' +
     `an id repeated within a file, a file that cannot be read (FILE:0), or a record longer than ${MAX_RECORD_BYTES / 2 ** 20} MiB is a\n` +
-    'problem too. A file of the other kind is told first, naming the flag to give it with (FILE:0 (file): looks\n' +
-    'like purchase orders, not inventory entries: give it with --purchase-orders), also after the first 50\n' +
+    'problem too. A file of the other kind is that one problem, naming the flag to give it with (FILE:0 (file):\n' +
+    'looks like purchase orders, not inventory entries: give it with --purchase-orders), also after the first 50\n' +
     'problems of a file given before it; one file given for both kinds is refused (exit code 2). Records are\n' +
     'upserted by id within the location.',
   run: async (args, io) => {
