@@ -1,4 +1,18 @@
+import { createRequire } from 'node:module';
 import autocannon from 'autocannon';
+
+/*
+ * autocannon 8 decodes every response body into a string as it arrives (`body += chunk` in
+ * lib/pipelinedRequestsQueue.js), for its expectBody and onResponse options, which the bench does not use, and it
+ * has no option to skip it. On a search page that decoding was the load generator's limit, not the server's: a raw
+ * node:http server sending a 363 KB order page answered 720–890 requests a second with it and 5,300–6,200 without,
+ * and a 61 KB non-ASCII inventory page 3,900–4,300 against 13,500–16,000 (2026-12-01,
+ * bench/results/2026-12-01-load-generator-bodies). Bytes are still counted (addByteCount) and statuses judged.
+ */
+const PipelinedRequestsQueue = createRequire(import.meta.url)('autocannon/lib/pipelinedRequestsQueue.js') as {
+  prototype: { addBody(data: Buffer): void };
+};
+PipelinedRequestsQueue.prototype.addBody = () => {};
 
 /** One load shape: the same requests are sent to every target, so only the server differs. */
 export interface Load {
