@@ -283,6 +283,35 @@ const OUTSIDE = 3;
 /** Pixels measured from where the drawing starts: a border and its anti-aliasing, short of any label. */
 const EDGE = 3;
 
+/** At most this many screenshots of one element before its box is taken as it last was. */
+const SHOT_TRIES = 5;
+
+/**
+ * A screenshot of the element and what lies just outside it, taken where its box is before and after the shot: a
+ * page still laying out (Swagger UI re-renders after a hover) moved a Download button between its box and the
+ * shot, and the pixel "outside" it was its own fill (CI, 2026-12-01: 2.23:1 against #545d61).
+ */
+const stillShot = async (page: Page, element: Locator) => {
+  type Box = NonNullable<Awaited<ReturnType<Locator['boundingBox']>>>;
+  const same = (a: Box, b: Box) =>
+    (['x', 'y', 'width', 'height'] as const).every((k) => Math.round(a[k]) === Math.round(b[k]));
+  let box = await element.boundingBox();
+  for (let tries = 1; box !== null; tries++) {
+    const shot = await page.screenshot({
+      clip: {
+        x: Math.round(box.x) - OUTSIDE,
+        y: Math.round(box.y) - OUTSIDE,
+        width: Math.round(box.width) + 2 * OUTSIDE,
+        height: Math.round(box.height) + 2 * OUTSIDE,
+      },
+    });
+    const after = await element.boundingBox();
+    if ((after !== null && same(box, after)) || tries === SHOT_TRIES) return { shot };
+    box = after;
+  }
+  return undefined;
+};
+
 /**
  * Every visible element matching `selector` under `within` whose edge, as drawn, is too faint (WCAG 1.4.11).
  * Measured from a screenshot, for what the computed style cannot tell: a checkbox or radio button (the browser
@@ -307,16 +336,9 @@ export const weakDrawnEdges = async (
       // An inactive control is exempt (WCAG 1.4.11), as Swagger UI's "Send empty value" is while its field is filled.
       if (await element.isDisabled()) continue;
       await element.scrollIntoViewIfNeeded();
-      const box = await element.boundingBox();
-      if (box === null) continue;
-      const shot = await page.screenshot({
-        clip: {
-          x: Math.round(box.x) - OUTSIDE,
-          y: Math.round(box.y) - OUTSIDE,
-          width: Math.round(box.width) + 2 * OUTSIDE,
-          height: Math.round(box.height) + 2 * OUTSIDE,
-        },
-      });
+      const drawn = await stillShot(page, element);
+      if (drawn === undefined) continue;
+      const { shot } = drawn;
       const { width, height, data } = await decoder.evaluate(PIXELS, shot.toString('base64'));
       const pixel = ([x, y]: readonly [number, number]): Rgba => {
         const at = (y * width + x) * 4;
