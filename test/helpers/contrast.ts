@@ -283,35 +283,6 @@ const OUTSIDE = 3;
 /** Pixels measured from where the drawing starts: a border and its anti-aliasing, short of any label. */
 const EDGE = 3;
 
-/** At most this many screenshots of one element before its box is taken as it last was. */
-const SHOT_TRIES = 5;
-
-/**
- * A screenshot of the element and what lies just outside it, taken where its box is before and after the shot: a
- * page still laying out (Swagger UI re-renders after a hover) moved a Download button between its box and the
- * shot, and the pixel "outside" it was its own fill (CI, 2026-12-01: 2.23:1 against #545d61).
- */
-const stillShot = async (page: Page, element: Locator) => {
-  type Box = NonNullable<Awaited<ReturnType<Locator['boundingBox']>>>;
-  const same = (a: Box, b: Box) =>
-    (['x', 'y', 'width', 'height'] as const).every((k) => Math.round(a[k]) === Math.round(b[k]));
-  let box = await element.boundingBox();
-  for (let tries = 1; box !== null; tries++) {
-    const shot = await page.screenshot({
-      clip: {
-        x: Math.round(box.x) - OUTSIDE,
-        y: Math.round(box.y) - OUTSIDE,
-        width: Math.round(box.width) + 2 * OUTSIDE,
-        height: Math.round(box.height) + 2 * OUTSIDE,
-      },
-    });
-    const after = await element.boundingBox();
-    if ((after !== null && same(box, after)) || tries === SHOT_TRIES) return { shot };
-    box = after;
-  }
-  return undefined;
-};
-
 /**
  * Every visible element matching `selector` under `within` whose edge, as drawn, is too faint (WCAG 1.4.11).
  * Measured from a screenshot, for what the computed style cannot tell: a checkbox or radio button (the browser
@@ -336,9 +307,16 @@ export const weakDrawnEdges = async (
       // An inactive control is exempt (WCAG 1.4.11), as Swagger UI's "Send empty value" is while its field is filled.
       if (await element.isDisabled()) continue;
       await element.scrollIntoViewIfNeeded();
-      const drawn = await stillShot(page, element);
-      if (drawn === undefined) continue;
-      const { shot } = drawn;
+      const box = await element.boundingBox();
+      if (box === null) continue;
+      const shot = await page.screenshot({
+        clip: {
+          x: Math.round(box.x) - OUTSIDE,
+          y: Math.round(box.y) - OUTSIDE,
+          width: Math.round(box.width) + 2 * OUTSIDE,
+          height: Math.round(box.height) + 2 * OUTSIDE,
+        },
+      });
       const { width, height, data } = await decoder.evaluate(PIXELS, shot.toString('base64'));
       const pixel = ([x, y]: readonly [number, number]): Rgba => {
         const at = (y * width + x) * 4;
@@ -352,7 +330,25 @@ export const weakDrawnEdges = async (
         Array.from({ length: midY + 1 }, (_, i) => [midX, i] as const),
         Array.from({ length: midY + 1 }, (_, i) => [midX, height - 1 - i] as const),
       ];
-      const measured = sides.map((steps) => {
+      // A side against a sibling control drawn beside it (Swagger UI's copy button abuts Download) is that pair's
+      // shared edge, not this control's edge against what it lies on: judged only when every side is such.
+      const offset = { x: Math.round(box.x) - OUTSIDE, y: Math.round(box.y) - OUTSIDE };
+      const againstPage: boolean[] = await element.evaluate(
+        (self, points) =>
+          points.map(
+            ([x, y]) =>
+              ![...(self.parentElement?.children ?? [])].some((sibling) => {
+                const control = 'button, a[href], input, select, textarea';
+                if (sibling === self || !(sibling.matches(control) || sibling.querySelector(control)))
+                  return false;
+                const r = sibling.getBoundingClientRect();
+                return x >= r.left && x < r.right && y >= r.top && y < r.bottom;
+              }),
+          ),
+        sides.map((steps) => [offset.x + steps[0]![0], offset.y + steps[0]![1]] as const),
+      );
+      const judged = againstPage.some(Boolean) ? sides.filter((_, i) => againstPage[i]) : sides;
+      const measured = judged.map((steps) => {
         const colours = steps.map(pixel);
         const background = colours[0]!;
         const start = colours.findIndex((colour) => colour.some((channel, i) => channel !== background[i]));
