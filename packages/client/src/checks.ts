@@ -19,6 +19,14 @@ export const checkUrl = (name: string, url: unknown, credentials: string): void 
     throw new TypeError(`${name} must not hold credentials (user:password@): ${credentials}`);
 };
 
+export const trimSlash = (url: string) => url.replace(/\/+$/, '');
+
+/**
+ * The host the retail paths (/v1/…), the login by default and the sandbox's /_larder/… go under: the interface's
+ * base URL ends in /v1, which given as baseUrl would double into /v1/v1/… (a 404), so one trailing /v1 is taken off.
+ */
+export const retailBase = (url: string) => trimSlash(url).replace(/\/v1$/, '');
+
 /** The longest a timer can wait (2^31 - 1 ms, about 24.8 days): AbortSignal.timeout refuses more. */
 const MAX_TIMER_MS = 2_147_483_647;
 

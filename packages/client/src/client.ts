@@ -6,6 +6,8 @@ import {
   HEADER_RULE,
   headerCarries,
   pathSegment,
+  retailBase,
+  trimSlash,
 } from './checks.js';
 import { LarderClientError } from './errors.js';
 import {
@@ -130,14 +132,6 @@ const retrySettings = (retry: RetryOptions): RetrySettings => ({
   maxDelayMs: retry.maxDelayMs ?? DEFAULT_RETRY.maxDelayMs,
   maxElapsedMs: retry.maxElapsedMs ?? DEFAULT_RETRY.maxElapsedMs,
 });
-
-const trimSlash = (url: string) => url.replace(/\/+$/, '');
-
-/**
- * The host the retail paths (/v1/…) and, by default, the login go under: the interface's base URL ends in /v1, which
- * given as baseUrl would double into /v1/v1/… (a 404), so one trailing /v1 is taken off.
- */
-const retailBase = (url: string) => trimSlash(url).replace(/\/v1$/, '');
 
 /**
  * The login's URL: under a host (Larder's URL), or under the interface's own {auth_base_url}, which ends in

@@ -35,6 +35,13 @@ describe('the sandbox controls against a real Larder', () => {
     return { counted, sent: () => sent };
   };
 
+  test('baseUrl takes the retail base URL, ending in /v1, as well as the host: one URL serves client and sandbox', async () => {
+    for (const baseUrl of [larder.url, `${larder.url}/v1`, `${larder.url}/v1/`]) {
+      const view = await createSandbox({ baseUrl, adminToken: ADMIN_TOKEN }).clock.get();
+      assert.equal(typeof view.now, 'string', baseUrl);
+    }
+  });
+
   test('the clock: set (frozen, from a Date), advance by a duration or seconds, reset', async () => {
     const set = await sandbox.clock.set(new Date(T), { frozen: true });
     assert.deepEqual([set.now, set.frozen], ['2025-06-02T08:00:00.000Z', true]);
