@@ -22,10 +22,10 @@ export const checkUrl = (name: string, url: unknown, credentials: string): void 
 export const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
 /**
- * The host the retail paths (/v1/…), the login by default and the sandbox's /_larder/… go under: the interface's
+ * The server's base: the host the retail paths (/v1/…), the login by default and the sandbox's /_larder/… go under: the interface's
  * base URL ends in /v1, which given as baseUrl would double into /v1/v1/… (a 404), so one trailing /v1 is taken off.
  */
-export const retailBase = (url: string) => trimSlash(url).replace(/\/v1$/, '');
+export const serverBase = (url: string) => trimSlash(url).replace(/\/v1$/, '');
 
 /** The longest a timer can wait (2^31 - 1 ms, about 24.8 days): AbortSignal.timeout refuses more. */
 const MAX_TIMER_MS = 2_147_483_647;

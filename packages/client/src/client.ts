@@ -6,7 +6,7 @@ import {
   HEADER_RULE,
   headerCarries,
   pathSegment,
-  retailBase,
+  serverBase,
   trimSlash,
 } from './checks.js';
 import { LarderClientError } from './errors.js';
@@ -177,7 +177,7 @@ export const createClient = (options: ClientOptions): LarderClient => {
   const retry = options.retry === false ? false : retrySettings(options.retry ?? {});
   const timeoutMs = options.timeoutMs ?? 30_000;
   checkOptions(options, retry, timeoutMs);
-  const baseUrl = retailBase(options.baseUrl);
+  const baseUrl = serverBase(options.baseUrl);
   const now = options.now ?? Date.now;
   const transport = createTransport({
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),

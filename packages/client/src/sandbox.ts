@@ -6,7 +6,7 @@ import {
   HEADER_RULE,
   headerCarries,
   pathSegment,
-  retailBase,
+  serverBase,
 } from './checks.js';
 import { instant, isDay } from './dates.js';
 import type {
@@ -239,7 +239,7 @@ export const createSandbox = (options: SandboxOptions): LarderSandbox => {
   const timeoutMs = options.timeoutMs ?? 30_000;
   checkWhole('timeoutMs', timeoutMs, 1);
   checkFunctions(options, ['fetch', 'sleep', 'timeoutSignal']);
-  const base = `${retailBase(options.baseUrl)}/_larder`;
+  const base = `${serverBase(options.baseUrl)}/_larder`;
   // No retries: a test driving its sandbox wants a refusal or an outage at once, not after backoff.
   const transport = createTransport({
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
