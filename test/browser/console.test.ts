@@ -33,8 +33,13 @@ const view = async (name: string) => {
   await page.waitForSelector(`header nav a[aria-current="page"]:has-text("${name}")`);
 };
 
-/** Searches purchase orders modified from `day` on; answers the count the console shows for that search. */
+/**
+ * From the view's unfiltered search, searches purchase orders modified from `day` on; answers the count the console
+ * shows for that search. The unfiltered search is waited for first: the form takes the route's search as it renders
+ * it, so a date typed while a move to the view was still rendering was wiped, and the search went out unfiltered.
+ */
 const ordersModifiedFrom = async (day: string): Promise<number> => {
+  await page.locator(`p[data-search='{}']`).waitFor();
   await page.fill('input[name="startDate"]', day);
   await page.click('form.filters button[type="submit"]');
   const shown = page.locator(`p[data-search='${JSON.stringify({ updatedDateRange: { startDate: day } })}']`);

@@ -35,9 +35,11 @@ interface Look {
  */
 const LOOK = `(element) => {
   (globalThis.larderReached ??= new WeakSet()).add(element);
-  // As it settles: a style sheet may fade its outline in or out (Swagger UI's buttons take 0.3 s). Ended at once,
-  // rather than waited for: always finite, they end where they would.
-  for (const animation of element.getAnimations()) if (animation instanceof CSSTransition) animation.finish();
+  // As it settles: a style sheet may fade its outline in or out (Swagger UI's buttons take 0.3 s), or grow a parent
+  // that holds it (an operation's copy button widens from 0 as its summary takes the focus, over 0.5 s): every
+  // transition in the page, not only the element's own. Ended at once, rather than waited for: always finite, they
+  // end where they would.
+  for (const animation of document.getAnimations()) if (animation instanceof CSSTransition) animation.finish();
   const style = getComputedStyle(element);
   const layers = (from) => {
     const seen = [];
