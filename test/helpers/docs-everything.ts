@@ -44,7 +44,12 @@ const openEverything = async (all: boolean): Promise<Everything> => {
   const theme = THEMES[0] as Theme;
   const running = await startTestServer({ demo: true });
   const url = running.server.url;
-  const browser = await openBrowser(url);
+  // Stopped when the browser does not start (no Chromium here), or the server holds the test file open until its
+  // hook's timeout.
+  const browser = await openBrowser(url).catch(async (error: unknown) => {
+    await running.stop();
+    throw error;
+  });
   const close = async () => {
     await browser.close();
     await running.stop();
