@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { INVENTORY_HISTORY, PURCHASE_ORDERS, type RecordKind } from '../src/records/kinds.js';
 import { ensureStore, type StoreSpec } from './stores.js';
 
 /**
@@ -36,3 +37,23 @@ export const microbenchReport = (out: string | undefined, file: string, report: 
   }
   process.stdout.write(report);
 };
+
+/** The search shapes the page-statement microbenchmarks run, on the bench store's demo location. */
+export const PAGE_SHAPES: { label: string; kind: RecordKind; body: object }[] = [
+  {
+    label: 'First page, 100 purchase orders, includeArchived',
+    kind: PURCHASE_ORDERS,
+    body: { includeArchived: true },
+  },
+  { label: 'First page, archived left out', kind: PURCHASE_ORDERS, body: {} },
+  { label: 'First page, one status', kind: PURCHASE_ORDERS, body: { purchaseOrderStatuses: ['ORDERED'] } },
+  {
+    label: 'Inventory search, two types + one month',
+    kind: INVENTORY_HISTORY,
+    body: {
+      adjustmentType: ['RECEIVE', 'WASTED'],
+      updatedDateRange: { startDate: '2025-04-01', endDate: '2025-04-30' },
+    },
+  },
+  { label: 'Inventory search, unfiltered', kind: INVENTORY_HISTORY, body: {} },
+];

@@ -1,10 +1,15 @@
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { INVENTORY_HISTORY, PURCHASE_ORDERS, type RecordKind } from '../src/records/kinds.js';
 import { PAGE_HEADROOM, pageSql, searchSql } from '../src/storage/sqlite/search-sql.js';
 import type { RecordSearch } from '../src/storage/store.js';
 import { BENCH_LOCATION } from './dataset.js';
-import { microbenchLog as log, MICROBENCH_OPTIONS, microbenchReport, microbenchStore } from './microbench.js';
+import {
+  microbenchLog as log,
+  MICROBENCH_OPTIONS,
+  microbenchReport,
+  microbenchStore,
+  PAGE_SHAPES as SHAPES,
+} from './microbench.js';
 import { machineLine, median } from './report.js';
 
 /**
@@ -43,25 +48,6 @@ const wrappedSql = (table: string, query: RecordSearch) => {
     params,
   };
 };
-
-const SHAPES: { label: string; kind: RecordKind; body: object }[] = [
-  {
-    label: 'First page, 100 purchase orders, includeArchived',
-    kind: PURCHASE_ORDERS,
-    body: { includeArchived: true },
-  },
-  { label: 'First page, archived left out', kind: PURCHASE_ORDERS, body: {} },
-  { label: 'First page, one status', kind: PURCHASE_ORDERS, body: { purchaseOrderStatuses: ['ORDERED'] } },
-  {
-    label: 'Inventory search, two types + one month',
-    kind: INVENTORY_HISTORY,
-    body: {
-      adjustmentType: ['RECEIVE', 'WASTED'],
-      updatedDateRange: { startDate: '2025-04-01', endDate: '2025-04-30' },
-    },
-  },
-  { label: 'Inventory search, unfiltered', kind: INVENTORY_HISTORY, body: {} },
-];
 
 const time = (statement: Database.Statement, params: unknown[]) => {
   const start = process.hrtime.bigint();

@@ -160,3 +160,39 @@ test('bench/page-envelope.ts measures the framed page against the copied one', {
       );
   });
 });
+
+test('bench/page-statement-parts.ts times the page statement with each part taken off', {
+  timeout: 240_000,
+}, async () => {
+  await inScratch('larder-bench-statement-parts-', async (dir) => {
+    await runBench([
+      '--import',
+      'tsx',
+      'bench/page-statement-parts.ts',
+      '--runs',
+      '2',
+      '--rounds',
+      '1',
+      '--scale',
+      '0.01',
+      '--cache',
+      dir,
+      '--out',
+      dir,
+    ]);
+    const table = await readFile(join(dir, 'page-statement-parts.md'), 'utf8');
+    for (const form of [
+      'as served',
+      'no headroom or tail',
+      'bodies joined only',
+      'rows read only \\(their lengths summed\\)',
+    ])
+      assert.match(
+        table,
+        new RegExp(
+          `^\\| First page, 100 purchase orders, includeArchived \\| ${form} \\| \\d+ \\| \\d+ \\|$`,
+          'm',
+        ),
+      );
+  });
+});
