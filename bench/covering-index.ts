@@ -1,13 +1,12 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { INVENTORY_HISTORY } from '../src/records/kinds.js';
 import { pageSql } from '../src/storage/sqlite/search-sql.js';
 import type { RecordSearch } from '../src/storage/store.js';
 import { BENCH_LOCATION } from './dataset.js';
-import { microbenchLog as log, MICROBENCH_OPTIONS, microbenchReport, microbenchStore } from './microbench.js';
+import { microbenchLog as log, microbenchReport, statementBench } from './microbench.js';
 import { machineLine, median } from './report.js';
 import { UNICODE_LOCATION } from './unicode.js';
 
@@ -19,23 +18,13 @@ import { UNICODE_LOCATION } from './unicode.js';
  *
  *   node --import tsx bench/covering-index.ts [--runs 1000] [--rounds 10] [--out DIR] [--scale 1] [--cache DIR]
  */
-const { values } = parseArgs({
-  options: {
-    runs: { type: 'string', default: '1000' },
-    rounds: { type: 'string', default: '10' },
-    ...MICROBENCH_OPTIONS,
-  },
-});
-const runs = Number(values.runs);
-const rounds = Number(values.rounds);
+const { values, runs, rounds, path, time } = await statementBench({ runs: 1000, rounds: 10 });
 const TYPE_INDEX = 'inventory_entries_adjustment_type_page';
 const COVERING_INDEX = 'inventory_entries_adjustment_type_cover';
 
-const spec = await microbenchStore('sqlite', values);
-if (spec.backend !== 'sqlite') throw new Error('the SQLite bench store');
 const dir = mkdtempSync(join(tmpdir(), 'larder-covering-'));
 const copy = join(dir, 'store.db');
-copyFileSync(spec.path, copy);
+copyFileSync(path, copy);
 const db = new Database(copy);
 db.pragma('cache_size = -524288');
 log('[covering-index] building the covering index on a copy of the store …');
@@ -52,12 +41,6 @@ const { binding: _binding, ...filter } = INVENTORY_HISTORY.parseFilter({
   adjustmentType: ['RECEIVE', 'WASTED'],
   updatedDateRange: { startDate: '2025-04-01', endDate: '2025-04-30' },
 });
-const time = (statement: Database.Statement, params: unknown[]) => {
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < runs; i++) statement.get(...params);
-  return Number(process.hrtime.bigint() - start) / runs / 1000;
-};
-
 const rows: string[] = [];
 for (const [label, locationId] of [
   ['demo generator', BENCH_LOCATION],

@@ -1,5 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type Database from 'better-sqlite3';
 import { INVENTORY_HISTORY, PURCHASE_ORDERS, type RecordKind } from '../src/records/kinds.js';
 import { ensureStore, type StoreSpec } from './stores.js';
 
@@ -28,6 +30,30 @@ export const microbenchStore = (
     fresh: false,
     log: microbenchLog,
   });
+
+/**
+ * What the SQLite statement microbenchmarks (page-statement, page-statement-parts, covering-index) share: their
+ * options (`--runs` statements a run, `--rounds` runs of each form, and the ones above) parsed with these defaults,
+ * the SQLite bench store's path, and a timer answering µs per statement over one run.
+ */
+export const statementBench = async (defaults: { runs: number; rounds: number }) => {
+  const { values } = parseArgs({
+    options: {
+      runs: { type: 'string', default: String(defaults.runs) },
+      rounds: { type: 'string', default: String(defaults.rounds) },
+      ...MICROBENCH_OPTIONS,
+    },
+  });
+  const runs = Number(values.runs);
+  const spec = await microbenchStore('sqlite', values);
+  if (spec.backend !== 'sqlite') throw new Error('the SQLite bench store');
+  const time = (statement: Database.Statement, params: unknown[]): number => {
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < runs; i++) statement.get(...params);
+    return Number(process.hrtime.bigint() - start) / runs / 1000;
+  };
+  return { values, runs, rounds: Number(values.rounds), path: spec.path, time };
+};
 
 /** Prints a microbenchmark's report, and writes it to `<out>/<file>` when `--out` was given. */
 export const microbenchReport = (out: string | undefined, file: string, report: string): void => {

@@ -1,15 +1,8 @@
-import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { PAGE_HEADROOM, pageSql, searchSql } from '../src/storage/sqlite/search-sql.js';
 import type { RecordSearch } from '../src/storage/store.js';
 import { BENCH_LOCATION } from './dataset.js';
-import {
-  microbenchLog as log,
-  MICROBENCH_OPTIONS,
-  microbenchReport,
-  microbenchStore,
-  PAGE_SHAPES,
-} from './microbench.js';
+import { microbenchLog as log, microbenchReport, PAGE_SHAPES, statementBench } from './microbench.js';
 import { machineLine, median } from './report.js';
 
 /**
@@ -21,19 +14,9 @@ import { machineLine, median } from './report.js';
  *
  *   node --import tsx bench/page-statement-parts.ts [--runs 100] [--rounds 41] [--out DIR] [--scale 1] [--cache DIR]
  */
-const { values } = parseArgs({
-  options: {
-    runs: { type: 'string', default: '100' },
-    rounds: { type: 'string', default: '41' },
-    ...MICROBENCH_OPTIONS,
-  },
-});
-const runs = Number(values.runs);
-const rounds = Number(values.rounds);
+const { values, runs, rounds, path, time } = await statementBench({ runs: 100, rounds: 41 });
 
-const spec = await microbenchStore('sqlite', values);
-if (spec.backend !== 'sqlite') throw new Error('the SQLite bench store');
-const db = new Database(spec.path, { readonly: true });
+const db = new Database(path, { readonly: true });
 // The server's page cache size (sqlite-store.ts), so every form reads warm pages.
 db.pragma('cache_size = -65536');
 
@@ -60,12 +43,6 @@ const FORMS: { label: string; select: (served: string) => string }[] = [
   { label: 'bodies joined only', select: () => JOINED },
   { label: 'rows read only (their lengths summed)', select: () => 'sum(octet_length(json))' },
 ];
-
-const time = (statement: Database.Statement, params: unknown[]) => {
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < runs; i++) statement.get(...params);
-  return Number(process.hrtime.bigint() - start) / runs / 1000;
-};
 
 const rows: string[] = [];
 for (const shape of PAGE_SHAPES) {

@@ -1,14 +1,12 @@
-import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { PAGE_HEADROOM, pageSql, searchSql } from '../src/storage/sqlite/search-sql.js';
 import type { RecordSearch } from '../src/storage/store.js';
 import { BENCH_LOCATION } from './dataset.js';
 import {
   microbenchLog as log,
-  MICROBENCH_OPTIONS,
   microbenchReport,
-  microbenchStore,
   PAGE_SHAPES as SHAPES,
+  statementBench,
 } from './microbench.js';
 import { machineLine, median } from './report.js';
 
@@ -20,19 +18,9 @@ import { machineLine, median } from './report.js';
  *
  *   node --import tsx bench/page-statement.ts [--runs 300] [--rounds 9] [--out DIR] [--scale 1] [--cache DIR]
  */
-const { values } = parseArgs({
-  options: {
-    runs: { type: 'string', default: '300' },
-    rounds: { type: 'string', default: '9' },
-    ...MICROBENCH_OPTIONS,
-  },
-});
-const runs = Number(values.runs);
-const rounds = Number(values.rounds);
+const { values, runs, rounds, path, time } = await statementBench({ runs: 300, rounds: 9 });
 
-const spec = await microbenchStore('sqlite', values);
-if (spec.backend !== 'sqlite') throw new Error('the SQLite bench store');
-const db = new Database(spec.path, { readonly: true });
+const db = new Database(path, { readonly: true });
 // The server's page cache size (sqlite-store.ts), so both forms read warm pages.
 db.pragma('cache_size = -65536');
 
@@ -47,12 +35,6 @@ const wrappedSql = (table: string, query: RecordSearch) => {
       `UNION ALL SELECT * FROM (${sql}) UNION ALL SELECT NULL, NULL, ' ')`,
     params,
   };
-};
-
-const time = (statement: Database.Statement, params: unknown[]) => {
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < runs; i++) statement.get(...params);
-  return Number(process.hrtime.bigint() - start) / runs / 1000;
 };
 
 const rows: string[] = [];

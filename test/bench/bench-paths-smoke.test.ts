@@ -130,69 +130,58 @@ test('bench/pairs.mjs --pool pools earlier sets and prints the median change wit
   });
 });
 
+/** Runs an in-process microbenchmark on a tiny store of its own in a scratch directory; answers its report. */
+const microbench = (prefix: string, script: string, report: string, ...args: string[]) =>
+  inScratch(prefix, async (dir) => {
+    await runBench(['--import', 'tsx', script, ...args, '--scale', '0.01', '--cache', dir, '--out', dir]);
+    return readFile(join(dir, report), 'utf8');
+  });
+
 test('bench/page-envelope.ts measures the framed page against the copied one', {
   timeout: 240_000,
 }, async () => {
-  await inScratch('larder-bench-envelope-', async (dir) => {
-    await runBench([
-      '--import',
-      'tsx',
-      'bench/page-envelope.ts',
-      '--pages',
-      '20',
-      '--rounds',
-      '1',
-      '--scale',
-      '0.01',
-      '--cache',
-      dir,
-      '--out',
-      dir,
-    ]);
-    const table = await readFile(join(dir, 'page-envelope.md'), 'utf8');
-    for (const mode of ['copied', 'framed'])
-      assert.match(
-        table,
-        new RegExp(
-          `^\\| First page, 100 purchase orders, includeArchived \\| ${mode} \\| [\\d,]+ \\| \\d+ \\|`,
-          'm',
-        ),
-      );
-  });
+  const table = await microbench(
+    'larder-bench-envelope-',
+    'bench/page-envelope.ts',
+    'page-envelope.md',
+    '--pages',
+    '20',
+    '--rounds',
+    '1',
+  );
+  for (const mode of ['copied', 'framed'])
+    assert.match(
+      table,
+      new RegExp(
+        `^\\| First page, 100 purchase orders, includeArchived \\| ${mode} \\| [\\d,]+ \\| \\d+ \\|`,
+        'm',
+      ),
+    );
 });
 
 test('bench/page-statement-parts.ts times the page statement with each part taken off', {
   timeout: 240_000,
 }, async () => {
-  await inScratch('larder-bench-statement-parts-', async (dir) => {
-    await runBench([
-      '--import',
-      'tsx',
-      'bench/page-statement-parts.ts',
-      '--runs',
-      '2',
-      '--rounds',
-      '1',
-      '--scale',
-      '0.01',
-      '--cache',
-      dir,
-      '--out',
-      dir,
-    ]);
-    const table = await readFile(join(dir, 'page-statement-parts.md'), 'utf8');
-    for (const form of [
-      'as served',
-      'no headroom or tail',
-      'bodies joined only',
-      'rows read only \\(their lengths summed\\)',
-    ])
-      assert.match(
-        table,
-        new RegExp(
-          `^\\| First page, 100 purchase orders, includeArchived \\| ${form} \\| \\d+ \\| \\d+ \\|$`,
-          'm',
-        ),
-      );
-  });
+  const table = await microbench(
+    'larder-bench-statement-parts-',
+    'bench/page-statement-parts.ts',
+    'page-statement-parts.md',
+    '--runs',
+    '2',
+    '--rounds',
+    '1',
+  );
+  for (const form of [
+    'as served',
+    'no headroom or tail',
+    'bodies joined only',
+    'rows read only \\(their lengths summed\\)',
+  ])
+    assert.match(
+      table,
+      new RegExp(
+        `^\\| First page, 100 purchase orders, includeArchived \\| ${form} \\| \\d+ \\| \\d+ \\|$`,
+        'm',
+      ),
+    );
 });

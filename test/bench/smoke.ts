@@ -13,10 +13,10 @@ import { runNode } from '../helpers/cli.js';
 export const ROOT = join(import.meta.dirname, '..', '..');
 
 /** Runs `body` with a scratch directory of its own, removed afterwards whatever happens. */
-export const inScratch = async (prefix: string, body: (dir: string) => Promise<void>): Promise<void> => {
+export const inScratch = async <T>(prefix: string, body: (dir: string) => Promise<T>): Promise<T> => {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   try {
-    await body(dir);
+    return await body(dir);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
