@@ -3,8 +3,9 @@ import { type Clock, systemClock } from '../shared/clock.js';
 /**
  * Keeps `workers` processes of a node:cluster serving, with the rules `larder serve --workers N` follows:
  *
- * - a worker that dies before it ever listened (port in use, bad schema, database down) would die again, so the
- *   cluster stops with exit code 1;
+ * - a worker that exits before it ever listened (port in use, bad schema, database down) would exit again, so the
+ *   cluster stops with exit code 1; but one killed by a signal before it listened (`kill -9`, the OOM killer) was
+ *   stopped from outside, and is replaced as a crash is (so one that segfaults at every start is a crash loop);
  * - a worker that dies after it was serving is replaced after `restartDelayMs`;
  * - but a worker slot whose processes die `maxCrashes` times within `windowMs` is crash-looping: the cluster stops
  *   with exit code 1 and says so, instead of restarting it forever;
@@ -160,7 +161,7 @@ export const createSupervisor = <W extends SupervisedWorker>(options: Supervisor
     if (outcome !== undefined) return finishIfEmpty();
     const how = describeExit(code, signal);
     const who = `worker ${worker.process.pid ?? worker.id}`;
-    if (!served) {
+    if (!served && signal === null) {
       const reason = `${who} exited (${how}) before serving; stopping.`;
       log('warn', reason);
       return halt({ exitCode: 1, reason });
@@ -184,7 +185,7 @@ export const createSupervisor = <W extends SupervisedWorker>(options: Supervisor
       log('warn', reason);
       return halt({ exitCode: 1, reason });
     }
-    log('warn', `${who} exited (${how}); starting another.`);
+    log('warn', `${who} exited (${how})${served ? '' : ' before serving'}; starting another.`);
     replace();
   }
 

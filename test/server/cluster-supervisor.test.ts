@@ -184,6 +184,36 @@ test('a worker that dies before it ever listened stops the cluster with exit cod
   assert.equal(fake.listenerCount('exit'), 0, 'stops listening to the cluster');
 });
 
+test('a worker killed by a signal before it ever listened (kill -9, the OOM killer) is replaced as a crash, and the others go on', async () => {
+  const { fake, time, lines, levels, supervisor, settled } = setup();
+  const [a, b] = fake.forked;
+  fake.listen(b!);
+  fake.exit(a!, null, 'SIGKILL');
+  assert.deepEqual(lines, ['worker 1001 exited (SIGKILL) before serving; starting another.']);
+  assert.deepEqual(levels, ['warn']);
+  assert.deepEqual(b!.signals, [], 'the serving worker is left alone');
+  time.advance(1000);
+  assert.equal(fake.forked.length, 3);
+  fake.listen(fake.forked[2]!);
+  await tick();
+  assert.equal(settled(), undefined, 'the cluster goes on');
+  void supervisor.stop();
+});
+
+test('a slot whose workers die by a signal at every start is a crash loop', async () => {
+  const { fake, time, supervisor } = setup({ workers: 1, maxCrashes: 3 });
+  for (let death = 1; death <= 3; death++) {
+    fake.exit(fake.forked.at(-1)!, null, 'SIGSEGV');
+    time.advance(1000);
+  }
+  assert.deepEqual(await supervisor.done, {
+    exitCode: 1,
+    reason:
+      'worker 1003 exited (SIGSEGV): worker slot 1 died 3 times within 60 s (limit 3); stopping instead of restarting it again.',
+  });
+  assert.equal(fake.forked.length, 3);
+});
+
 test('a replacement that dies before listening stops the cluster too', async () => {
   const { fake, time, supervisor } = setup({ workers: 1 });
   fake.listen(fake.forked[0]!);
