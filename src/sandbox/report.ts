@@ -22,8 +22,9 @@ export const RULES = [
       'More than 2 token requests (login or OAuth token, whatever their answer) within 60 minutes. The platform ' +
       'asks for one token a day, reused until it expires, and never a new one more often than every 30 minutes. ' +
       'A server started with a --token-ttl under 30 minutes allows one more per token lifetime in the hour. Not ' +
-      'counted: a token request a fault rule failed (an injected status, reset or cut body: no token reached the ' +
-      'client), and the first token request sent after a 401 came to a retail request that carried the token ' +
+      'counted: a token request a fault rule failed (an injected status, reset or cut body) or the client gave up ' +
+      'on before its answer (status 0: a timeout during injected latency, say), since no token reached the ' +
+      'client, and the first token request sent after a 401 came to a retail request that carried the token ' +
       'the client held (the one its last token request issued; expired, revoked or refused by an injected ' +
       'invalidToken): logging in again then is the right answer. A new login with no such 401 before it counts.',
   },
@@ -221,7 +222,8 @@ const sentAfterAnswer = (refusal: StampedEntry, later: StampedEntry) =>
   answeredAtMs(refusal) <= later.timeMs || refusal.timeMs === later.timeMs;
 
 /**
- * The token requests the hour's count leaves out: those a fault rule failed, whose retry is the client's right
+ * The token requests the hour's count leaves out: those a fault rule failed or the client gave up on before their
+ * answer (a timeout during injected latency), whose retry is the client's right
  * reaction (retry-before-retry-after and server-error-retried-at-once judge its pace), and each that answers a
  * refusal: the first token request sent after a 401 was answered to a request carrying the token the client
  * held, the one its latest token request issued (any, before the journal's first token request).
@@ -234,7 +236,8 @@ const reactionsToFailures = (entries: readonly StampedEntry[]): Set<StampedEntry
   for (const entry of entries) {
     if (isRefusal(entry)) pending.push(entry);
     if (!isTokenRequest(entry)) continue;
-    if (failedByFault(entry)) {
+    // No token reached the client: a fault failed the answer, or the client was gone before it came (status 0).
+    if (failedByFault(entry) || entry.status === 0) {
       uncounted.add(entry);
       continue;
     }

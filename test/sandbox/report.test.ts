@@ -248,7 +248,7 @@ describe('token-requests-per-hour', () => {
     assert.deepEqual(f.exampleRequestIds, ids(third, fourth, fifth));
   });
 
-  test('a token request a fault rule failed (status, reset, cut body) is not counted: the client never had a token', () => {
+  test('a token request a fault rule failed (status, reset, cut body), or the client gave up on before its answer, is not counted: the client never had a token', () => {
     const j = journal();
     j.login(0, { status: 502, fault: 'rule-1 status=502' });
     j.login(2 * S, { status: 200, fault: 'rule-2 reset', tokenFingerprint: 'lost' });
@@ -257,6 +257,14 @@ describe('token-requests-per-hour', () => {
     j.login(20 * S, { tokenFingerprint: 'T' });
     j.login(40 * MIN, { tokenFingerprint: 'U' });
     assert.deepEqual(judgeClient(j.entries, CLIENT), []);
+    // A login the client gave up on during injected latency (its timeout, then a retry) never handed it a token:
+    // the journal says status 0, and it is not counted either.
+    const gaveUp = journal();
+    gaveUp.login(0, { status: 0, fault: 'rule-1 latency=30000ms', tokenFingerprint: 'issued-too-late' });
+    gaveUp.login(10 * S, { status: 0, fault: 'rule-1 latency=30000ms', tokenFingerprint: 'issued-too-late' });
+    gaveUp.login(20 * S, { tokenFingerprint: 'T' });
+    gaveUp.login(40 * MIN, { tokenFingerprint: 'U' });
+    assert.deepEqual(judgeClient(gaveUp.entries, CLIENT), []);
     // A fault that still delivered the token (latency, slow body) counts, as does a real refusal.
     const k = journal();
     k.login(0, { fault: 'rule-1 latency=800ms' });
