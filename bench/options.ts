@@ -59,6 +59,12 @@ export const SCENARIO_KEYS = [
   'token',
 ] as const;
 export type ScenarioKey = (typeof SCENARIO_KEYS)[number];
+/**
+ * The one-shot measurements of a full run, which `--only` takes too: alone, with no server under load before
+ * them (in a full run they follow minutes of load, while the machine may still be writing it back).
+ */
+export const ONE_SHOT_KEYS = ['cold-start', 'import', 'seed'] as const;
+export type OneShotKey = (typeof ONE_SHOT_KEYS)[number];
 /** The loads of the cost run, by the key its `--only` takes (cost.ts). */
 export const COST_LOAD_KEYS = ['get-po', 'search-first'] as const;
 export type CostLoadKey = (typeof COST_LOAD_KEYS)[number];
@@ -190,7 +196,7 @@ export const parseOptions = (argv: string[], defaultOut: string): BenchOptions =
     prism: !smoke && !values['no-prism'],
     fresh: values.fresh,
     out: values.out ?? defaultOut,
-    only: keys('only', values.only, values.cost ? COST_LOAD_KEYS : SCENARIO_KEYS),
+    only: keys('only', values.only, values.cost ? COST_LOAD_KEYS : [...SCENARIO_KEYS, ...ONE_SHOT_KEYS]),
     cpuProf: values['cpu-prof'],
     datasets: datasets as DatasetKey[],
     workers: integers('workers', values.workers, [1]),

@@ -21,6 +21,7 @@ import { measureColdStart, measureImports, measureSeed } from './one-shots.js';
 import {
   BenchUsageError,
   type DatasetKey,
+  type OneShotKey,
   parseOptions,
   type ScenarioKey,
   USAGE,
@@ -716,46 +717,56 @@ const main = async () => {
         });
       return;
     }
-    const larders: Larder[] = [];
-    for (const variant of variants(specs)) {
-      const larder = await startLarder(variant, datasets);
-      children.push(larder.child);
-      larders.push(larder);
-    }
-    const rawProbe = createDelayProbe();
-    const rawChild = await startChild('raw-server.ts', {
-      env: rawProbe.env,
-      execArgv: rawProbe.execArgv,
-    });
-    children.push({ ...rawChild, stop: () => rawChild.stop().finally(rawProbe.close) });
-    const raw = { child: rawChild, probe: rawProbe };
-    await teachRaw(rawChild, larders[0]!, datasets);
-    let prism: Child | undefined;
-    if (options.prism && SCENARIOS.some((scenario) => scenario.peer)) {
-      const documentPath = join(scratch, 'openapi.json');
-      writeFileSync(documentPath, await (await fetch(`${larders[0]!.child.url}/openapi.json`)).text());
-      const started = await startPrism(documentPath);
-      if ('skipped' in started) notes.push(`Prism rows skipped: ${started.skipped}.`);
-      else {
-        prism = started.child;
-        children.push(prism);
-      }
-    } else if (!options.smoke) notes.push('Prism rows skipped (--no-prism).');
-    if (options.serveArgs.length > 0) notes.push(`Every Larder ran with \`${options.serveArgs.join(' ')}\`.`);
-    await runScenarios(raw, larders, prism, datasets);
-    await rssRows(larders, datasets);
-    for (const child of children.splice(0)) await child.stop();
-    if (options.only.length === 0) {
-      const sqlite = specs.find((spec) => spec.backend === 'sqlite');
-      if (sqlite?.backend === 'sqlite') rows.push(await measureColdStart(sqlite.path, { log }));
-      rows.push(...(await measureImports(backends, options.scale, scratch, log)));
-      rows.push(...(await measureSeed(backends, options.scale, scratch, log)));
-    }
+    const wanted = (key: OneShotKey) => options.only.length === 0 || options.only.includes(key);
+    if (SCENARIOS.length > 0) await runLoads(specs, datasets, scratch, children);
+    const sqlite = specs.find((spec) => spec.backend === 'sqlite');
+    if (wanted('cold-start') && sqlite?.backend === 'sqlite')
+      rows.push(await measureColdStart(sqlite.path, { log }));
+    if (wanted('import')) rows.push(...(await measureImports(backends, options.scale, scratch, log)));
+    if (wanted('seed')) rows.push(...(await measureSeed(backends, options.scale, scratch, log)));
     writeResults(datasets);
   } finally {
     for (const child of children) await child.stop();
     rmSync(scratch, { recursive: true, force: true });
   }
+};
+
+/** The load scenarios: every Larder configuration, the raw server and Prism started, run, and stopped. */
+const runLoads = async (
+  specs: readonly StoreSpec[],
+  datasets: Awaited<ReturnType<typeof loadDatasets>>,
+  scratch: string,
+  children: Child[],
+) => {
+  const larders: Larder[] = [];
+  for (const variant of variants(specs)) {
+    const larder = await startLarder(variant, datasets);
+    children.push(larder.child);
+    larders.push(larder);
+  }
+  const rawProbe = createDelayProbe();
+  const rawChild = await startChild('raw-server.ts', {
+    env: rawProbe.env,
+    execArgv: rawProbe.execArgv,
+  });
+  children.push({ ...rawChild, stop: () => rawChild.stop().finally(rawProbe.close) });
+  const raw = { child: rawChild, probe: rawProbe };
+  await teachRaw(rawChild, larders[0]!, datasets);
+  let prism: Child | undefined;
+  if (options.prism && SCENARIOS.some((scenario) => scenario.peer)) {
+    const documentPath = join(scratch, 'openapi.json');
+    writeFileSync(documentPath, await (await fetch(`${larders[0]!.child.url}/openapi.json`)).text());
+    const started = await startPrism(documentPath);
+    if ('skipped' in started) notes.push(`Prism rows skipped: ${started.skipped}.`);
+    else {
+      prism = started.child;
+      children.push(prism);
+    }
+  } else if (!options.smoke) notes.push('Prism rows skipped (--no-prism).');
+  if (options.serveArgs.length > 0) notes.push(`Every Larder ran with \`${options.serveArgs.join(' ')}\`.`);
+  await runScenarios(raw, larders, prism, datasets);
+  await rssRows(larders, datasets);
+  for (const child of children.splice(0)) await child.stop();
 };
 
 await main();

@@ -119,6 +119,33 @@ test('the bench runs larder serve with workers and serve flags side by side', {
   });
 });
 
+test('npm run bench -- --only import,cold-start measures those alone, with no server under load first', {
+  timeout: 120_000,
+  skip: missing,
+}, async () => {
+  await inScratch('larder-bench-one-shots-', async (dir) => {
+    await runBench([
+      '--import',
+      'tsx',
+      'bench/run.ts',
+      '--smoke',
+      '--only',
+      'import,cold-start',
+      '--out',
+      dir,
+    ]);
+    const table = await readFile(join(dir, 'smoke.md'), 'utf8');
+    for (const row of [
+      'Import purchase orders',
+      'Import inventory entries',
+      'Cold start to first answered request',
+    ])
+      assert.ok(table.includes(`| ${row}`), row);
+    assert.ok(!table.includes('| raw node:http |'), 'no load scenario ran');
+    assert.ok(!table.includes('| Seed'), 'nor the seed, not asked for');
+  });
+});
+
 test('npm run bench -- --scale measures cost against size and draws the chart', {
   timeout: 180_000,
   skip: missing,

@@ -24,6 +24,8 @@ test('a scenario, cost load or cost path that does not exist is refused, not sil
   );
   assert.throws(() => parse('--cost', '--paths', 'journal'), /--paths takes off, sandbox, .*; not journal/);
   assert.deepEqual(parse('--only', 'get-po,search-ih').only, ['get-po', 'search-ih']);
+  assert.deepEqual(parse('--only', 'import,seed,cold-start').only, ['import', 'seed', 'cold-start']);
+  assert.throws(() => parse('--cost', '--only', 'import'), /--only takes get-po, search-first; not import/);
   assert.deepEqual(parse('--cost', '--paths', 'sandbox,metrics').costPaths, ['sandbox', 'metrics']);
 });
 
