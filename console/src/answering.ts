@@ -1,7 +1,8 @@
 /**
- * Whether Larder answered the console's latest call: false once a call got no answer at all (the server stopped,
- * the network gone), true again at the next answer of any kind, an error too. The header's clock badge stops on
- * it: a clock run on locally while nobody can read it would claim a time the console does not know.
+ * Whether Larder answered the console's latest call: false once a call got no answer from Larder (the server
+ * stopped, the network gone, or something in front of it answering instead: a proxy's HTML 502 while Larder is
+ * down behind it, a login page), true again at Larder's next answer, an error too. The header's clock badge stops
+ * on it: a clock run on locally while nobody can read it would claim a time the console does not know.
  */
 let answering = true;
 const listeners = new Set<(answering: boolean) => void>();
@@ -16,20 +17,9 @@ export const onAnswering = (listener: (answering: boolean) => void) => {
   };
 };
 
-const sawAnswer = (answered: boolean) => {
+/** Notes whether Larder answered a call; listeners hear only of a change. */
+export const noteAnswer = (answered: boolean) => {
   if (answered === answering) return;
   answering = answered;
   for (const listener of listeners) listener(answered);
-};
-
-/** `sent` (a fetch), noting whether Larder answered it: any response counts, an error status too. */
-export const noting = async <T>(sent: Promise<T>): Promise<T> => {
-  try {
-    const answer = await sent;
-    sawAnswer(true);
-    return answer;
-  } catch (failure) {
-    sawAnswer(false);
-    throw failure;
-  }
 };

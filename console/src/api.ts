@@ -10,7 +10,9 @@ import type { FaultRule, FaultRulesState } from '../../src/sandbox/fault-schemas
 import type { JournalEntry } from '../../src/sandbox/journal-entry.js';
 import type { Finding } from '../../src/sandbox/report.js';
 import type { ClockView } from '../../src/shared/virtual-clock.js';
-import { noting } from './answering';
+import { call } from './call.js';
+
+export { ApiError, useToken } from './call.js';
 
 export type {
   ClockView,
@@ -28,16 +30,6 @@ export interface Page<R> {
   currentPageToken: string;
   nextPageToken: string;
   data: R[];
-}
-
-/** A failed call, with the ErrorMessage the server answered. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 const TOKEN_KEY = 'larder-admin-token';
@@ -62,67 +54,6 @@ export const hasTokenLink = () => /(?:^#|&)token=/.test(location.hash);
 
 export const storeToken = (token: string) => sessionStorage.setItem(TOKEN_KEY, token);
 export const forgetToken = () => sessionStorage.removeItem(TOKEN_KEY);
-
-let token = '';
-let refused = () => {};
-/** Counts refusals: the other answers to calls sent before one say nothing of the token entered since. */
-let refusals = 0;
-/**
- * The token every call sends, and what to do when the server refuses it: any call's 401 (the server restarted
- * with another token), not only the header's clock read, brings the token form back at once.
- */
-export const useToken = (value: string, onRefused: () => void) => {
-  token = value;
-  refused = onRefused;
-};
-
-/** One admin API call: JSON in, JSON out; an error answer becomes an ApiError with the server's message. */
-export const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-  let response: Response;
-  const sentAfter = refusals;
-  try {
-    response = await noting(
-      fetch(`/_larder${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      }),
-    );
-  } catch {
-    // The browser's own words ("Failed to fetch") do not say what happened.
-    throw new ApiError(0, 'Larder did not answer: is it still running? Retrying as you go on.');
-  }
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    // Something in front of Larder answered (a proxy's error page, a login page): the parser's own words
-    // ("Unexpected token '<'") would not say so.
-    const type = response.headers.get('content-type')?.split(';')[0] ?? 'no content type';
-    const status = response.ok ? '' : `${response.status}: ${response.statusText}, `;
-    throw new ApiError(
-      response.status,
-      `${status}not Larder's answer (${type}, not JSON): is a proxy or a login page in front of it?`,
-    );
-  }
-  if (response.status === 401 && sentAfter === refusals) {
-    refusals += 1;
-    refused();
-  }
-  if (!response.ok) {
-    const error = json as { message?: string; fieldName?: string } | undefined;
-    const field = error?.fieldName === undefined ? '' : ` (${error.fieldName})`;
-    throw new ApiError(
-      response.status,
-      `${response.status}: ${error?.message ?? response.statusText}${field}`,
-    );
-  }
-  return json as T;
-};
 
 export const query = (params: Record<string, string | number | undefined>): string => {
   const search = new URLSearchParams();

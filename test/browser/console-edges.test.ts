@@ -88,9 +88,11 @@ test('long values (a 512-character path and location, a 200-character location i
   assert.deepEqual((await overflow()).tables, [0], 'the locations table scrolls sideways at laptop width');
 });
 
-test('an answer that is not Larder’s (a proxy’s HTML error page, a login page) is said in words, not as a JSON parse error', async () => {
+test('an answer that is not Larder’s (a proxy’s HTML error page, a login page) is said in words, not as a JSON parse error, and the header says Larder is not answering until it does', async () => {
   await view('Traffic');
   await page.waitForSelector('table.journal tr.entry');
+  const badge = page.locator('header .clock-badge');
+  const aTime = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}/;
   const larder = '**/_larder/**';
   for (const [status, html, expected] of [
     [502, '<html><body><h1>502 Bad Gateway</h1></body></html>', /502: Bad Gateway.*not Larder's answer/],
@@ -103,10 +105,12 @@ test('an answer that is not Larder’s (a proxy’s HTML error page, a login pag
       const text = (await problem.textContent()) ?? '';
       assert.match(text, expected);
       assert.doesNotMatch(text, /Unexpected token|is not valid JSON/);
+      await badge.filter({ hasText: 'Larder not answering' }).waitFor();
     } finally {
       await page.unroute(larder);
     }
     await page.waitForSelector('.problem', { state: 'detached' });
+    await badge.filter({ hasText: aTime }).waitFor();
   }
 });
 
