@@ -6,6 +6,9 @@ import {
   FAULT_STATUSES,
   type FaultEffectType,
   type FaultStatus,
+  MAX_FAULT_LATENCY_MS,
+  MAX_SLOW_BODY_BYTES_PER_SECOND,
+  MIN_SLOW_BODY_BYTES_PER_SECOND,
 } from './fault-vocabulary.js';
 import { OPERATION_IDS } from './journal-entry.js';
 
@@ -14,12 +17,9 @@ import { OPERATION_IDS } from './journal-entry.js';
  * (parsed into an effect), validation, the types and the OpenAPI `sandbox` tag.
  */
 
-/** Added latency and slow bodies are bounded, so an injected fault never holds a connection for long. */
-export const MAX_FAULT_LATENCY_MS = 120_000;
-export const MIN_SLOW_BODY_BYTES_PER_SECOND = 10;
 export const MAX_FAULT_RULES = 100;
 
-export { FAULT_EFFECT_TYPES, FAULT_STATUSES, type FaultEffectType, type FaultStatus };
+export { FAULT_EFFECT_TYPES, FAULT_STATUSES, type FaultEffectType, type FaultStatus, MAX_FAULT_LATENCY_MS };
 
 const Ms = (description: string) => Type.Integer({ minimum: 0, maximum: MAX_FAULT_LATENCY_MS, description });
 
@@ -82,7 +82,7 @@ export const FaultEffectSchema = Type.Object(
     bytesPerSecond: Type.Optional(
       Type.Integer({
         minimum: MIN_SLOW_BODY_BYTES_PER_SECOND,
-        maximum: 100_000_000,
+        maximum: MAX_SLOW_BODY_BYTES_PER_SECOND,
         description: 'type slowBody: how fast the body is sent.',
       }),
     ),

@@ -15,3 +15,8 @@ export const FAULT_EFFECT_TYPES = [
   'badPageToken',
 ] as const;
 export type FaultEffectType = (typeof FAULT_EFFECT_TYPES)[number];
+
+/** Added latency and slow bodies are bounded, so an injected fault never holds a connection for long. */
+export const MAX_FAULT_LATENCY_MS = 120_000;
+export const MIN_SLOW_BODY_BYTES_PER_SECOND = 10;
+export const MAX_SLOW_BODY_BYTES_PER_SECOND = 100_000_000;

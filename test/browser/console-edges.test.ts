@@ -286,3 +286,24 @@ test('when Larder does not answer, Locations says so once, not once for the page
     await page.unroute(larder);
   }
 });
+
+test('Controls: a slowBody rule takes its rate from the form, bounded as the server bounds it', async () => {
+  await view('Controls');
+  await page.selectOption('select[name="effect"]', 'slowBody');
+  const rate = page.locator('input[name="bytesPerSecond"]');
+  assert.equal(await rate.inputValue(), '1000');
+  assert.deepEqual([await rate.getAttribute('min'), await rate.getAttribute('max')], ['10', '100000000']);
+  await rate.fill('250');
+  await page.selectOption('select[name="when"]', 'always');
+  const before = ((await (await admin('GET', '/faults')).json()) as { rules: { id: string }[] }).rules;
+  await page.click('button[name="add-fault"]');
+  const added = page.locator('li.rule:has-text("slowBody 250")');
+  await added.waitFor();
+  const { rules } = (await (await admin('GET', '/faults')).json()) as {
+    rules: { id: string; effect: unknown }[];
+  };
+  const rule = rules.find((r) => !before.some((b) => b.id === r.id));
+  assert.deepEqual(rule?.effect, { type: 'slowBody', bytesPerSecond: 250 });
+  await page.click(`button[name="remove-${rule.id}"]`);
+  await added.waitFor({ state: 'detached' });
+});

@@ -1,5 +1,11 @@
 import { useContext, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { FAULT_EFFECT_TYPES, FAULT_STATUSES } from '../../../src/sandbox/fault-vocabulary.js';
+import {
+  FAULT_EFFECT_TYPES,
+  FAULT_STATUSES,
+  MAX_FAULT_LATENCY_MS,
+  MAX_SLOW_BODY_BYTES_PER_SECOND,
+  MIN_SLOW_BODY_BYTES_PER_SECOND,
+} from '../../../src/sandbox/fault-vocabulary.js';
 import { ApiError, api, type ClockView, type FaultRule } from '../api';
 import { RESET_EFFECTS, resetFailure } from '../reset';
 import { Card, ClockMoves, formatTime, Problem, useLoad, usePoll } from '../ui';
@@ -142,6 +148,7 @@ const ruleFrom = (form: {
   effect: string;
   status: number;
   ms: number;
+  bytesPerSecond: number;
   operation: string;
   clientId: string;
   location: string;
@@ -159,7 +166,7 @@ const ruleFrom = (form: {
       : form.effect === 'latency'
         ? { type: 'latency' as const, ms: form.ms }
         : form.effect === 'slowBody'
-          ? { type: 'slowBody' as const, bytesPerSecond: 1000 }
+          ? { type: 'slowBody' as const, bytesPerSecond: form.bytesPerSecond }
           : { type: form.effect as (typeof FAULT_EFFECT_TYPES)[number] };
   const when =
     form.when === 'always'
@@ -198,6 +205,7 @@ const FaultsCard = () => {
     effect: 'status',
     status: 503,
     ms: 800,
+    bytesPerSecond: 1000,
     operation: '',
     clientId: '',
     location: '',
@@ -293,10 +301,25 @@ const FaultsCard = () => {
               name="ms"
               required
               min={0}
-              max={120000}
+              max={MAX_FAULT_LATENCY_MS}
               value={Number.isNaN(form.ms) ? '' : form.ms}
               // Empty is NaN, not 0: the form asks for a number rather than add a rule nobody chose.
               onInput={(e) => setForm({ ...form, ms: e.currentTarget.valueAsNumber })}
+            />
+          </label>
+        ) : null}
+        {form.effect === 'slowBody' ? (
+          <label>
+            Rate (bytes/s)
+            <input
+              type="number"
+              name="bytesPerSecond"
+              required
+              min={MIN_SLOW_BODY_BYTES_PER_SECOND}
+              max={MAX_SLOW_BODY_BYTES_PER_SECOND}
+              step={1}
+              value={Number.isNaN(form.bytesPerSecond) ? '' : form.bytesPerSecond}
+              onInput={(e) => setForm({ ...form, bytesPerSecond: e.currentTarget.valueAsNumber })}
             />
           </label>
         ) : null}
