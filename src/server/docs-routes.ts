@@ -132,6 +132,10 @@ html.dark-mode .swagger-ui textarea { border-color: #8c969a; }
    edge needs (WCAG 1.4.11; its label names it, but does not draw where it starts and stops). A border in the dark
    theme's own grey draws it at 4.5:1; the fill stays, for its label's 5.3:1. */
 html.dark-mode .swagger-ui .download-contents { border: 1px solid #8c969a; }
+/* An answer's copy button sits 100 px in from its code block's right edge, beside Download at 10 px; but Download is
+   as wide as its label, 90 px in a wide sans-serif (DejaVu Sans, Debian's), so the two touched and their edges
+   ran together. Moved clear of it. */
+.swagger-ui .highlight-code > .copy-to-clipboard { right: 112px; }
 /* An operation's "Copy path to clipboard" is 0 px wide until the pointer is over its summary: focused by Tab, nothing
    of it showed (WCAG 2.4.11). Shown as a hover shows it while the focus is in the summary. */
 .swagger-ui .opblock .opblock-summary:focus-within .view-line-link { margin: 0 5px; width: 18px; }

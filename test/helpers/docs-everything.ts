@@ -129,6 +129,13 @@ const textProblems = async (docs: Page, within = 'body'): Promise<string[]> =>
     (low) => `text under ${AA}:1: ${low.what} "${low.text}" ${low.ratio.toFixed(2)}:1`,
   );
 
+/** Runs in the page: for each answer shown, the px between its copy button's right edge and Download's left. */
+const ANSWER_BUTTONS_GAP = `[...document.querySelectorAll('.live-responses-table .highlight-code')].map((code) => {
+  const copy = code.querySelector(':scope > .copy-to-clipboard')?.getBoundingClientRect();
+  const download = code.querySelector(':scope > .download-contents')?.getBoundingClientRect();
+  return copy === undefined || download === undefined ? null : download.left - copy.right;
+})`;
+
 /** Runs in the page: each element of /docs, outside the Authorize dialog, that is sticky or fixed. */
 const PINNED = new Function(`return () => [...document.querySelectorAll('#swagger-ui *')]
   .filter((element) => element.closest('.dialog-ux') === null && ['sticky', 'fixed'].includes(getComputedStyle(element).position))
@@ -359,6 +366,12 @@ export const dialogTests = () =>
         assert.deepEqual(once(problems), []);
       });
     }
+
+    test('/docs, an answer: its copy button and Download stand apart, however wide the font draws Download', async () => {
+      const gaps = (await everything().docs.evaluate(ANSWER_BUTTONS_GAP)) as (number | null)[];
+      assert.ok(gaps.length > 0, 'an answer is shown');
+      for (const gap of gaps) assert.ok(gap !== null && gap >= 4, `${gap} px between them`);
+    });
 
     test('/docs, the Authorize dialog is a modal dialog for the keyboard (WAI-ARIA APG): the focus moves into it, Tab and Shift+Tab cycle within it, Escape or its close button closes it and the focus goes back to the button that opened it', async () => {
       const { docs } = everything();
