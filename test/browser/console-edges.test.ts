@@ -307,3 +307,23 @@ test('Controls: a slowBody rule takes its rate from the form, bounded as the ser
   await page.click(`button[name="remove-${rule.id}"]`);
   await added.waitFor({ state: 'detached' });
 });
+
+test('Traffic: an integration report that failed is asked again, not left failed until the next request comes in', async () => {
+  await view('Traffic');
+  await page.waitForSelector('table.journal tr.entry');
+  const report = '**/_larder/report**';
+  await page.route(report, (route) =>
+    route.fulfill({ status: 502, contentType: 'text/html', body: '<h1>502 Bad Gateway</h1>' }),
+  );
+  const failed = page.locator('.card:has(h2:has-text("Integration report")) .problem');
+  try {
+    // A new request in the journal has the report judged again, through the failing proxy.
+    const { clientId, clientSecret } = running.demo!;
+    await logInOver(url, clientId, clientSecret);
+    await failed.waitFor();
+  } finally {
+    await page.unroute(report);
+  }
+  // No request comes in after it: the report comes back on its own.
+  await failed.waitFor({ state: 'detached' });
+});

@@ -30,9 +30,13 @@ const busiestClient = (entries: readonly JournalEntry[]): string | undefined => 
   return busiest;
 };
 
-/** Judged again when `refresh` changes: the id of the newest entry in view. */
+/**
+ * Judged again when `refresh` changes: the id of the newest entry in view. One that failed (Larder down, a proxy's
+ * error page) is asked again as often as the journal is, or it would say so until the next request came in.
+ */
 const Report = ({ clientId, refresh }: { clientId: string; refresh: string }) => {
-  const { data, error } = useLoad(() => api.report(clientId), [clientId, refresh]);
+  const { data, error, reload } = useLoad(() => api.report(clientId), [clientId, refresh]);
+  usePoll(reload, POLL_MS, error !== undefined);
   return (
     <Card title={`Integration report: ${clientId}`}>
       <Problem error={error} />
