@@ -1,9 +1,8 @@
-import { noteAnswer } from './answering.js';
-
 /**
  * The admin API call every view makes, and the token it sends: kept apart from the page's address and storage
  * (api.ts), so it runs outside a browser too (test/console/answering.test.ts).
  */
+import { noteAnswer } from './answering.js';
 
 /** A failed call, with the ErrorMessage the server answered. */
 export class ApiError extends Error {
@@ -49,11 +48,14 @@ export const call = async <T>(method: string, path: string, body?: unknown): Pro
     throw new ApiError(0, 'Larder did not answer: is it still running? Retrying as you go on.');
   }
   let json: unknown;
+  let parsed = true;
   try {
-    // Larder's errors always carry a JSON body: an empty one with an error status came from something else.
-    if (text === '' && !response.ok) throw new SyntaxError('empty');
     json = text === '' ? undefined : JSON.parse(text);
   } catch {
+    parsed = false;
+  }
+  // Larder's errors always carry a JSON body: an empty one with an error status came from something else.
+  if (!parsed || (text === '' && !response.ok)) {
     noteAnswer(false);
     // Something in front of Larder answered (a proxy's error page, a login page): the parser's own words
     // ("Unexpected token '<'") would not say so.
