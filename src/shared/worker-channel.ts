@@ -54,9 +54,16 @@ export const openWorkerChannel = <I, O>(script: URL, options: WorkerChannelOptio
     sent.shift()?.resolve(answer);
     pump();
   });
-  worker.on('error', fail);
-  // Node delivers every posted message before 'exit': an exit with requests unanswered is a failure.
-  worker.on('exit', (code) => fail(new Error(`${options.name} stopped (exit code ${code}).`)));
+  // 'error' comes on Node's internal port and can overtake answers the worker posted before it threw, so it is
+  // only noted here. Node delivers every posted message before 'exit': the failure is raised there, and an exit
+  // with requests unanswered is one even without an error.
+  let thrown: { error: unknown } | undefined;
+  worker.on('error', (error) => {
+    thrown ??= { error };
+  });
+  worker.on('exit', (code) =>
+    fail(thrown === undefined ? new Error(`${options.name} stopped (exit code ${code}).`) : thrown.error),
+  );
   return {
     request: (input, transfer = []) => {
       if (failure !== undefined) return Promise.reject(failure.error);

@@ -28,6 +28,21 @@ test('a worker that fails rejects what it was answering, everything queued and e
   await channel.close();
 });
 
+test('answers the worker posted before it failed still arrive', async () => {
+  // The failure travels on another port than the answers; many answers ahead of it give it room to overtake.
+  for (let round = 0; round < 5; round++) {
+    const channel = openWorkerChannel<number, number>(ECHO, { name: 'The echo worker', maxInFlight: 500 });
+    const answered = Promise.all(Array.from({ length: 400 }, (_, i) => channel.request(i)));
+    const broken = assert.rejects(channel.request(-1), /worker broke/);
+    assert.deepEqual(
+      await answered,
+      Array.from({ length: 400 }, (_, i) => i * 2),
+    );
+    await broken;
+    await channel.close();
+  }
+});
+
 test('close rejects what is unanswered and names the worker', async () => {
   const channel = openWorkerChannel<number, number>(ECHO, { name: 'The echo worker' });
   const pending = assert.rejects(channel.request(1), /The echo worker was closed/);
