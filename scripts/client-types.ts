@@ -27,6 +27,7 @@ import {
   JournalListSchema,
   LocationsOverviewSchema,
   NewClientRequestSchema,
+  RateLimitStateSchema,
   ResetSchema,
 } from '../src/sandbox/admin-schemas.js';
 import { FaultRulesSchema, FaultRulesStateSchema } from '../src/sandbox/fault-schemas.js';
@@ -65,6 +66,7 @@ const ROOTS: TSchema[] = [
   IntegrationReportSchema,
   FaultRulesSchema,
   FaultRulesStateSchema,
+  RateLimitStateSchema,
   ImportedSchema,
   DeletedLocationSchema,
   LocationsOverviewSchema,

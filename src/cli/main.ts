@@ -15,6 +15,7 @@ import { locationsCommand } from './commands/locations-command.js';
 import { migrateCommand } from './commands/migrate-command.js';
 import { openapiCommand } from './commands/openapi-command.js';
 import { pullCommand } from './commands/pull-command.js';
+import { rateLimitsCommand } from './commands/rate-limits-command.js';
 import { reportCommand } from './commands/report-command.js';
 import { requestsCommand } from './commands/requests-command.js';
 import { seedCommand } from './commands/seed-command.js';
@@ -36,8 +37,11 @@ export const COMMANDS: readonly Command[] = [
   requestsCommand,
   reportCommand,
   faultsCommand,
+  rateLimitsCommand,
   openapiCommand,
 ];
+
+const NAME_WIDTH = Math.max(...COMMANDS.map((command) => command.name.length)) + 1;
 
 const overview = () =>
   `larder — a self-hostable authentication + retail API server (purchase orders and inventory history).
@@ -46,7 +50,7 @@ Usage: larder <command> [options]
        larder --version
 
 Commands:
-${COMMANDS.map((command) => `  ${command.name.padEnd(10)} ${command.summary}`).join('\n')}
+${COMMANDS.map((command) => `  ${command.name.padEnd(NAME_WIDTH)} ${command.summary}`).join('\n')}
 
 Run \`larder <command> --help\` or \`larder help <command>\` for a command's options.
 `;

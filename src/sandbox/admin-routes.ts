@@ -32,6 +32,7 @@ import type { FaultControl } from './fault-control.js';
 import { validFaultRule, validFaultRules } from './faults.js';
 import { OPERATION_IDS } from './journal-entry.js';
 import type { JournalCursor, JournalView, ViewFilter } from './journal-view.js';
+import type { RateLimitControl } from './rate-limit-control.js';
 import { judgeClient, RULES } from './report.js';
 
 export interface AdminDeps {
@@ -48,6 +49,8 @@ export interface AdminDeps {
   faults: FaultControl;
   /** Forgets failed logins (the throttle's counts), on every worker: part of a reset to the first start. */
   forgetLoginFailures: () => void;
+  /** The rate limits' counts (the primary's under --workers), shown, and cleared by a reset. */
+  rateLimits: RateLimitControl;
   /** The server's --token-ttl: the integration report allows a correct client to renew that often. */
   tokenTtlSeconds: number;
 }
@@ -220,6 +223,7 @@ export const createAdminRoutes = ({
   records,
   faults,
   forgetLoginFailures,
+  rateLimits,
   tokenTtlSeconds,
 }: AdminDeps): Hono => {
   const routes = new Hono();
@@ -364,6 +368,8 @@ export const createAdminRoutes = ({
     // a test of wrong secrets cannot throttle the next test's correct ones.
     await faults.replace([]);
     forgetLoginFailures();
+    // Nor a spent budget: a test that ran into the rate limit must not leave the next one refused.
+    await rateLimits.clear();
     await live?.catchUp();
     return c.json({ reset: true, clock: clock.view() });
   });
@@ -413,6 +419,12 @@ export const createAdminRoutes = ({
   routes.delete('/faults/:ruleId', takesNoQuery, async (c) =>
     c.json(await faults.remove(c.req.param('ruleId'))),
   );
+
+  routes.get('/rate-limits', takesNoQuery, async (c) => c.json(await rateLimits.view()));
+  routes.delete('/rate-limits', takesNoQuery, async (c) => {
+    await rateLimits.clear();
+    return c.json(await rateLimits.view());
+  });
 
   routes.post('/clients', takesNoQuery, async (c) => {
     const request = newClient(await readJsonObject(c));

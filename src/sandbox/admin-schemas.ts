@@ -216,6 +216,58 @@ export const ClearedSchema = Type.Object(
   { title: 'Cleared', ...Closed },
 );
 export type Cleared = Static<typeof ClearedSchema>;
+const RateLimitWindowSchema = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, description: 'Requests allowed in one window.' }),
+    windowSeconds: Type.Integer({ minimum: 1, description: 'The window, aligned to the (virtual) clock.' }),
+    used: Type.Integer({ minimum: 0, description: 'Requests counted in the window now current.' }),
+    remaining: Type.Integer({ minimum: 0, description: 'Requests left in it before a 429.' }),
+    resetsAt: DateTime({ description: 'When the current window ends, on the virtual clock.' }),
+  },
+  { title: 'RateLimitWindow', ...Closed },
+);
+
+const RateLimitCountSchema = Type.Object(
+  {
+    clientId: Type.Optional(
+      Type.String({ description: 'Retail requests count per client and location: the client.' }),
+    ),
+    location: Type.Optional(
+      Type.String({ description: 'And the location (Platform-Restaurant-External-ID).' }),
+    ),
+    sourceAddress: Type.Optional(
+      Type.String({
+        description:
+          'Login and token requests count per source address (X-Forwarded-For with --trust-proxy).',
+      }),
+    ),
+    windows: Type.Array(RateLimitWindowSchema, { description: 'One per limit, in the order of `limits`.' }),
+  },
+  { title: 'RateLimitCount', ...Closed },
+);
+
+export const RateLimitStateSchema = Type.Object(
+  {
+    limits: Type.Array(
+      Type.Object(
+        { limit: Type.Integer({ minimum: 1 }), windowSeconds: Type.Integer({ minimum: 1 }) },
+        { title: 'RateLimitPolicy', ...Closed },
+      ),
+      { description: "The server's --rate-limit; empty when it is off." },
+    ),
+    counted: Type.Array(RateLimitCountSchema, {
+      description:
+        'Every client and location, and every source address, with requests counted in a current window: retail first, by client and location, then addresses.',
+    }),
+    more: Type.Integer({
+      minimum: 0,
+      description: 'How many more were counted than are listed (at most 1,000 are).',
+    }),
+  },
+  { title: 'RateLimitState', ...Closed },
+);
+export type RateLimitState = Static<typeof RateLimitStateSchema>;
+
 /** The console's reads (src/sandbox/console-data.ts): each shape once, for validation, types and OpenAPI. */
 
 const KindSpanSchema = Type.Object(

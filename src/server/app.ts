@@ -41,6 +41,7 @@ import { createFaultEngine } from '../sandbox/faults.js';
 import { createJournal, type Journal } from '../sandbox/journal.js';
 import { OPERATIONS, TOKEN_OPERATIONS } from '../sandbox/journal-entry.js';
 import { clusterJournalView, journalOffView, localJournalView } from '../sandbox/journal-view.js';
+import { ADDRESS_SCOPE, rateLimitControl } from '../sandbox/rate-limit-control.js';
 import type { Clock } from '../shared/clock.js';
 import { isStoreError, LarderError } from '../shared/errors.js';
 import { ADMIN_PREFIX } from '../shared/limits.js';
@@ -359,7 +360,7 @@ export const createApp = async ({
         });
   // Token endpoints count per address; retail per client and location, once the token names the client.
   const addressLimit = limited(
-    () => '',
+    () => ADDRESS_SCOPE,
     (c) => addressOf(c) ?? '-',
   );
   const retailLimit = limited(
@@ -403,6 +404,10 @@ export const createApp = async ({
         records,
         faults: faults ?? localFaultControl(createFaultEngine()),
         forgetLoginFailures: () => auth.credentials.throttle.clear(),
+        rateLimits: rateLimitControl(
+          limiter === undefined || policies === undefined ? undefined : { policies, counter: limiter },
+          clock,
+        ),
         tokenTtlSeconds: config.tokenTtlSeconds,
       }),
     );

@@ -28,6 +28,7 @@ import {
   LocationChartsSchema,
   LocationsOverviewSchema,
   NewClientRequestSchema,
+  RateLimitStateSchema,
   ResetSchema,
 } from '../sandbox/admin-schemas.js';
 import { DEFAULT_CHART_DAYS, MAX_CHART_DAYS } from '../sandbox/console-data.js';
@@ -1131,6 +1132,22 @@ export const openApiDocument = (publicUrl: string) => {
         },
       ),
     },
+    '/_larder/rate-limits': {
+      get: admin(
+        'getRateLimits',
+        'The rate limits and their counts',
+        'The --rate-limit limits, and what every client and location, and every source address, has used of each window now current.',
+        RateLimitStateSchema,
+        { errors: noQuery },
+      ),
+      delete: admin(
+        'clearRateLimits',
+        'Start every rate-limit count again',
+        'Forgets every count, as a sandbox reset does, so a test that spent a budget leaves the next one served.',
+        RateLimitStateSchema,
+        { errors: noQuery },
+      ),
+    },
     '/_larder/clients': {
       post: admin(
         'createClient',
@@ -1148,7 +1165,7 @@ export const openApiDocument = (publicUrl: string) => {
       post: admin(
         'resetSandbox',
         'Reset the sandbox',
-        'Back to the first-start demo state: demo data, clients, clock, journal and no fault rules (409 unless a demo database).',
+        'Back to the first-start demo state: demo data, clients, clock, journal, no fault rules, no failed logins and no rate-limit counts (409 unless a demo database).',
         ResetSchema,
         { errors: { ...noQuery, ...conflict('Not a demo database.', ['ERR_CONFLICT']) } },
       ),

@@ -452,3 +452,57 @@ test('faults add and remove change one rule at a time; a bad rule names its fiel
   assert.equal((await larder('faults', 'remove')).code, 2);
   await larder('faults', 'clear');
 });
+
+test('rate-limits shows what each address has used, clears it; off says so', async () => {
+  assert.equal((await larder('rate-limits')).out, 'No rate limits: the server runs with --rate-limit off.\n');
+  const args = parseCommandArgs(
+    serveCommand,
+    [
+      '--db',
+      join(dir, 'limited.db'),
+      '--port',
+      '0',
+      '--no-demo',
+      '--admin-token',
+      ADMIN,
+      '--rate-limit',
+      '2/h',
+    ],
+    capture(),
+  );
+  assert.notEqual(args, 'help');
+  const limited = await serve(parseServeConfig(args as Exclude<typeof args, 'help'>), capture(), {
+    logger: silentLogger,
+  });
+  try {
+    const on = async (...argv: string[]) => {
+      const io = capture();
+      const code = await main([...argv, '--url', limited.url, '--admin-token', ADMIN], io);
+      return { code, out: io.out(), err: io.err() };
+    };
+    assert.equal(
+      (await on('rate-limits', 'show')).out,
+      'Rate limits: 2/3600s\nNothing counted in the current windows.\n',
+    );
+    const login = await fetch(`${limited.url}/authentication/v1/authentication/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    assert.equal(login.status, 400);
+    assert.match(
+      (await on('rate-limits')).out,
+      /^address 127\.0\.0\.1: 1 of 2 in 3600 s \(until \d{4}-\d\d-\d\dT\d\d:00:00\.000Z\)$/m,
+    );
+    const json = JSON.parse((await on('rate-limits', '--json')).out) as { counted: unknown[] };
+    assert.equal(json.counted.length, 1);
+    assert.equal(
+      (await on('rate-limits', 'clear')).out,
+      'Rate limits: 2/3600s\nNothing counted in the current windows.\n',
+    );
+    assert.equal((await on('rate-limits', 'reset')).code, 2);
+    assert.equal((await on('rate-limits', 'show', 'extra')).code, 2);
+  } finally {
+    await limited.stop();
+  }
+});

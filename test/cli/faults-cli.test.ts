@@ -134,6 +134,28 @@ describe('serve with rate limits and faults', () => {
       for (let i = 0; i < 10; i++) limited.push(await post(server.url, LOGIN));
       // Per worker, 12 would pass: each worker would allow 6.
       assert.deepEqual(limited, [...Array(6).fill(400), ...Array(4).fill(429)]);
+      // Every worker shows the primary's one count (the refused were not counted), and clears it for all.
+      const admin = (method: string, path: string) =>
+        fetch(`${server.url}/_larder${path}`, {
+          method,
+          headers: { authorization: `Bearer ${ADMIN}`, connection: 'close' },
+        });
+      for (let i = 0; i < 2; i++) {
+        const counts = (await (await admin('GET', '/rate-limits')).json()) as {
+          counted: { sourceAddress?: string; windows: { used: number }[] }[];
+        };
+        assert.deepEqual(
+          counts.counted.map(({ sourceAddress, windows }) => [sourceAddress, windows[0]?.used]),
+          [['127.0.0.1', 6]],
+        );
+      }
+      assert.deepEqual(
+        ((await (await admin('DELETE', '/rate-limits')).json()) as { counted: [] }).counted,
+        [],
+      );
+      const served: number[] = [];
+      for (let i = 0; i < 4; i++) served.push(await post(server.url, LOGIN));
+      assert.deepEqual(served, Array(4).fill(400));
       const state = (await (
         await fetch(`${server.url}/_larder/faults`, {
           headers: { authorization: `Bearer ${ADMIN}`, connection: 'close' },

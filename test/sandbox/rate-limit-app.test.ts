@@ -154,6 +154,70 @@ for (const backend of await backends()) {
       );
     });
 
+    test('GET /_larder/rate-limits shows each count; DELETE starts them again', async () => {
+      const larder = await build({
+        adminToken: ADMIN,
+        rateLimit: [
+          { limit: 3, windowMs: 1000 },
+          { limit: 10, windowMs: 900_000 },
+        ],
+      });
+      const { admin, login, get, advance } = client(larder);
+      await admin('PUT', '/clock', { now: START, frozen: true });
+      const state = async () => {
+        const response = await admin('GET', '/rate-limits');
+        assert.equal(response.status, 200);
+        return (await response.json()) as {
+          limits: unknown[];
+          counted: { clientId?: string; location?: string; sourceAddress?: string; windows: unknown[] }[];
+          more: number;
+        };
+      };
+      assert.deepEqual(await state(), {
+        limits: [
+          { limit: 3, windowSeconds: 1 },
+          { limit: 10, windowSeconds: 900 },
+        ],
+        counted: [],
+        more: 0,
+      });
+      const { accessToken } = ((await (await login()).json()) as { token: { accessToken: string } }).token;
+      for (let i = 0; i < 3; i++) await get(accessToken);
+      assert.equal((await get(accessToken)).status, 429);
+      await get(accessToken, 'loc-2');
+      await advance(1);
+      const window = (limit: number, windowSeconds: number, used: number, resetsAt: string) => ({
+        limit,
+        windowSeconds,
+        used,
+        remaining: limit - used,
+        resetsAt,
+      });
+      const second = new Date(Date.parse(START) + 2000).toISOString();
+      const quarter = new Date(Date.parse(START) + 900_000).toISOString();
+      // A second later the 1 s windows are over; the 15-minute ones hold what was counted (the 429 was not).
+      assert.deepEqual((await state()).counted, [
+        {
+          clientId: credentials.clientId,
+          location: 'loc-1',
+          windows: [window(3, 1, 0, second), window(10, 900, 3, quarter)],
+        },
+        {
+          clientId: credentials.clientId,
+          location: 'loc-2',
+          windows: [window(3, 1, 0, second), window(10, 900, 1, quarter)],
+        },
+        // No address is known in process: the login counts under '-'.
+        { sourceAddress: '-', windows: [window(3, 1, 0, second), window(10, 900, 1, quarter)] },
+      ]);
+
+      const cleared = await admin('DELETE', '/rate-limits');
+      assert.equal(cleared.status, 200);
+      assert.deepEqual(((await cleared.json()) as { counted: unknown[] }).counted, []);
+      assert.equal((await get(accessToken)).headers.get('x-ratelimit-remaining'), '2');
+      assert.equal((await admin('GET', '/rate-limits?clientId=x')).status, 400);
+    });
+
     test('off (the default): no limit and no rate-limit fields', async () => {
       const larder = await build({});
       const { login } = client(larder);
@@ -162,6 +226,15 @@ for (const backend of await backends()) {
         assert.equal(response.status, 200);
         assert.equal(response.headers.get('ratelimit'), null);
         assert.equal(response.headers.get('x-ratelimit-remaining'), null);
+      }
+    });
+
+    test('off: the admin API shows no limits and nothing counted, and clearing is harmless', async () => {
+      const { admin } = client(await build({ adminToken: ADMIN }));
+      for (const method of ['GET', 'DELETE']) {
+        const response = await admin(method, '/rate-limits');
+        assert.equal(response.status, 200);
+        assert.deepEqual(await response.json(), { limits: [], counted: [], more: 0 });
       }
     });
   });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { checkStore } from '../../src/check/check-location.js';
 import { prepareDemo } from '../../src/sandbox/demo.js';
-import { createApp, type LarderApp } from '../../src/server/app.js';
+import { type AppConfig, createApp, type LarderApp } from '../../src/server/app.js';
 import { createTestClock, type TestClock } from '../../src/shared/clock.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { openStore } from '../../src/storage/open-store.js';
@@ -16,7 +16,7 @@ import { type BackendInstance, backends, describeBackend } from '../storage/back
 const ADMIN = 'sandbox-data-admin-token';
 const T = Date.UTC(2025, 4, 1, 12);
 
-const appOn = (store: Store, clock: TestClock) =>
+const appOn = (store: Store, clock: TestClock, config: Partial<AppConfig> = {}) =>
   createApp({
     store,
     clock,
@@ -26,6 +26,7 @@ const appOn = (store: Store, clock: TestClock) =>
       tokenTtlSeconds: 86_400,
       trustProxy: false,
       adminToken: ADMIN,
+      ...config,
     },
   });
 
@@ -280,6 +281,18 @@ describe('a live demo database', () => {
     return api.retail(demo.clientId, demo.clientSecret);
   };
 
+  /** A login of the demo client, with this secret. */
+  const demoLogin = async (app: LarderApp, clientSecret: string) =>
+    app.app.request('/authentication/v1/authentication/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        clientId: (await store.settings.demoClient.get())!.clientId,
+        clientSecret,
+        userAccessType: 'PLATFORM_MACHINE_CLIENT',
+      }),
+    });
+
   /** Every record of a search, walking its pages. */
   const walk = async (location: string, kind: string, body: unknown) => {
     const search = await demoSearch();
@@ -361,16 +374,7 @@ describe('a live demo database', () => {
   test('reset brings the first-start data, only the demo client, real time, an empty journal, no fault rules and no failed logins', async () => {
     const [first] = (await store.settings.liveDemo.get())!.locations;
     const demo = (await store.settings.demoClient.get())!;
-    const login = (clientSecret: string) =>
-      larder.app.request('/authentication/v1/authentication/login', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          clientId: demo.clientId,
-          clientSecret,
-          userAccessType: 'PLATFORM_MACHINE_CLIENT',
-        }),
-      });
+    const login = (clientSecret: string) => demoLogin(larder, clientSecret);
     // A test of wrong secrets leaves the demo client throttled...
     for (let i = 0; i < 10; i++) assert.equal((await login('wrong')).status, 401);
     assert.equal((await login(demo.clientSecret)).status, 429);
@@ -393,5 +397,18 @@ describe('a live demo database', () => {
     // ...and the next test, after a reset, logs in at once.
     assert.equal((await login(demo.clientSecret)).status, 200);
     assert.equal((await (await demoSearch())(first!.id, 'purchaseOrders')).status, 200);
+  });
+
+  test('reset starts every rate-limit count again: a spent budget does not refuse the next test', async () => {
+    const limited = await appOn(store, clock, { rateLimit: [{ limit: 2, windowMs: 900_000 }] });
+    const demo = (await store.settings.demoClient.get())!;
+    const login = () => demoLogin(limited, demo.clientSecret);
+    assert.deepEqual(
+      [(await login()).status, (await login()).status, (await login()).status],
+      [200, 200, 429],
+    );
+    const reset = await client(limited).admin('POST', '/reset');
+    assert.equal(reset.status, 200);
+    assert.equal((await login()).status, 200);
   });
 });

@@ -24,6 +24,7 @@ import type {
   LocationsOverview,
   NewClientRequest,
   PurchaseOrder,
+  RateLimitState,
   SandboxReset,
 } from './generated/types.js';
 import { apiError, parseBody } from './tokens.js';
@@ -165,7 +166,16 @@ export interface LarderSandbox {
     remove(id: string): Promise<FaultRulesState>;
     clear(): Promise<FaultRulesState>;
   };
-  /** Back to the first-start demo state: data, clients, clock and journal (a demo database only). */
+  rateLimits: {
+    /** The server's limits (none without `--rate-limit`), and what each client and location, and each address, has used. */
+    get(): Promise<RateLimitState>;
+    /** Every count starts again: a test that spent a budget leaves the next one served. */
+    clear(): Promise<RateLimitState>;
+  };
+  /**
+   * Back to the first-start demo state: data, clients, clock, journal, no fault rules, failed logins or rate-limit
+   * counts (a demo database only).
+   */
   reset(): Promise<SandboxReset>;
 }
 
@@ -370,6 +380,10 @@ export const createSandbox = (options: SandboxOptions): LarderSandbox => {
       add: (rule) => call('POST', '/faults', rule),
       remove: async (id) => call('DELETE', `/faults/${pathSegment('id', id)}`),
       clear: () => call('DELETE', '/faults'),
+    },
+    rateLimits: {
+      get: () => call('GET', '/rate-limits'),
+      clear: () => call('DELETE', '/rate-limits'),
     },
     reset: () => call('POST', '/reset'),
   };

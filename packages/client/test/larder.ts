@@ -6,6 +6,7 @@ import { systemClock } from '../../../src/shared/clock.js';
 import { silentLogger } from '../../../src/shared/logger.js';
 import { openStore } from '../../../src/storage/open-store.js';
 import type { Store } from '../../../src/storage/store.js';
+import { LOGIN_PATH } from '../src/generated/types.js';
 import { createSandbox, type InventoryHistoryLogEntry, type PurchaseOrder } from '../src/index.js';
 
 /**
@@ -19,6 +20,14 @@ export interface Credentials {
   clientId: string;
   clientSecret: string;
 }
+
+/** A login sent by hand, not through the client: a test that counts or spends logins itself. */
+export const logInDirectly = (url: string, { clientId, clientSecret }: Credentials): Promise<Response> =>
+  fetch(`${url}${LOGIN_PATH}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ clientId, clientSecret, userAccessType: 'PLATFORM_MACHINE_CLIENT' }),
+  });
 
 export const startLarder = async (
   options: {

@@ -4,7 +4,7 @@ import { PLATFORM_RATE_LIMITS } from '../../../src/middleware/rate-limit/rate-wi
 import { inventoryFixture, purchaseOrderFixture } from '../../../test/helpers/fixtures.js';
 import { LOGIN_PATH } from '../src/generated/types.js';
 import { createClient, type FaultRule } from '../src/index.js';
-import { type Credentials, type Larder, startLarder } from './larder.js';
+import { type Credentials, type Larder, logInDirectly, startLarder } from './larder.js';
 
 /**
  * The client against Larder's rate limits and injected faults. Waiting runs on the server's frozen virtual
@@ -500,15 +500,7 @@ describe('with injected faults', () => {
     const last = Date.parse((await larder.sandbox.clock.get()).now);
     await larder.sandbox.clock.set(new Date(Math.max(Date.now(), last) + 60_000), { frozen: true });
     const login = async () => {
-      const response = await fetch(`${larder.url}${LOGIN_PATH}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          clientId: reader.clientId,
-          clientSecret: reader.clientSecret,
-          userAccessType: 'PLATFORM_MACHINE_CLIENT',
-        }),
-      });
+      const response = await logInDirectly(larder.url, reader);
       return ((await response.json()) as { token: { accessToken: string } }).token.accessToken;
     };
     const [entry] = entries;

@@ -8,7 +8,7 @@ import {
   type LarderSandbox,
   LarderTimeoutError,
 } from '../src/index.js';
-import { ADMIN_TOKEN, type Larder, startLarder } from './larder.js';
+import { ADMIN_TOKEN, type Larder, logInDirectly, startLarder } from './larder.js';
 
 const T = Date.UTC(2025, 5, 2, 8);
 
@@ -342,4 +342,27 @@ test('a sandbox refusal that quotes the request never shows the admin token', as
   const error = await echoing.clock.get().catch((e: unknown) => e);
   assert.ok(error instanceof LarderApiError);
   assert.equal(error.message, 'HTTP 403 GET http://larder.test/_larder/clock: No entry for Bearer ***');
+});
+
+test('rateLimits: what each address (and client and location) has used, and clear to be served again', async () => {
+  const larder = await startLarder({ server: { rateLimit: [{ limit: 2, windowMs: 900_000 }] } });
+  try {
+    const reader = await larder.createReader('all');
+    const login = async () => (await logInDirectly(larder.url, reader)).status;
+    assert.deepEqual([await login(), await login(), await login()], [200, 200, 429]);
+    const state = await larder.sandbox.rateLimits.get();
+    assert.deepEqual(state.limits, [{ limit: 2, windowSeconds: 900 }]);
+    assert.deepEqual(
+      state.counted.map(({ sourceAddress, windows }) => [
+        sourceAddress,
+        windows[0]?.used,
+        windows[0]?.remaining,
+      ]),
+      [['127.0.0.1', 2, 0]],
+    );
+    assert.deepEqual((await larder.sandbox.rateLimits.clear()).counted, []);
+    assert.equal(await login(), 200);
+  } finally {
+    await larder.stop();
+  }
 });

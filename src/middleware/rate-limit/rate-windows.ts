@@ -1,5 +1,11 @@
 import type { ThrottleLimit } from '../../auth/failure-throttle.js';
 import { parseThrottleLimit } from '../../auth/failure-throttle.js';
+import {
+  ADDRESS_SCOPE,
+  type KeyCount,
+  type RateCounter,
+  type RateCounts,
+} from '../../sandbox/rate-limit-control.js';
 import { type ProcessChannel, primaryCaller, servePrimary } from '../../shared/primary-rpc.js';
 
 /** One limit: `limit` requests per fixed window of `windowMs`, windows aligned to the epoch (and the clock). */
@@ -48,7 +54,8 @@ export interface RateVerdict {
   retryAfterSeconds: number;
 }
 
-export interface RateLimiter {
+/** Also read and cleared by the admin API (`/_larder/rate-limits`, and a sandbox reset). */
+export interface RateLimiter extends RateCounter {
   /** Counts one request of `key` within `scope` at `nowMs` unless a limit refuses it. */
   take(scope: string, key: string, nowMs: number): RateVerdict | Promise<RateVerdict>;
 }
@@ -57,7 +64,19 @@ export interface RateLimiter {
 export interface LocalRateLimiter extends RateLimiter {
   /** The answer object is reused: read it before the next call. */
   take(scope: string, key: string, nowMs: number): RateVerdict;
+  counts(nowMs: number, max: number): RateCounts;
+  clear(): void;
 }
+
+/** Retail scopes (client ids) in order, the address scope last; keys in order within a scope. */
+const byScopeThenKey = (a: KeyCount, b: KeyCount): number => {
+  if (a.scope !== b.scope) {
+    if (a.scope === ADDRESS_SCOPE) return 1;
+    if (b.scope === ADDRESS_SCOPE) return -1;
+    return a.scope < b.scope ? -1 : 1;
+  }
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+};
 
 interface KeyWindows {
   starts: number[];
@@ -129,6 +148,22 @@ export const createRateLimiter = (
       verdict.retryAfterSeconds = allowed ? 0 : Math.max(1, Math.ceil(waitMs / 1000));
       return verdict;
     },
+    counts: (nowMs, max) => {
+      const starts = policies.map(({ windowMs }) => nowMs - (nowMs % windowMs));
+      const counted: KeyCount[] = [];
+      for (const [scope, keys] of scopes)
+        for (const [key, windows] of keys) {
+          // A window that is not the current one is over (or, the clock moved back, not begun): nothing counts.
+          const used = starts.map((start, i) => (windows.starts[i] === start ? windows.counts[i]! : 0));
+          if (used.some((count) => count > 0)) counted.push({ scope, key, used });
+        }
+      counted.sort(byScopeThenKey);
+      return { keys: counted.slice(0, max), more: Math.max(0, counted.length - max) };
+    },
+    clear: () => {
+      scopes.clear();
+      size = 0;
+    },
   };
 };
 
@@ -137,7 +172,13 @@ const SERVICE = 'rate-limit';
 /** A worker's limiter under `--workers N`: the primary counts for every worker. */
 export const clusterRateLimiter = (channel: ProcessChannel): RateLimiter => {
   const call = primaryCaller(channel, SERVICE);
-  return { take: async (scope, key, nowMs) => (await call('take', [scope, key, nowMs])) as RateVerdict };
+  return {
+    take: async (scope, key, nowMs) => (await call('take', [scope, key, nowMs])) as RateVerdict,
+    counts: async (nowMs, max) => (await call('counts', [nowMs, max])) as RateCounts,
+    clear: async () => {
+      await call('clear');
+    },
+  };
 };
 
 /** The primary's side: the one limiter every worker asks. */
@@ -151,5 +192,10 @@ export const serveClusterRateLimiter = (
       const [scope, key, nowMs] = arg as [string, string, number];
       return limiter.take(scope, key, nowMs);
     },
+    counts: (arg) => {
+      const [nowMs, max] = arg as [number, number];
+      return limiter.counts(nowMs, max);
+    },
+    clear: () => limiter.clear(),
   });
 };

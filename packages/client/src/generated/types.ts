@@ -589,6 +589,64 @@ export interface FaultRuleState {
 export interface FaultRulesState {
   rules: FaultRuleState[];
 }
+export interface RateLimitPolicy {
+  limit: number;
+  windowSeconds: number;
+}
+export interface RateLimitWindow {
+  /**
+   * Requests allowed in one window.
+   */
+  limit: number;
+  /**
+   * The window, aligned to the (virtual) clock.
+   */
+  windowSeconds: number;
+  /**
+   * Requests counted in the window now current.
+   */
+  used: number;
+  /**
+   * Requests left in it before a 429.
+   */
+  remaining: number;
+  /**
+   * When the current window ends, on the virtual clock.
+   */
+  resetsAt: string;
+}
+export interface RateLimitCount {
+  /**
+   * Retail requests count per client and location: the client.
+   */
+  clientId?: string;
+  /**
+   * And the location (Platform-Restaurant-External-ID).
+   */
+  location?: string;
+  /**
+   * Login and token requests count per source address (X-Forwarded-For with --trust-proxy).
+   */
+  sourceAddress?: string;
+  /**
+   * One per limit, in the order of `limits`.
+   */
+  windows: RateLimitWindow[];
+}
+export interface RateLimitState {
+  /**
+   * The server's --rate-limit; empty when it is off.
+   */
+  limits: RateLimitPolicy[];
+  /**
+   * Every client and location, and every source address, with requests counted in a current window: retail first, by client and location, then addresses.
+   */
+  counted: RateLimitCount[];
+  /**
+   * How many more were counted than are listed (at most 1,000 are).
+   */
+  more: number;
+}
 export interface Imported {
   /**
    * Records loaded.

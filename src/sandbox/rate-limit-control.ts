@@ -1,0 +1,70 @@
+import type { Clock } from '../shared/clock.js';
+import type { RateLimitState } from './admin-schemas.js';
+
+/** The scope of the token endpoints' counts, whose keys are source addresses; any other scope is a client id. */
+export const ADDRESS_SCOPE = '';
+
+/** At most this many counted keys are listed: a flood of addresses must not make a listing unbounded. */
+export const MAX_LISTED_COUNTS = 1000;
+
+/** One key with requests counted in a window current at the time asked. */
+export interface KeyCount {
+  scope: string;
+  key: string;
+  /** Per limit, in the policies' order: requests counted in its current window. */
+  used: number[];
+}
+
+export interface RateCounts {
+  /** Retail scopes first, by scope then key; the address scope last. At most the `max` asked for. */
+  keys: KeyCount[];
+  /** Keys counted beyond `max`. */
+  more: number;
+}
+
+/** The limiter as the admin API reads and clears it: this process's, or under --workers the primary's. */
+export interface RateCounter {
+  counts(nowMs: number, max: number): RateCounts | Promise<RateCounts>;
+  clear(): void | Promise<void>;
+}
+
+export interface RateLimitControl {
+  view(): Promise<RateLimitState>;
+  /** Every count starts again, as at the first start. */
+  clear(): Promise<void>;
+}
+
+/** The rate limits as the admin API shows them; with `--rate-limit off`, none and nothing counted. */
+export const rateLimitControl = (
+  limiting: { policies: readonly { limit: number; windowMs: number }[]; counter: RateCounter } | undefined,
+  clock: Clock,
+): RateLimitControl => ({
+  view: async () => {
+    if (limiting === undefined) return { limits: [], counted: [], more: 0 };
+    const { policies, counter } = limiting;
+    const nowMs = clock.now();
+    const { keys, more } = await counter.counts(nowMs, MAX_LISTED_COUNTS);
+    const windows = policies.map(({ limit, windowMs }) => ({
+      limit,
+      windowSeconds: windowMs / 1000,
+      resetsAt: new Date(nowMs - (nowMs % windowMs) + windowMs).toISOString(),
+    }));
+    return {
+      limits: policies.map(({ limit, windowMs }) => ({ limit, windowSeconds: windowMs / 1000 })),
+      counted: keys.map(({ scope, key, used }) => ({
+        ...(scope === ADDRESS_SCOPE ? { sourceAddress: key } : { clientId: scope, location: key }),
+        windows: windows.map(({ limit, windowSeconds, resetsAt }, i) => ({
+          limit,
+          windowSeconds,
+          used: used[i] ?? 0,
+          remaining: Math.max(0, limit - (used[i] ?? 0)),
+          resetsAt,
+        })),
+      })),
+      more,
+    };
+  },
+  clear: async () => {
+    await limiting?.counter.clear();
+  },
+});
