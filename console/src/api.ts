@@ -5,6 +5,7 @@ import type {
   JournalList,
   LocationCharts,
   LocationOverview,
+  RateLimitState,
 } from '../../src/sandbox/admin-schemas.js';
 import type { FaultRule, FaultRulesState } from '../../src/sandbox/fault-schemas.js';
 import type { JournalEntry } from '../../src/sandbox/journal-entry.js';
@@ -89,6 +90,8 @@ export const api = {
   addFault: (rule: FaultRule) => call<FaultRulesState>('POST', '/faults', rule),
   removeFault: (id: string) => call<FaultRulesState>('DELETE', `/faults/${encodeURIComponent(id)}`),
   clearFaults: () => call<FaultRulesState>('DELETE', '/faults'),
+  rateLimits: () => call<RateLimitState>('GET', '/rate-limits'),
+  clearRateLimits: () => call<RateLimitState>('DELETE', '/rate-limits'),
   clearJournal: () => call<{ cleared: true; recording: boolean }>('DELETE', '/requests'),
   reset: () => call<{ reset: true; clock: ClockView }>('POST', '/reset'),
   report: (clientId: string) => call<IntegrationReport>('GET', `/report${query({ clientId })}`),

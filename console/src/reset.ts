@@ -1,8 +1,8 @@
 /** What "Reset sandbox" does (README, `POST /_larder/reset`), said before the user confirms it. */
 export const RESET_EFFECTS =
   'The demo data goes back to as first generated (then caught up to today), every client but the demo client is ' +
-  'removed, the clock returns to real time, the request journal is emptied, the fault rules are removed and ' +
-  'failed logins are forgotten. Data loaded or changed since is lost.';
+  'removed, the clock returns to real time, the request journal is emptied, the fault rules are removed, and ' +
+  'failed logins and rate-limit counts are forgotten. Data loaded or changed since is lost.';
 
 /** A reset's failure, in words: the server's status alone (a 409) does not say whether anything changed. */
 export const resetFailure = (status: number, message: string): string =>

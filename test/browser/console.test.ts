@@ -48,7 +48,11 @@ const ordersModifiedFrom = async (day: string): Promise<number> => {
 };
 
 before(async () => {
-  running = await startTestServer({ demo: true });
+  // A limit no test reaches, so the Controls view has counts to show.
+  running = await startTestServer({
+    demo: true,
+    config: { rateLimit: [{ limit: 100_000, windowMs: 3_600_000 }] },
+  });
   url = running.server.url;
   demo = running.demo!;
   location = (await running.store.locations.list())[0]!.id;
@@ -347,6 +351,24 @@ test("Controls: the rules' counters and the clock follow changes made elsewhere 
   await retailSearch();
   await page.waitForSelector('li.rule:has-text("matched 2, applied 2")');
   await adminSend('DELETE', '/faults');
+});
+
+test('Controls: the rate limits show what the client used at its location, and Clear counts starts them again', async () => {
+  await view('Controls');
+  await page.waitForSelector('p.muted:has-text("100,000 per 1 h")');
+  await adminSend('DELETE', '/rate-limits');
+  await page.waitForSelector('p.empty:has-text("Nothing counted")');
+  await retailSearch();
+  await retailSearch();
+  // Two searches at the location; two logins from this address.
+  const row = page.locator(`table.rate-limits tr:has-text("${demo.clientId}"):has-text("at ${location}")`);
+  await row.locator('td.number:has-text("2 of 100,000")').waitFor();
+  await page.locator('table.rate-limits tr:has-text("address 127.0.0.1")').waitFor();
+  await browser.screenshot('console-rate-limits');
+  await page.click('button[name="clear-rate-limits"]');
+  await page.waitForSelector('p.empty:has-text("Nothing counted")');
+  const state = (await (await adminGet('/rate-limits')).json()) as { counted: unknown[] };
+  assert.deepEqual(state.counted, []);
 });
 
 test('Traffic: when Larder does not answer, the rows stay, the page says so, and the header clock stops until it answers', async () => {

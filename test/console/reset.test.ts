@@ -22,7 +22,15 @@ test('any other refusal is a failed reset, with the server’s words', () => {
   assert.equal(resetFailure(500, '500: Internal error'), 'The reset failed: 500: Internal error');
 });
 
-test('what a reset does is said before it is confirmed: data, clients, clock, journal and fault rules', () => {
-  for (const part of [/demo data/, /demo client/, /real time/, /journal/, /fault rules/])
+test('what a reset does is said before it is confirmed: data, clients, clock, journal, fault rules, failed logins and rate-limit counts', () => {
+  for (const part of [
+    /demo data/,
+    /demo client/,
+    /real time/,
+    /journal/,
+    /fault rules/,
+    /failed logins/,
+    /rate-limit counts/,
+  ])
     assert.match(RESET_EFFECTS, part);
 });

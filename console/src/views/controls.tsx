@@ -8,7 +8,7 @@ import {
 } from '../../../src/sandbox/fault-vocabulary.js';
 import { ApiError, api, type ClockView, type FaultRule } from '../api';
 import { RESET_EFFECTS, resetFailure } from '../reset';
-import { Card, ClockMoves, formatTime, Problem, useLoad, usePoll } from '../ui';
+import { Card, ClockMoves, formatTime, Long, Problem, useLoad, usePoll } from '../ui';
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;
@@ -394,6 +394,101 @@ const FaultsCard = () => {
   );
 };
 
+/** How often the counts are read again while Controls is open: a client's traffic moves them all the time. */
+const RATE_LIMITS_POLL_MS = 2000;
+
+const windowName = (seconds: number) =>
+  seconds % HOUR === 0 ? `${seconds / HOUR} h` : seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`;
+
+/** The --rate-limit limits, what each client and location (then each address) has used, and a way to clear it. */
+const RateLimitsCard = () => {
+  const limits = useLoad(() => api.rateLimits(), [useContext(ClockMoves)]);
+  usePoll(limits.reload, RATE_LIMITS_POLL_MS);
+  const [error, setError] = useState<string | undefined>();
+  const clear = async () => {
+    setError(undefined);
+    try {
+      await api.clearRateLimits();
+    } catch (failure) {
+      setError((failure as Error).message);
+    }
+    limits.reload();
+  };
+  const state = limits.data;
+  return (
+    <Card title="Rate limits">
+      <Problem error={limits.error ?? error} />
+      {state === undefined ? null : state.limits.length === 0 ? (
+        <p class="empty">
+          No rate limits: Larder runs with <code>--rate-limit off</code>.
+        </p>
+      ) : (
+        <>
+          <p class="muted">
+            {state.limits
+              .map(
+                ({ limit, windowSeconds }) =>
+                  `${limit.toLocaleString('en-US')} per ${windowName(windowSeconds)}`,
+              )
+              .join(', ')}
+            : what each client and location, and each address, has used of the windows now current.
+          </p>
+          {state.counted.length === 0 ? (
+            <p class="empty">Nothing counted in the current windows.</p>
+          ) : (
+            <div class="scroll">
+              <table class="rate-limits">
+                <thead>
+                  <tr>
+                    <th scope="col">Counted for</th>
+                    {state.limits.map(({ limit, windowSeconds }) => (
+                      <th key={`${limit}/${windowSeconds}`} scope="col" class="number">
+                        per {windowName(windowSeconds)}
+                      </th>
+                    ))}
+                  </tr>
+                </thead>
+                <tbody>
+                  {state.counted.map(({ clientId, location, sourceAddress, windows }) => (
+                    <tr key={sourceAddress ?? `${clientId} ${location}`}>
+                      <td>
+                        {sourceAddress === undefined ? (
+                          <>
+                            client <Long text={clientId ?? ''} /> at <Long text={location ?? ''} />
+                          </>
+                        ) : (
+                          <>address {sourceAddress} (logins and tokens)</>
+                        )}
+                      </td>
+                      {windows.map((window) => (
+                        <td key={window.windowSeconds} class="number">
+                          {window.used.toLocaleString('en-US')} of {window.limit.toLocaleString('en-US')}
+                          {window.remaining === 0 ? <strong class="full"> full</strong> : null}
+                          <br />
+                          <span class="muted">until {formatTime(window.resetsAt)}</span>
+                        </td>
+                      ))}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          {state.more > 0 ? <p class="muted">…and {state.more.toLocaleString('en-US')} more.</p> : null}
+          <button
+            type="button"
+            name="clear-rate-limits"
+            disabled={state.counted.length === 0}
+            onClick={() => void clear()}
+          >
+            Clear counts
+          </button>
+        </>
+      )}
+    </Card>
+  );
+};
+
 /**
  * Back to the demo's first start. Destructive, so the button only opens a confirmation in the page (not
  * window.confirm, which a screen reader user cannot review and some browsers suppress) that says what goes;
@@ -423,7 +518,7 @@ const SandboxCard = ({ onReset }: { onReset: (clock: ClockView) => void }) => {
       const { clock } = await api.reset();
       setOutcome({
         done: true,
-        text: 'Reset: the demo data as first generated, only the demo client, the clock at real time, an empty journal, no fault rules.',
+        text: 'Reset: the demo data as first generated, only the demo client, the clock at real time, an empty journal, no fault rules, no rate-limit counts.',
       });
       onReset(clock);
     } catch (failure) {
@@ -500,6 +595,7 @@ export const ControlsView = ({
     {/* Under the clock, not a row below both cards, where the tall rules card would leave a gap above it. */}
     <div class="stack">
       <ClockCard onChange={onClock} />
+      <RateLimitsCard />
       <SandboxCard onReset={onReset} />
     </div>
     <FaultsCard />
