@@ -257,7 +257,7 @@ export const RateLimitStateSchema = Type.Object(
     ),
     counted: Type.Array(RateLimitCountSchema, {
       description:
-        'Every client and location, and every source address, with requests counted in a current window: retail first, by client and location, then addresses.',
+        "Every client and location, and every source address, with requests counted in a current window: retail first, by client id (each client's locations in the order first counted), then addresses in the order first counted.",
     }),
     more: Type.Integer({
       minimum: 0,

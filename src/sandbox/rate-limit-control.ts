@@ -16,7 +16,7 @@ export interface KeyCount {
 }
 
 export interface RateCounts {
-  /** Retail scopes first, by scope then key; the address scope last. At most the `max` asked for. */
+  /** Retail scopes first, by scope; the address scope last; keys in the order first counted. At most `max`. */
   keys: KeyCount[];
   /** Keys counted beyond `max`. */
   more: number;

@@ -105,6 +105,40 @@ describe('createRateLimiter', () => {
       ),
     );
   });
+
+  test('counts lists the current windows: client scopes by id, addresses last, at most max; clear forgets all', () => {
+    const limiter = createRateLimiter([
+      { limit: 5, windowMs: 1000 },
+      { limit: 50, windowMs: 60_000 },
+    ]);
+    const t = 120_000;
+    limiter.take('', '10.0.0.1', t);
+    limiter.take('client-b', 'loc-2', t);
+    limiter.take('client-b', 'loc-1', t);
+    limiter.take('client-a', 'loc-9', t);
+    limiter.take('client-a', 'loc-9', t + 500);
+    assert.deepEqual(limiter.counts(t + 500, 10), {
+      keys: [
+        { scope: 'client-a', key: 'loc-9', used: [2, 2] },
+        { scope: 'client-b', key: 'loc-2', used: [1, 1] },
+        { scope: 'client-b', key: 'loc-1', used: [1, 1] },
+        { scope: '', key: '10.0.0.1', used: [1, 1] },
+      ],
+      more: 0,
+    });
+    // A second on, the 1 s windows are over; a minute on, nothing is counted.
+    assert.deepEqual(limiter.counts(t + 1000, 2), {
+      keys: [
+        { scope: 'client-a', key: 'loc-9', used: [0, 2] },
+        { scope: 'client-b', key: 'loc-2', used: [0, 1] },
+      ],
+      more: 2,
+    });
+    assert.deepEqual(limiter.counts(t + 60_000, 10), { keys: [], more: 0 });
+    limiter.clear();
+    assert.deepEqual(limiter.counts(t + 500, 10), { keys: [], more: 0 });
+    assert.equal(limiter.take('client-a', 'loc-9', t + 500).remaining, 4);
+  });
 });
 
 describe('the rateLimit middleware', () => {

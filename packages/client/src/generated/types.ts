@@ -639,7 +639,7 @@ export interface RateLimitState {
    */
   limits: RateLimitPolicy[];
   /**
-   * Every client and location, and every source address, with requests counted in a current window: retail first, by client and location, then addresses.
+   * Every client and location, and every source address, with requests counted in a current window: retail first, by client id (each client's locations in the order first counted), then addresses in the order first counted.
    */
   counted: RateLimitCount[];
   /**
