@@ -4,6 +4,9 @@ import type { RateLimitState } from './admin-schemas.js';
 /** The scope of the token endpoints' counts, whose keys are source addresses; any other scope is a client id. */
 export const ADDRESS_SCOPE = '';
 
+/** The start of the fixed window of `windowMs` that holds `nowMs`: windows are aligned to the epoch (and the clock). */
+export const windowStart = (nowMs: number, windowMs: number): number => nowMs - (nowMs % windowMs);
+
 /** At most this many counted keys are listed: a flood of addresses must not make a listing unbounded. */
 export const MAX_LISTED_COUNTS = 1000;
 
@@ -44,22 +47,24 @@ export const rateLimitControl = (
     const { policies, counter } = limiting;
     const nowMs = clock.now();
     const { keys, more } = await counter.counts(nowMs, MAX_LISTED_COUNTS);
-    const windows = policies.map(({ limit, windowMs }) => ({
-      limit,
-      windowSeconds: windowMs / 1000,
-      resetsAt: new Date(nowMs - (nowMs % windowMs) + windowMs).toISOString(),
-    }));
+    const limits = policies.map(({ limit, windowMs }) => ({ limit, windowSeconds: windowMs / 1000 }));
+    const resets = policies.map(({ windowMs }) =>
+      new Date(windowStart(nowMs, windowMs) + windowMs).toISOString(),
+    );
     return {
-      limits: policies.map(({ limit, windowMs }) => ({ limit, windowSeconds: windowMs / 1000 })),
+      limits,
       counted: keys.map(({ scope, key, used }) => ({
         ...(scope === ADDRESS_SCOPE ? { sourceAddress: key } : { clientId: scope, location: key }),
-        windows: windows.map(({ limit, windowSeconds, resetsAt }, i) => ({
-          limit,
-          windowSeconds,
-          used: used[i] ?? 0,
-          remaining: Math.max(0, limit - (used[i] ?? 0)),
-          resetsAt,
-        })),
+        windows: limits.map(({ limit, windowSeconds }, i) => {
+          const count = used[i] ?? 0;
+          return {
+            limit,
+            windowSeconds,
+            used: count,
+            remaining: Math.max(0, limit - count),
+            resetsAt: resets[i]!,
+          };
+        }),
       })),
       more,
     };

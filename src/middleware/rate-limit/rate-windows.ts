@@ -5,6 +5,7 @@ import {
   type KeyCount,
   type RateCounter,
   type RateCounts,
+  windowStart,
 } from '../../sandbox/rate-limit-control.js';
 import { type ProcessChannel, primaryCaller, servePrimary } from '../../shared/primary-rpc.js';
 
@@ -115,7 +116,7 @@ export const createRateLimiter = (
       let waitMs = 0;
       for (let i = 0; i < n; i++) {
         const { limit, windowMs } = policies[i]!;
-        const start = nowMs - (nowMs % windowMs);
+        const start = windowStart(nowMs, windowMs);
         if (windows.starts[i] !== start) {
           windows.starts[i] = start;
           windows.counts[i] = 0;
@@ -143,7 +144,7 @@ export const createRateLimiter = (
       return verdict;
     },
     counts: (nowMs, max) => {
-      const starts = policies.map(({ windowMs }) => nowMs - (nowMs % windowMs));
+      const starts = policies.map(({ windowMs }) => windowStart(nowMs, windowMs));
       // A window that is not the current one is over (or, the clock moved back, not begun): nothing counts.
       const current = (windows: KeyWindows): boolean => {
         for (let i = 0; i < n; i++)
