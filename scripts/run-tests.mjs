@@ -26,8 +26,8 @@ if (list) {
   process.exit(0);
 }
 // A test that waits for an event that never comes fails after 7 minutes instead of hanging CI. Node applies it to
-// each file as a whole too: /docs's page test draws every operation open, which took over 3 minutes on a slower
-// 2-core machine (2026-11-29).
+// each file as a whole too, so it stays well above the longest file's time on a loaded 2-core machine (the bench
+// smokes, over 2 minutes in CI on 2026-12-03).
 const TEST_TIMEOUT_MS = 420_000;
 // Two files at a time: most files wait on child processes, PostgreSQL or a browser, so on a 2-core machine the suite
 // took 9.8 min instead of 16.2 one file at a time (Node's default is one file per core less one). Files share nothing
