@@ -39,16 +39,9 @@ export const measure = async (
 ): Promise<Measurement> => {
   let next = 0;
   const { paths } = load;
-  // autocannon looks at its stop only when it samples, every second by default, so a run shorter than a second
-  // (the smoke's 0.3 s) took a whole one. Sampled as often as it lasts, it ends on time; its rate per sample is
-  // scaled to one per second below.
-  const sampleInt = 'duration' in options && options.duration < 1 ? options.duration * 1000 : 1000;
-  // @types/autocannon leaves out sampleInt, which autocannon documents and reads (lib/run.js).
-  const sampling: object = { sampleInt };
   const result = await autocannon({
     url: baseUrl,
     ...options,
-    ...sampling,
     method: load.method,
     headers: load.headers,
     ...(load.body === undefined ? {} : { body: load.body }),
@@ -63,7 +56,7 @@ export const measure = async (
     ],
   });
   return {
-    requestsPerSecond: (result.requests.average * 1000) / sampleInt,
+    requestsPerSecond: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     failures: result.non2xx + result.errors + result.timeouts,
