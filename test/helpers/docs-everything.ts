@@ -17,9 +17,10 @@ import { startTestServer, type TestServer } from './test-server.js';
  * defaultModelsExpandDepth 2, so the page renders once. Opening them one click at a time re-renders the page each
  * time, and took minutes. The page resolves the document's references once for every part (docs-routes.ts; per
  * operation, Swagger UI took two minutes to draw them all), and the render still takes seconds: both themes are
- * checked on the one page drawn (chooseTheme), and the Tab walk covers the parts in WALKED. The dialog, hover and edge checks (docs-dialog.test.ts) need one look of each control, not every
- * copy of it: they open /docs as a user first sees it, with the search operation opened and answered (its fields,
- * Execute, Download), and so cost the suite no second full render.
+ * checked on the one page drawn (chooseTheme), and the Tab walk covers the parts in WALKED. The dialog, hover and
+ * edge checks (docs-dialog.test.ts) need one look of each control, not every copy of it: they open /docs as a user
+ * first sees it, with the search operation opened and answered (its fields, Execute, Download), and so cost the
+ * suite no second full render.
  */
 
 type Theme = 'light' | 'dark';
