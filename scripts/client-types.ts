@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { TSchema } from '@sinclair/typebox';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
@@ -125,7 +126,7 @@ const BANNER = `/**
 
 /** Biome formats the output as it formats every other source file, so \`npm run lint\` accepts it. */
 const biomeFormat = (text: string): string => {
-  const biome = fileURLToPath(new URL('../node_modules/@biomejs/biome/bin/biome', import.meta.url));
+  const biome = createRequire(import.meta.url).resolve('@biomejs/biome/bin/biome');
   const result = spawnSync(process.execPath, [biome, 'format', `--stdin-file-path=${CLIENT_TYPES_FILE}`], {
     input: text,
     encoding: 'utf8',

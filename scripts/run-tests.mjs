@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs every test/**/*.test.ts and src/**/*.test.ts (tests kept beside their module, e.g.
 // src/middleware/<name>/<name>.test.ts) and the client package's packages/client/test/**/*.test.ts with node's own test runner (Node 20 has no glob support for --test).
-// `--list` prints the files instead of running them.
+// `--list` prints the files instead of running them. `--compiled` (what `npm test` uses) compiles them first
+// (scripts/build-tests.mjs) and runs the JavaScript in .test-build/ without tsx: the same tests, 90 s sooner in CI.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +16,8 @@ const find = (dir) =>
 
 const args = process.argv.slice(2);
 const list = args.includes('--list');
-const only = args.filter((arg) => arg !== '--list');
+const compiled = args.includes('--compiled');
+const only = args.filter((arg) => arg !== '--list' && arg !== '--compiled');
 const files = (
   only.length > 0
     ? only
@@ -24,6 +26,12 @@ const files = (
 if (list) {
   for (const file of files) console.log(file);
   process.exit(0);
+}
+if (compiled) {
+  const built = spawnSync(process.execPath, [join(import.meta.dirname, 'build-tests.mjs')], {
+    stdio: 'inherit',
+  });
+  if (built.status !== 0) process.exit(built.status ?? 1);
 }
 // A test that waits for an event that never comes fails after 7 minutes instead of hanging CI. Node applies it to
 // each file as a whole too, so it stays well above the longest file's time on a loaded 2-core machine (the bench
@@ -39,13 +47,13 @@ const TEST_CONCURRENCY = 2;
 const result = spawnSync(
   process.execPath,
   [
-    '--import',
-    'tsx',
+    // Source maps, so a failure in a compiled test still points at its .ts line.
+    ...(compiled ? ['--enable-source-maps'] : ['--import', 'tsx']),
     '--test',
     `--test-concurrency=${TEST_CONCURRENCY}`,
     `--test-timeout=${TEST_TIMEOUT_MS}`,
     '--test-reporter=spec',
-    ...files,
+    ...(compiled ? files.map((file) => join('.test-build', file.replace(/\.ts$/, '.js'))) : files),
   ],
   {
     stdio: 'inherit',

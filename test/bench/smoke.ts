@@ -5,12 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runningInCi } from '../helpers/ci.js';
 import { runNode } from '../helpers/cli.js';
+import { REPO } from '../helpers/repo.js';
 
 /**
  * CI does not run the full bench (minutes on 2 cores); the smoke tests keep every part of it from rotting. They
  * are two files, each well inside the runner's per-file bound on a loaded machine.
  */
-export const ROOT = join(import.meta.dirname, '..', '..');
+export const ROOT = REPO;
 
 /** Runs `body` with a scratch directory of its own, removed afterwards whatever happens. */
 export const inScratch = async <T>(prefix: string, body: (dir: string) => Promise<T>): Promise<T> => {

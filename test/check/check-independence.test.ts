@@ -3,11 +3,11 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { Finding } from '../../src/check/findings.js';
+import { REPO } from '../helpers/repo.js';
 
 // `larder check` must not share the generator's money arithmetic: a bug there would make wrong data look right.
-const repo = fileURLToPath(new URL('../../', import.meta.url));
+const repo = `${REPO}/`;
 
 interface Run {
   quantity: number;

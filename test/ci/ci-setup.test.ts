@@ -4,9 +4,9 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { REPO } from '../helpers/repo.js';
 
-const repo = fileURLToPath(new URL('../../', import.meta.url));
+const repo = `${REPO}/`;
 const read = (path: string) => readFile(join(repo, path), 'utf8');
 const json = async (path: string) => JSON.parse(await read(path)) as Record<string, Record<string, string>>;
 

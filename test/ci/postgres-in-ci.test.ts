@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { REPO } from '../helpers/repo.js';
 
 // In CI, PostgreSQL tests must fail when the database is unreachable, never skip; elsewhere they skip and say so.
-const repo = fileURLToPath(new URL('../../', import.meta.url));
+const repo = `${REPO}/`;
 /** Nothing listens on port 1: connecting is refused at once. */
 const NOWHERE = 'postgres://postgres@127.0.0.1:1/test';
 

@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { COMMANDS } from '../../src/cli/main.js';
 import { larder, runMain } from '../helpers/cli.js';
 import { purchaseOrderFixture } from '../helpers/fixtures.js';
+import { REPO } from '../helpers/repo.js';
 import { adminQuery, freshSchemaName, postgresUnreachable, postgresUrl } from '../storage/backends.js';
 
 /** The operator's CLI as a new user meets it, run in process through `main` with captured output. */
@@ -24,9 +25,7 @@ const pgUnreachable = await postgresUnreachable();
 
 describe('errors a new user meets', () => {
   test('larder --version prints the package version', async () => {
-    const { version } = JSON.parse(
-      await readFile(new URL('../../package.json', import.meta.url), 'utf8'),
-    ) as {
+    const { version } = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as {
       version: string;
     };
     const result = await run('--version');

@@ -2,16 +2,16 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.js';
 import { ERROR_CATALOG } from '../../src/shared/errors.js';
+import { REPO } from '../helpers/repo.js';
 
 /**
  * The README and the pages in docs/ stand alone: their tables render, their links stay inside the repository and
  * land on a file or a heading that exists, and the README's flags are real.
  */
 
-const repo = fileURLToPath(new URL('../../', import.meta.url));
+const repo = `${REPO}/`;
 const pages = [
   'README.md',
   ...readdirSync(join(repo, 'docs'))

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { REPO } from './repo.js';
 
 /**
  * Browser tests drive Debian's `chromium` package through playwright-core: no browser is downloaded (`.ci/run`
@@ -12,8 +13,7 @@ import { type BrowserContext, chromium, type Page } from 'playwright-core';
 export const CHROMIUM = process.env['LARDER_CHROMIUM'] ?? '/usr/bin/chromium';
 
 /** Where the run's screenshots go; the README shows the committed ones. */
-export const SCREENSHOT_DIR =
-  process.env['LARDER_SCREENSHOTS'] ?? join(import.meta.dirname, '..', '..', 'docs', 'screenshots');
+export const SCREENSHOT_DIR = process.env['LARDER_SCREENSHOTS'] ?? join(REPO, 'docs', 'screenshots');
 
 const CHROMIUM_ARGS = [
   '--headless',

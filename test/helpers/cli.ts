@@ -4,9 +4,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CommandIo } from '../../src/cli/command.js';
 import { main } from '../../src/cli/main.js';
+import { REPO } from './repo.js';
 
 /** The real CLI from bin/ (built by `npm run build`), as a user runs it. */
-export const BIN = join(import.meta.dirname, '..', '..', 'bin', 'larder.js');
+export const BIN = join(REPO, 'bin', 'larder.js');
 
 export interface Run {
   code: number | null;

@@ -4,9 +4,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { REPO } from '../helpers/repo.js';
 
-const script = fileURLToPath(new URL('../../scripts/check-imports.mjs', import.meta.url));
+const script = join(REPO, 'scripts', 'check-imports.mjs');
 const roots: string[] = [];
 after(async () => Promise.all(roots.map((root) => rm(root, { recursive: true, force: true }))));
 

@@ -4,11 +4,11 @@ import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { REPO } from '../helpers/repo.js';
 
 // Middleware keeps its test beside it (src/middleware/<name>/<name>.test.ts, Hono's layout): the test runner and
 // the type check must see it, the build must leave it out of dist.
-const repo = fileURLToPath(new URL('../../', import.meta.url));
+const repo = `${REPO}/`;
 const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
 let root: string;
 

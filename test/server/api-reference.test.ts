@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { renderApiReference } from '../../src/server/api-reference.js';
+import { REPO } from '../helpers/repo.js';
 
 test('docs/api.md is what the schemas render (run `npm run docs` after changing a schema)', () => {
-  const committed = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+  const committed = readFileSync(join(REPO, 'docs', 'api.md'), 'utf8');
   assert.equal(committed, renderApiReference());
 });
 

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { createContractChecker } from '../../src/middleware/contract/contract.js';
 import { createApp } from '../../src/server/app.js';
 import { openApiDocument } from '../../src/server/openapi.js';
@@ -8,6 +10,7 @@ import { silentLogger } from '../../src/shared/logger.js';
 import { isLarderOwnPath } from '../../src/shared/own-paths.js';
 import { createSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import { runNode } from '../helpers/cli.js';
+import { REPO } from '../helpers/repo.js';
 
 const document = openApiDocument('http://larder.test');
 const check = createContractChecker(document);
@@ -271,7 +274,7 @@ test('the test suite runs with the contract enforced', () => {
 });
 
 test('a violation nobody looks at still fails the test process at exit', async () => {
-  const contract = new URL('../../src/middleware/contract/contract.ts', import.meta.url).href;
+  const contract = pathToFileURL(join(REPO, 'src', 'middleware', 'contract', 'contract.ts')).href;
   const script = `
     import { Hono } from 'hono';
     import { responseContract } from ${JSON.stringify(contract)};
@@ -282,7 +285,7 @@ test('a violation nobody looks at still fails the test process at exit', async (
     await app.request('/x');
   `;
   const run = await runNode(['--import', 'tsx', '--input-type=module', '-e', script], {
-    cwd: new URL('../..', import.meta.url).pathname,
+    cwd: REPO,
   });
   assert.equal(run.code, 1, run.stderr);
   assert.match(run.stderr, /OpenAPI contract violations:\n {2}GET \/x \(x\): status 200 is not documented/);

@@ -3,11 +3,12 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { createTestClock } from '../../src/shared/clock.js';
 import { createLogger } from '../../src/shared/logger.js';
+import { REPO } from '../helpers/repo.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = REPO;
 
 const capture = (format: 'json' | 'pretty', level: 'debug' | 'info' | 'warn' = 'info') => {
   const lines: string[] = [];

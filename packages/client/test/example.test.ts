@@ -5,13 +5,15 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { runNode } from '../../../test/helpers/cli.js';
 import { inventoryFixture, purchaseOrderFixture } from '../../../test/helpers/fixtures.js';
+import { REPO } from '../../../test/helpers/repo.js';
 import { ADMIN_TOKEN, type Larder, startLarder } from './larder.js';
 
 /** The example integration, run as a user runs it (a process importing the built package), against Larder. */
 
-const EXAMPLE = join(import.meta.dirname, '..', 'examples', 'sync-inventory.ts');
-const SUITE = join(import.meta.dirname, '..', 'examples', 'sandbox-suite.ts');
-const README = join(import.meta.dirname, '..', 'README.md');
+const PACKAGE_DIR = join(REPO, 'packages', 'client');
+const EXAMPLE = join(PACKAGE_DIR, 'examples', 'sync-inventory.ts');
+const SUITE = join(PACKAGE_DIR, 'examples', 'sandbox-suite.ts');
+const README = join(PACKAGE_DIR, 'README.md');
 let larder: Larder;
 let dir: string;
 let env: Record<string, string>;
@@ -82,7 +84,7 @@ const block = async (readme: string, heading: string): Promise<string> => {
 };
 
 /** The package as the tests import it: its source, so a stale build cannot pass for it. */
-const PACKAGE = JSON.stringify(join(import.meta.dirname, '..', 'src', 'index.ts'));
+const PACKAGE = JSON.stringify(join(PACKAGE_DIR, 'src', 'index.ts'));
 
 /** Runs a README example with what the reader supplies around it first (an ES module: imports are hoisted). */
 /** tsx as this repository has it: an example may run in a directory of its own (`--import` resolves from there). */
@@ -162,7 +164,7 @@ const upsert = (entry: InventoryHistoryLogEntry) => console.log(entry.inventoryH
 });
 
 test("the main README's TypeScript client example runs as written against Larder", async () => {
-  const readme = join(import.meta.dirname, '..', '..', '..', 'README.md');
+  const readme = join(REPO, 'README.md');
   await larder.load('loc-1', 'purchaseOrders', [
     purchaseOrderFixture(31, { modifiedAt: Date.UTC(2025, 5, 2, 8), archived: true }),
   ]);

@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { CLIENT_TYPES_FILE, renderClientTypes } from '../../../scripts/client-types.js';
+import { renderClientTypes } from '../../../scripts/client-types.js';
+import { REPO } from '../../../test/helpers/repo.js';
 
 test('the client types are generated from the current schemas (run `npm run generate:client` if not)', async () => {
-  assert.equal(await readFile(CLIENT_TYPES_FILE, 'utf8'), await renderClientTypes());
+  assert.equal(
+    await readFile(join(REPO, 'packages', 'client', 'src', 'generated', 'types.ts'), 'utf8'),
+    await renderClientTypes(),
+  );
 });

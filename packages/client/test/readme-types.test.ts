@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { runNode } from '../../../test/helpers/cli.js';
+import { REPO } from '../../../test/helpers/repo.js';
 
 /**
  * Every TypeScript example of the READMEs type-checks as a user's project compiles it: the built package imported
@@ -11,7 +12,7 @@ import { runNode } from '../../../test/helpers/cli.js';
  * it leaves to the reader (the `larder` it uses, the records it loads), declared by type.
  */
 
-const PACKAGE = join(import.meta.dirname, '..');
+const PACKAGE = join(REPO, 'packages', 'client');
 const ROOT = join(PACKAGE, '..', '..');
 
 const blocks = async (readme: string) =>
