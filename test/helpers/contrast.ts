@@ -116,9 +116,16 @@ const measure = (seen: Seen): ContrastSample => {
  */
 const READ = `(root, all) => {
   const scheme = getComputedStyle(document.documentElement).colorScheme;
+  // Each element's background read once, not once for every piece of text above it.
+  const backgrounds = new Map();
+  const backgroundOf = (node) => {
+    let colour = backgrounds.get(node);
+    if (colour === undefined) backgrounds.set(node, (colour = getComputedStyle(node).backgroundColor));
+    return colour;
+  };
   const read = (element, text, pseudo = null) => {
     const layers = [];
-    for (let node = element; node !== null; node = node.parentElement) layers.push(getComputedStyle(node).backgroundColor);
+    for (let node = element; node !== null; node = node.parentElement) layers.push(backgroundOf(node));
     const classes = typeof element.className === 'string' && element.className !== '' ? '.' + element.className.trim().split(/\\s+/).join('.') : '';
     const style = getComputedStyle(element, pseudo);
     const opacity = pseudo === null ? 1 : Number(style.opacity);
@@ -156,9 +163,24 @@ const READ = `(root, all) => {
     else if (placeholder !== '') seen.push(read(element, placeholder, '::placeholder'));
     for (const [pseudo, content] of generated) seen.push(read(element, content, pseudo));
   }
-  return seen;
+  // Each list of backgrounds sent once, the texts naming theirs by its place: /docs with everything open has 20,000
+  // texts, and sent whole they came to 13 MB, whose passage out of the page took most of the check's 10 s.
+  const places = new Map();
+  const layerLists = [];
+  const texts = seen.map(({ layers, ...text }) => {
+    const key = layers.join('|');
+    let at = places.get(key);
+    if (at === undefined) places.set(key, (at = layerLists.push(layers) - 1));
+    return { ...text, layersAt: at };
+  });
+  return { layerLists, texts };
 }`;
-const read = new Function(`return ${READ}`)() as (root: unknown, all: boolean) => Seen | Seen[];
+/** What READ sends of every text under a root: each list of backgrounds once, and the texts pointing into it. */
+interface Texts {
+  layerLists: string[][];
+  texts: (Omit<Seen, 'layers'> & { layersAt: number })[];
+}
+const read = new Function(`return ${READ}`)() as (root: unknown, all: boolean) => Seen | Texts;
 
 /** The contrast of one element's text against what lies beneath it. */
 export const contrastOf = async (locator: Locator): Promise<ContrastSample> =>
@@ -167,8 +189,9 @@ export const contrastOf = async (locator: Locator): Promise<ContrastSample> =>
 /** Every visible piece of text on the page (or under `root`) whose contrast is under `minimum`. */
 export const lowContrast = async (target: Page | Locator, minimum = AA): Promise<ContrastSample[]> => {
   const root = 'goto' in target ? target.locator('body') : target;
-  return ((await root.evaluate(read, true)) as Seen[])
-    .map(measure)
+  const { layerLists, texts } = (await root.evaluate(read, true)) as Texts;
+  return texts
+    .map(({ layersAt, ...text }) => measure({ ...text, layers: layerLists[layersAt]! }))
     .filter((sample) => sample.ratio < minimum);
 };
 
