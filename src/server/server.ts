@@ -19,6 +19,7 @@ import {
   KEEP_ALIVE_TIMEOUT_MS,
   REQUEST_BODY_TIMEOUT_MS,
 } from '../shared/server-limits.js';
+import { compileValidators } from '../shared/validator.js';
 import type { Store } from '../storage/store.js';
 import { createApp } from './app.js';
 import type { Schedule } from './cluster-supervisor.js';
@@ -270,6 +271,8 @@ export const startServer = async (deps: {
       },
       ...(config.metrics === undefined ? {} : { metrics: config.metrics }),
     });
+    // Before the app is ready: otherwise the first request of each shape would compile its validator.
+    compileValidators();
     stopBackground = larder.start();
   } catch (error) {
     built(undefined);

@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { DATE_TIME_HINT, isDateTime } from './date-time.js';
 import { meantAside } from './did-you-mean.js';
@@ -155,12 +155,34 @@ export interface Validator<T> {
   is(value: unknown): value is T;
 }
 
+/**
+ * Validators made but not compiled yet. Compiling every schema at import cost each process about 150 ms, most of it
+ * for validators a CLI command or a test of one route never calls. A server compiles them all before it is ready
+ * (`compileValidators`), so no request pays for a compile.
+ */
+const uncompiled = new Set<() => unknown>();
+
+/** How many validators wait for their compile: none once a server is ready. */
+export const uncompiledValidators = (): number => uncompiled.size;
+
+/** Compiles every validator not compiled yet: a schema Ajv's strict mode refuses throws here. */
+export const compileValidators = (): void => {
+  for (const compile of uncompiled) compile();
+};
+
 export const createValidator = <T>(schema: TSchema): Validator<T> => {
-  const validate = ajv.compile<T>(schema);
+  let compiled: ValidateFunction<T> | undefined;
+  const compile = () => {
+    compiled = ajv.compile<T>(schema);
+    uncompiled.delete(compile);
+    return compiled;
+  };
+  uncompiled.add(compile);
+  const validate = (value: unknown): value is T => (compiled ?? compile())(value);
   return {
-    problems: (value) => (validate(value) ? [] : simplify(validate.errors ?? [], schema).problems),
+    problems: (value) => (validate(value) ? [] : simplify(compiled!.errors ?? [], schema).problems),
     report: (value) =>
-      validate(value) ? { problems: [], more: 0 } : simplify(validate.errors ?? [], schema),
+      validate(value) ? { problems: [], more: 0 } : simplify(compiled!.errors ?? [], schema),
     is: (value): value is T => validate(value),
   };
 };
