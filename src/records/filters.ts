@@ -77,10 +77,10 @@ export const filterParser = (
   schema: Parameters<typeof createValidator>[0],
   fields: readonly FilterField[],
 ): ((body: unknown) => RecordFilter) => {
-  // Compiled on first use: the seed and import workers load the kinds but never parse a search.
-  let validator: ReturnType<typeof createValidator<Record<string, unknown>>> | undefined;
+  // Compiled at its first use, or before a server is ready (compileValidators): the seed and import workers load
+  // the kinds but never parse a search.
+  const validator = createValidator<Record<string, unknown>>(schema);
   return (body) => {
-    validator ??= createValidator<Record<string, unknown>>(schema);
     const report = validator.report(body);
     if (report.problems.length > 0) throw validationError(report);
     const request = body as Record<string, unknown>;
