@@ -14,6 +14,8 @@ declare module 'autocannon' {
     duration?: number;
     /** Stop after this many requests (instead of after `duration`). */
     amount?: number;
+    /** Milliseconds between samples (default 1000); a run's stop is looked at only when it samples. */
+    sampleInt?: number;
     requests?: RequestOptions[];
   }
   interface Histogram {
@@ -32,6 +34,11 @@ declare module 'autocannon' {
     non2xx: number;
     '2xx': number;
   }
-  function autocannon(options: Options): Promise<Result>;
+  /** A run in progress: awaitable for its result, and stoppable at its next sample. */
+  interface Instance extends PromiseLike<Result> {
+    stop(): void;
+    once(event: 'response', listener: () => void): Instance;
+  }
+  function autocannon(options: Options): Instance;
   export = autocannon;
 }
