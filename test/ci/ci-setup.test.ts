@@ -40,6 +40,27 @@ test('the bench peers are the bench’s dependencies, not the server’s', async
   assert.match(root['scripts']!['bench']!, /^node bench\/install\.mjs && /);
 });
 
+test('.ci/run installs without dependencies’ scripts, then runs the ones the project allows, before npm test', async () => {
+  const script = await read('.ci/run');
+  assert.match(script, /^npm ci --ignore-scripts --no-audit --no-fund &$/m);
+  const allowed = (await json('package.json'))['allowScripts'] as unknown as Record<string, boolean>;
+  const lock = JSON.parse(await read('package-lock.json')) as {
+    packages: Record<string, { hasInstallScript?: boolean }>;
+  };
+  const scripted = Object.entries(lock.packages)
+    .filter(([, entry]) => entry.hasInstallScript === true)
+    .map(([path]) => path.replace(/^.*node_modules\//, ''));
+  assert.ok(scripted.includes('better-sqlite3'));
+  const rebuilt = /^npm rebuild ([^&\n]+) &$/m.exec(script)?.[1]?.split(' ') ?? [];
+  assert.ok(script.indexOf('npm rebuild') < script.indexOf('\nnpm test'));
+  for (const name of scripted)
+    if (allowed[name] === true) {
+      assert.ok(rebuilt.includes(name), `${name}'s install script runs`);
+    } else
+      assert.equal(allowed[name], false, `${name} has an install script: allow or deny it in package.json`);
+  assert.match(script, /^wait "\$native"$/m);
+});
+
 test('a second build with nothing changed is a no-op (npm ci builds, then npm test builds again)', async () => {
   const scripts = (await json('package.json'))['scripts']!;
   // The client workspace package first (the server imports it), both incremental builds (tsc -b).
@@ -81,8 +102,12 @@ test('a second build with nothing changed is a no-op (npm ci builds, then npm te
 
 test('.ci/run installs Debian’s chromium when missing, and npm ci downloads no browser', async () => {
   const script = await read('.ci/run');
-  assert.match(script, /apt-get install [^\n]*\bchromium$/m);
-  assert.ok(script.indexOf('chromium') < script.indexOf('npm ci --no-audit'), 'before the tests need it');
+  assert.match(script, /apt-get install [^\n]*\bchromium\b/);
+  assert.ok(
+    script.indexOf('chromium') < script.indexOf('npm ci --ignore-scripts'),
+    'started before the installs',
+  );
+  assert.match(script, /^\[ -z "\$chromium" \] \|\| wait "\$chromium"\nnpm test$/m);
   const root = await json('package.json');
   assert.match(root['devDependencies']!['playwright-core']!, /^\d+\.\d+\.\d+$/);
   const lock = JSON.parse(await read('package-lock.json')) as {
