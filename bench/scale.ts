@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { importFiles } from '../src/import/import-files.js';
@@ -34,7 +35,11 @@ const layouts = (smoke: boolean) =>
 type Layout = ReturnType<typeof layouts>[number];
 const PAGE_SIZE = 100;
 const ROTATION = 2000;
-const IMPORT_RUNS = 3;
+/**
+ * The import measured at every size: files of the non-ASCII generator at `scale` (2,000 orders at 0.1), imported
+ * `runs` times. The smoke, which only proves the run works, imports a tenth of that once.
+ */
+const importing = (smoke: boolean) => (smoke ? { scale: 0.01, runs: 1 } : { scale: 0.1, runs: 3 });
 
 export interface ScalePoint {
   backend: 'sqlite' | 'postgres';
@@ -60,6 +65,7 @@ interface Context {
   scratch: string;
   log: (line: string) => void;
   importSources: { purchaseOrders: string; inventoryHistory: string };
+  importRuns: number;
 }
 
 /** Entries one location gets from the generator at its smallest (1 order a week, 5 items, 700 days). */
@@ -167,7 +173,7 @@ const measurePoint = async (
   layout: Layout,
   entries: number,
 ): Promise<ScalePoint> => {
-  const { options, scratch, log, importSources: files } = context;
+  const { options, scratch, log, importSources: files, importRuns } = context;
   const name = `${layout.key}_${entries}`;
   const spec = await freshSpec(backend, name, scratch);
   log(`scale: ${backend}, ${entries.toLocaleString('en-US')} entries, ${layout.label} …`);
@@ -187,9 +193,9 @@ const measurePoint = async (
       await client.query('CHECKPOINT');
     });
   // The import rate of the same files at every size, each time into a new location of the store as it stands;
-  // the median of IMPORT_RUNS (one import takes about a second, and one alone swung by ±20%).
+  // the median of importRuns (one import takes about a second, and one alone swung by ±20%).
   const importRates: number[] = [];
-  for (let run = 0; run < IMPORT_RUNS; run++) {
+  for (let run = 0; run < importRuns; run++) {
     const importStarted = performance.now();
     const imported = await importFiles(store, {
       locationId: `scale-import-${randomUUID().slice(0, 8)}`,
@@ -346,16 +352,18 @@ export const scaleChart = (points: readonly ScalePoint[]): string => {
   });
 };
 
-export const runScale = async (context: Omit<Context, 'importSources'>): Promise<void> => {
+export const runScale = async (context: Omit<Context, 'importSources' | 'importRuns'>): Promise<void> => {
   const { options, backends, scratch } = context;
   const sizes = SIZES.filter((size) => size <= options.scaleMax);
   if (sizes.length === 0) sizes.push(options.scaleMax);
-  const importSources = await writeUnicodeFiles(0.1, scratch);
+  const { scale: importScale, runs: importRuns } = importing(options.smoke);
+  const importSources = await writeUnicodeFiles(importScale, scratch);
+  const importOrders = (await readFile(importSources.purchaseOrders, 'utf8')).split('\n').length - 1;
   const points: ScalePoint[] = [];
   for (const backend of backends)
     for (const layout of layouts(options.smoke))
       for (const entries of sizes)
-        points.push(await measurePoint({ ...context, importSources }, backend, layout, entries));
+        points.push(await measurePoint({ ...context, importSources, importRuns }, backend, layout, entries));
   mkdirSync(options.out, { recursive: true });
   const name = options.smoke ? 'scale-smoke' : 'scale';
   const text = [
@@ -366,8 +374,9 @@ export const runScale = async (context: Omit<Context, 'importSources'>): Promise
     `Command: \`npm run bench -- ${process.argv.slice(2).join(' ')}\` · ${new Date().toISOString()} · ${options.connections} connections · ${options.duration} s per run`,
     '',
     'Each store is generated fresh (the demo generator; sizes are approximate, the table gives the real counts) and its writes put ' +
-      'to disk (on PostgreSQL a CHECKPOINT), then: the import rate of one fixed pair of NDJSON files (2,000 non-ASCII orders and ' +
-      `their entries) into a new location of that store, the median of ${IMPORT_RUNS} such imports; ` +
+      'to disk (on PostgreSQL a CHECKPOINT), then: the import rate of one fixed pair of NDJSON files ' +
+      `(${importOrders.toLocaleString('en-US')} non-ASCII orders and their entries) into a new location of that store, ` +
+      `the median of ${importRuns} such imports; ` +
       'GET by id (inventory entries, 2,000 random ids of the measured location), inventory search pages unfiltered ' +
       'and filtered (`adjustmentType: [COUNT]`), the first page and the page 80% of the way through (its page token ' +
       'made from the keyset position); p50 / p99 in ms. RSS and the event loop delay are the server’s, after its runs. ' +
