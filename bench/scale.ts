@@ -36,7 +36,7 @@ type Layout = ReturnType<typeof layouts>[number];
 const PAGE_SIZE = 100;
 const ROTATION = 2000;
 /**
- * The import measured at every size: files of the non-ASCII generator at `scale` (2,000 orders at 0.1), imported
+ * The import measured at every size: files of the non-ASCII generator at `scale` (about 2,000 orders at 0.1), imported
  * `runs` times. The smoke, which only proves the run works, imports a tenth of that once.
  */
 const importing = (smoke: boolean) => (smoke ? { scale: 0.01, runs: 1 } : { scale: 0.1, runs: 3 });
