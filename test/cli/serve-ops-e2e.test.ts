@@ -228,6 +228,7 @@ test('--max-connections 1: a refused connection is counted in /metrics and warne
     const scraped = await (await fetch(metricsUrl ?? '')).text();
     assert.match(scraped, /^larder_http_connections_refused_total 1$/m);
     assert.match(scraped, /^larder_http_connections_open 1$/m);
+    await server.until((output) => output.includes('"refused":'));
     const warning = server
       .output()
       .split('\n')

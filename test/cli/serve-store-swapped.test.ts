@@ -90,23 +90,6 @@ const logLines = (output: string): LogLine[] =>
 
 type Served = Awaited<ReturnType<typeof startServe>>;
 
-/** Resolves once `server`'s output satisfies `done` (lines are written asynchronously, after the answer). */
-const untilOutput = (server: Served, done: (output: string) => boolean) =>
-  new Promise<void>((resolve, reject) => {
-    const check = () => {
-      if (!done(server.output())) return;
-      clearTimeout(timer);
-      server.child.stdout?.off('data', check);
-      server.child.stderr?.off('data', check);
-      resolve();
-    };
-    // Only a bound on a failing test: a passing one goes on at the line's arrival.
-    const timer = setTimeout(() => reject(new Error(`not in the output:\n${server.output()}`)), 30_000);
-    server.child.stdout?.on('data', check);
-    server.child.stderr?.on('data', check);
-    setImmediate(check);
-  });
-
 /** Stops `server`, which exits 0, and returns its error lines: all of them are written by then. */
 const stopForErrors = async (server: Served): Promise<LogLine[]> => {
   const code = await stop(server.child);
@@ -270,7 +253,7 @@ test('larder serve --workers 2: its file overwritten, each worker latches on its
       return probes.every((answer) => answer.status !== 200);
     });
     for (const answer of probes) assertNotReady(answer);
-    await untilOutput(server, () => new Set(notReady().map((line) => line.pid)).size === 2);
+    await server.until(() => new Set(notReady().map((line) => line.pid)).size === 2);
     assert.deepEqual(new Set(notReady().map((line) => line.pid)), workers);
 
     const [victim] = workers;

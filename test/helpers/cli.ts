@@ -84,25 +84,52 @@ export const larderStderrToHead = async (argv: string[], options: { dir: string;
   return { code: code as number | null, stdout, uncaught };
 };
 
-/** Starts `larder serve` and resolves with its URL once it says it is listening. */
+/**
+ * Starts `larder serve` and resolves with its URL once it says it is listening. `until` resolves once the output
+ * so far (every line of the primary and its workers) passes `test`, at the write that makes it so: the log is
+ * written asynchronously, so a line may come after the answer that caused it.
+ */
 export const startServe = (args: string[], options: { cwd?: string } = {}) =>
-  new Promise<{ child: ChildProcess; url: string; output: () => string }>((resolve, reject) => {
+  new Promise<{
+    child: ChildProcess;
+    url: string;
+    output: () => string;
+    until: (test: (output: string) => boolean) => Promise<void>;
+  }>((resolve, reject) => {
     const child = spawn(
       process.execPath,
       [BIN, 'serve', ...args],
       options.cwd === undefined ? {} : { cwd: options.cwd },
     );
     let output = '';
+    const waiting = new Set<() => void>();
+    const until = (test: (output: string) => boolean) =>
+      new Promise<void>((done, fail) => {
+        const check = () => {
+          if (!test(output)) return;
+          clearTimeout(bound);
+          waiting.delete(check);
+          done();
+        };
+        // Only a bound on a failing test: a passing one goes on at the line's arrival.
+        const bound = setTimeout(() => {
+          waiting.delete(check);
+          fail(new Error(`not in the output within 60 s:\n${output}`));
+        }, 60_000);
+        waiting.add(check);
+        check();
+      });
     const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
+      for (const check of [...waiting]) check();
       // The banner is text on a terminal (ending "Press Ctrl-C"), else one JSON line.
       const match = /listening on (https?:\/\/\S+?) /.exec(output);
       const complete =
         output.includes('Press Ctrl-C') || /"msg":"Larder is listening on [^\n]*\n/.test(output);
       if (match?.[1] !== undefined && complete) {
         clearTimeout(timer);
-        resolve({ child, url: match[1], output: () => output });
+        resolve({ child, url: match[1], output: () => output, until });
       }
     };
     child.stdout.on('data', onData);
