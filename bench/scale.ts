@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { importFiles } from '../src/import/import-files.js';
@@ -358,7 +357,6 @@ export const runScale = async (context: Omit<Context, 'importSources' | 'importR
   if (sizes.length === 0) sizes.push(options.scaleMax);
   const { scale: importScale, runs: importRuns } = importing(options.smoke);
   const importSources = await writeUnicodeFiles(importScale, scratch);
-  const importOrders = (await readFile(importSources.purchaseOrders, 'utf8')).split('\n').length - 1;
   const points: ScalePoint[] = [];
   for (const backend of backends)
     for (const layout of layouts(options.smoke))
@@ -375,7 +373,7 @@ export const runScale = async (context: Omit<Context, 'importSources' | 'importR
     '',
     'Each store is generated fresh (the demo generator; sizes are approximate, the table gives the real counts) and its writes put ' +
       'to disk (on PostgreSQL a CHECKPOINT), then: the import rate of one fixed pair of NDJSON files ' +
-      `(${importOrders.toLocaleString('en-US')} non-ASCII orders and their entries) into a new location of that store, ` +
+      `(${importSources.orderCount.toLocaleString('en-US')} non-ASCII orders and their entries) into a new location of that store, ` +
       `the median of ${importRuns} such imports; ` +
       'GET by id (inventory entries, 2,000 random ids of the measured location), inventory search pages unfiltered ' +
       'and filtered (`adjustmentType: [COUNT]`), the first page and the page 80% of the way through (its page token ' +

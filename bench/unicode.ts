@@ -65,12 +65,13 @@ export const UNICODE_LOCATION = 'loc-bench-unicode';
 
 /**
  * Writes the non-ASCII dataset as NDJSON, one file per kind: the demo generator's records of 20 weeks (20,000
- * orders at scale 1, with their inventory entries), accented and cut as above. Returns the files.
+ * orders at scale 1, with their inventory entries), accented and cut as above. Returns the files and how many
+ * orders they hold.
  */
 export const writeUnicodeFiles = async (
   scale: number,
   dir: string,
-): Promise<{ purchaseOrders: string; inventoryHistory: string }> => {
+): Promise<{ purchaseOrders: string; inventoryHistory: string; orderCount: number }> => {
   const files = {
     purchaseOrders: join(dir, 'unicode-po.ndjson'),
     inventoryHistory: join(dir, 'unicode-ih.ndjson'),
@@ -83,8 +84,10 @@ export const writeUnicodeFiles = async (
     if (lines.length > 0 && !outputs[kind].write(`${lines.join('\n')}\n`)) await once(outputs[kind], 'drain');
   };
   const generator = createLocationGenerator({ ...benchGenerateOptions(scale), days: 140, locationIndex: 1 });
+  let orderCount = 0;
   for (const batch of generator.batches()) {
     const orders = batch.purchaseOrders.map((order) => JSON.stringify(unicodeOrder(order)));
+    orderCount += orders.length;
     await write('purchaseOrders', orders);
     await write(
       'inventoryHistory',
@@ -95,7 +98,7 @@ export const writeUnicodeFiles = async (
     output.end();
     await once(output, 'finish');
   }
-  return files;
+  return { ...files, orderCount };
 };
 
 /**
