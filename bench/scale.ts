@@ -56,7 +56,18 @@ export interface ScalePoint {
   rssMb: number;
   loopDelayMax: number;
   diskMb: number;
+  /**
+   * Set on a control: the smallest store measured again right after the store of this many entries, so that growth
+   * can be read against the machine as it was then (a run measures its sizes in ascending order, over up to 45 minutes).
+   */
+  controlFor?: number;
 }
+
+/** The stores a run measures, in order: each size, and after each but the smallest, the smallest again as a control. */
+export const scalePlan = (sizes: readonly number[]): { entries: number; controlFor?: number }[] =>
+  sizes.flatMap((entries, i) =>
+    i === 0 ? [{ entries }] : [{ entries }, { entries: sizes[0]!, controlFor: entries }],
+  );
 
 interface Context {
   options: BenchOptions;
@@ -171,11 +182,14 @@ const measurePoint = async (
   backend: 'sqlite' | 'postgres',
   layout: Layout,
   entries: number,
+  controlFor: number | undefined,
 ): Promise<ScalePoint> => {
   const { options, scratch, log, importSources: files, importRuns } = context;
   const name = `${layout.key}_${entries}`;
   const spec = await freshSpec(backend, name, scratch);
-  log(`scale: ${backend}, ${entries.toLocaleString('en-US')} entries, ${layout.label} …`);
+  log(
+    `scale: ${backend}, ${entries.toLocaleString('en-US')} entries, ${layout.label}${controlFor === undefined ? '' : `, control after ${controlFor.toLocaleString('en-US')}`} …`,
+  );
   const store = await openSpec(spec);
   const seeded = await seedStore(store, {
     ...generateOptions(entries, layout.locations),
@@ -267,6 +281,7 @@ const measurePoint = async (
       rssMb: rss / 2 ** 20,
       loopDelayMax: delay.max,
       diskMb: (await diskBytes(spec)) / 2 ** 20,
+      ...(controlFor === undefined ? {} : { controlFor }),
     };
   } finally {
     await larder.child.stop();
@@ -285,30 +300,49 @@ const markdown = (points: readonly ScalePoint[]): string => {
   const n = (value: number) => Math.round(value).toLocaleString('en-US');
   for (const p of points)
     lines.push(
-      `| ${p.backend} | ${p.locations === 1 ? 'one location' : `${p.locations} locations`} | ${n(p.entries)} | ${n(p.purchaseOrders)} | ${n(p.seedRate)} | ${n(p.importRate)} | ${ms(p.get)} | ${ms(p.firstPage)} | ${ms(p.deepPage)} | ${ms(p.firstPageFiltered)} | ${ms(p.deepPageFiltered)} | ${n(p.rssMb)} | ${p.loopDelayMax} | ${n(p.diskMb)} |`,
+      `| ${p.backend} | ${p.locations === 1 ? 'one location' : `${p.locations} locations`}${p.controlFor === undefined ? '' : `, control after ${n(p.controlFor)}`} | ${n(p.entries)} | ${n(p.purchaseOrders)} | ${n(p.seedRate)} | ${n(p.importRate)} | ${ms(p.get)} | ${ms(p.firstPage)} | ${ms(p.deepPage)} | ${ms(p.firstPageFiltered)} | ${ms(p.deepPageFiltered)} | ${n(p.rssMb)} | ${p.loopDelayMax} | ${n(p.diskMb)} |`,
     );
   return lines.join('\n');
 };
 
-/** Growth from the smallest to the largest size of each curve, against the issue's targets. */
+/** The growth factors from one point to another, against the issue's targets. */
+const growthFactors = (from: ScalePoint, to: ScalePoint): string => {
+  const factor = (pick: (p: ScalePoint) => number) => `×${(pick(to) / pick(from)).toFixed(2)}`;
+  // Latencies come in the load generator's 1 ms steps: a p50 of 0 at the smallest size has no ratio.
+  const latency = (pick: (p: ScalePoint) => Measurement) =>
+    pick(from).p50 === 0 ? `0 → ${pick(to).p50} ms (under 1 ms at first)` : factor((p) => pick(p).p50);
+  return (
+    `GET p50 ${latency((p) => p.get)}, first page p50 ${latency((p) => p.firstPage)}, deep page p50 ${latency((p) => p.deepPage)}, ` +
+    `filtered first/deep ${latency((p) => p.firstPageFiltered)} / ${latency((p) => p.deepPageFiltered)} (target ≤ 1.5); ` +
+    `import rate ${factor((p) => p.importRate)} (target ≥ 0.7)`
+  );
+};
+
+/**
+ * Growth from the smallest to the largest size of each curve, against the issue's targets; and where the run
+ * measured the smallest store again right after the largest, the largest against that control too.
+ */
 export const scaleGrowth = (points: readonly ScalePoint[]): string[] => {
   const lines: string[] = [];
+  const count = (value: number) => value.toLocaleString('en-US');
   for (const backend of ['sqlite', 'postgres'] as const)
     for (const layout of ['one', 'spread'] as const) {
-      const curve = points.filter((p) => p.backend === backend && p.layout === layout);
+      const ofCurve = points.filter((p) => p.backend === backend && p.layout === layout);
+      const curve = ofCurve.filter((p) => p.controlFor === undefined);
       const first = curve[0];
       const last = curve.at(-1);
       if (first === undefined || last === undefined || first === last) continue;
-      const factor = (pick: (p: ScalePoint) => number) => `×${(pick(last) / pick(first)).toFixed(2)}`;
-      // Latencies come in the load generator's 1 ms steps: a p50 of 0 at the smallest size has no ratio.
-      const latency = (pick: (p: ScalePoint) => Measurement) =>
-        pick(first).p50 === 0 ? `0 → ${pick(last).p50} ms (under 1 ms at first)` : factor((p) => pick(p).p50);
+      const where = first.locations === 1 ? 'one location' : `${first.locations} locations`;
       lines.push(
-        `- ${backend}, ${first.locations === 1 ? 'one location' : `${first.locations} locations`}, ${first.entries.toLocaleString('en-US')} → ${last.entries.toLocaleString('en-US')} entries: ` +
-          `GET p50 ${latency((p) => p.get)}, first page p50 ${latency((p) => p.firstPage)}, deep page p50 ${latency((p) => p.deepPage)}, ` +
-          `filtered first/deep ${latency((p) => p.firstPageFiltered)} / ${latency((p) => p.deepPageFiltered)} (target ≤ 1.5); ` +
-          `import rate ${factor((p) => p.importRate)} (target ≥ 0.7); RSS ${Math.round(last.rssMb)} MB (target ≤ 300).`,
+        `- ${backend}, ${where}, ${count(first.entries)} → ${count(last.entries)} entries: ${growthFactors(first, last)}; ` +
+          `RSS ${Math.round(last.rssMb)} MB (target ≤ 300).`,
       );
+      const control = ofCurve.find((p) => p.controlFor === last.entries);
+      if (control !== undefined)
+        lines.push(
+          `- ${backend}, ${where}, against a fresh ${count(control.entries)} store measured right after the ` +
+            `${count(last.entries)} one (the run's drift taken out): ${growthFactors(control, last)}.`,
+        );
     }
   return lines;
 };
@@ -324,7 +358,7 @@ export const scaleChart = (points: readonly ScalePoint[]): string => {
         (['one', 'spread'] as const).map((layout) => ({
           name: `${backend}, ${layout === 'one' ? 'one location' : 'spread over locations'}${label}`,
           points: points
-            .filter((p) => p.backend === backend && p.layout === layout)
+            .filter((p) => p.backend === backend && p.layout === layout && p.controlFor === undefined)
             .map((p): [number, number] => [p.entries, pick(p)]),
         })),
       )
@@ -360,8 +394,10 @@ export const runScale = async (context: Omit<Context, 'importSources' | 'importR
   const points: ScalePoint[] = [];
   for (const backend of backends)
     for (const layout of layouts(options.smoke))
-      for (const entries of sizes)
-        points.push(await measurePoint({ ...context, importSources, importRuns }, backend, layout, entries));
+      for (const { entries, controlFor } of scalePlan(sizes))
+        points.push(
+          await measurePoint({ ...context, importSources, importRuns }, backend, layout, entries, controlFor),
+        );
   mkdirSync(options.out, { recursive: true });
   const name = options.smoke ? 'scale-smoke' : 'scale';
   const text = [
@@ -378,7 +414,9 @@ export const runScale = async (context: Omit<Context, 'importSources' | 'importR
       'GET by id (inventory entries, 2,000 random ids of the measured location), inventory search pages unfiltered ' +
       'and filtered (`adjustmentType: [COUNT]`), the first page and the page 80% of the way through (its page token ' +
       'made from the keyset position); p50 / p99 in ms. RSS and the event loop delay are the server’s, after its runs. ' +
-      'Spread over several locations, the first one is measured.',
+      'Spread over several locations, the first one is measured. After each size but the smallest, the smallest ' +
+      'is generated and measured again (a row marked "control"), so the growth of the largest can also be read ' +
+      'against a store measured minutes after it, not only against one measured at the start of the run.',
     '',
     markdown(points),
     '',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Measurement } from '../../bench/load.js';
-import { type ScalePoint, scaleGrowth } from '../../bench/scale.js';
+import { type ScalePoint, scaleChart, scaleGrowth, scalePlan } from '../../bench/scale.js';
 
 const at = (p50: number): Measurement => ({ requestsPerSecond: 1000, p50, p99: p50 + 4, failures: 0 });
 
@@ -31,4 +31,39 @@ test('growth is the largest size over the smallest, and a p50 under the 1 ms ste
   assert.match(line!, /first page p50 ×1\.50, deep page p50 ×1\.50/);
   assert.match(line!, /import rate ×0\.80 \(target ≥ 0\.7\); RSS 180 MB/);
   assert.doesNotMatch(line!, /×100/);
+});
+
+test('after each size but the smallest, the run measures the smallest again as a control', () => {
+  assert.deepEqual(scalePlan([10_000, 100_000, 1_000_000]), [
+    { entries: 10_000 },
+    { entries: 100_000 },
+    { entries: 10_000, controlFor: 100_000 },
+    { entries: 1_000_000 },
+    { entries: 10_000, controlFor: 1_000_000 },
+  ]);
+  assert.deepEqual(scalePlan([10_000]), [{ entries: 10_000 }]);
+});
+
+test('the largest size is also read against the control measured right after it, and controls are no curve point', () => {
+  const lines = scaleGrowth([
+    point(10_000, 2, 4, 30_000),
+    point(100_000, 2, 5, 27_000),
+    { ...point(10_000, 2, 5, 25_000), controlFor: 100_000 },
+    point(1_000_000, 2, 6, 24_000),
+    { ...point(10_000, 2, 6, 20_000), controlFor: 1_000_000 },
+  ]);
+  assert.equal(lines.length, 2);
+  assert.match(lines[0]!, /^- sqlite, 100 locations, 10,000 → 1,000,000 entries: .*import rate ×0\.80 /);
+  assert.match(
+    lines[1]!,
+    /^- sqlite, 100 locations, against a fresh 10,000 store measured right after the 1,000,000 one \(the run's drift taken out\): GET p50 ×1\.00, first page p50 ×1\.00, deep page p50 ×1\.00, .*import rate ×1\.20 \(target ≥ 0\.7\)\.$/,
+  );
+});
+
+test('the chart draws the curves without their controls', () => {
+  const curve = [point(10_000, 2, 4, 30_000), point(1_000_000, 2, 6, 24_000)];
+  assert.equal(
+    scaleChart([...curve, { ...point(10_000, 9, 9, 9), controlFor: 1_000_000 }]),
+    scaleChart(curve),
+  );
 });
