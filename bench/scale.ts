@@ -61,6 +61,15 @@ export interface ScalePoint {
    * can be read against the machine as it was then (a run measures its sizes in ascending order, over up to 45 minutes).
    */
   controlFor?: number;
+  /** Records in each measured page (absent from runs before 2026-12-07). */
+  rows?: PageRows;
+}
+
+interface PageRows {
+  firstPage: number;
+  deepPage: number;
+  firstPageFiltered: number;
+  deepPageFiltered: number;
 }
 
 /** The stores a run measures, in order: each size, and after each but the smallest, the smallest again as a control. */
@@ -156,7 +165,9 @@ const query = async <R>(spec: StoreSpec, sql: string, params: unknown[]): Promis
 
 /**
  * What the runs at one size need from one location's entries (all, or those `where` selects): ids to rotate over
- * (a random sample) and the keyset position 80% of the way through, where the deep page starts.
+ * (a random sample), and the keyset position the deep page starts after: 80% of the way through, or earlier where
+ * that would leave less than a full page, so that every size's deep page holds as many records as it can (the
+ * spread layout's smallest store has about 108 entries a location: 80% of the way leaves 21).
  */
 const keysetSample = async (spec: StoreSpec, location: string, where: string) => {
   const from = `FROM inventory_entries WHERE location_id = $1${where}`;
@@ -165,15 +176,20 @@ const keysetSample = async (spec: StoreSpec, location: string, where: string) =>
   const ids = await query<{ id: string }>(spec, `SELECT id ${from} ORDER BY random() LIMIT ${ROTATION}`, [
     location,
   ]);
-  const [at80] = await query<{ modifiedAt: number | string; id: string }>(
+  const offset = Math.max(0, Math.min(Math.floor(total * 0.8), total - PAGE_SIZE - 1));
+  const [deepAfter] = await query<{ modifiedAt: number | string; id: string }>(
     spec,
-    `SELECT modified_at AS "modifiedAt", id ${from} ORDER BY modified_at, id LIMIT 1 OFFSET ${Math.floor(total * 0.8)}`,
+    `SELECT modified_at AS "modifiedAt", id ${from} ORDER BY modified_at, id LIMIT 1 OFFSET ${offset}`,
     [location],
   );
   return {
     ids: ids.map((row) => row.id),
-    total,
-    at80: at80 === undefined ? undefined : { modifiedAt: Number(at80.modifiedAt), id: at80.id },
+    deepAfter:
+      deepAfter === undefined ? undefined : { modifiedAt: Number(deepAfter.modifiedAt), id: deepAfter.id },
+    rows: {
+      first: Math.min(PAGE_SIZE, total),
+      deep: deepAfter === undefined ? Math.min(PAGE_SIZE, total) : Math.min(PAGE_SIZE, total - offset - 1),
+    },
   };
 };
 
@@ -260,9 +276,9 @@ const measurePoint = async (
       headers,
     });
     const firstPage = await search({}, '/v1/inventoryHistory/search');
-    const deepPage = await search({}, deepPath({}, all.at80));
+    const deepPage = await search({}, deepPath({}, all.deepAfter));
     const firstPageFiltered = await search(typeFilter, '/v1/inventoryHistory/search');
-    const deepPageFiltered = await search(typeFilter, deepPath(typeFilter, filtered.at80));
+    const deepPageFiltered = await search(typeFilter, deepPath(typeFilter, filtered.deepAfter));
     const delay = await larder.probe.read();
     const { total: rss } = await larder.probe.rss();
     return {
@@ -282,6 +298,12 @@ const measurePoint = async (
       loopDelayMax: delay.max,
       diskMb: (await diskBytes(spec)) / 2 ** 20,
       ...(controlFor === undefined ? {} : { controlFor }),
+      rows: {
+        firstPage: all.rows.first,
+        deepPage: all.rows.deep,
+        firstPageFiltered: filtered.rows.first,
+        deepPageFiltered: filtered.rows.deep,
+      },
     };
   } finally {
     await larder.child.stop();
@@ -294,13 +316,13 @@ const ms = (m: Measurement) => `${m.p50} / ${m.p99}`;
 
 const markdown = (points: readonly ScalePoint[]): string => {
   const lines = [
-    '| Backend | Layout | Entries | Orders | Seed rec/s | Import rec/s | GET p50 / p99 ms | First page | Deep page | First page, filtered | Deep page, filtered | RSS MB | Loop delay max ms | Disk MB |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| Backend | Layout | Entries | Orders | Seed rec/s | Import rec/s | GET p50 / p99 ms | First page | Deep page | First page, filtered | Deep page, filtered | Records a page | RSS MB | Loop delay max ms | Disk MB |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const n = (value: number) => Math.round(value).toLocaleString('en-US');
   for (const p of points)
     lines.push(
-      `| ${p.backend} | ${p.locations === 1 ? 'one location' : `${p.locations} locations`}${p.controlFor === undefined ? '' : `, control after ${n(p.controlFor)}`} | ${n(p.entries)} | ${n(p.purchaseOrders)} | ${n(p.seedRate)} | ${n(p.importRate)} | ${ms(p.get)} | ${ms(p.firstPage)} | ${ms(p.deepPage)} | ${ms(p.firstPageFiltered)} | ${ms(p.deepPageFiltered)} | ${n(p.rssMb)} | ${p.loopDelayMax} | ${n(p.diskMb)} |`,
+      `| ${p.backend} | ${p.locations === 1 ? 'one location' : `${p.locations} locations`}${p.controlFor === undefined ? '' : `, control after ${n(p.controlFor)}`} | ${n(p.entries)} | ${n(p.purchaseOrders)} | ${n(p.seedRate)} | ${n(p.importRate)} | ${ms(p.get)} | ${ms(p.firstPage)} | ${ms(p.deepPage)} | ${ms(p.firstPageFiltered)} | ${ms(p.deepPageFiltered)} | ${p.rows === undefined ? '' : `${p.rows.firstPage} / ${p.rows.deepPage} / ${p.rows.firstPageFiltered} / ${p.rows.deepPageFiltered}`} | ${n(p.rssMb)} | ${p.loopDelayMax} | ${n(p.diskMb)} |`,
     );
   return lines.join('\n');
 };
@@ -309,11 +331,18 @@ const markdown = (points: readonly ScalePoint[]): string => {
 const growthFactors = (from: ScalePoint, to: ScalePoint): string => {
   const factor = (pick: (p: ScalePoint) => number) => `×${(pick(to) / pick(from)).toFixed(2)}`;
   // Latencies come in the load generator's 1 ms steps: a p50 of 0 at the smallest size has no ratio.
-  const latency = (pick: (p: ScalePoint) => Measurement) =>
-    pick(from).p50 === 0 ? `0 → ${pick(to).p50} ms (under 1 ms at first)` : factor((p) => pick(p).p50);
+  const latency = (key: 'get' | keyof PageRows) => {
+    const growth =
+      from[key].p50 === 0 ? `0 → ${to[key].p50} ms (under 1 ms at first)` : factor((p) => p[key].p50);
+    // A small store's location may hold less than a page: a shorter page is cheaper, not a sign of flat cost.
+    const rows = key === 'get' ? undefined : [from.rows?.[key], to.rows?.[key]];
+    return rows?.[0] !== undefined && rows[0] !== rows[1]
+      ? `${growth} (${rows[0]} → ${rows[1]} records)`
+      : growth;
+  };
   return (
-    `GET p50 ${latency((p) => p.get)}, first page p50 ${latency((p) => p.firstPage)}, deep page p50 ${latency((p) => p.deepPage)}, ` +
-    `filtered first/deep ${latency((p) => p.firstPageFiltered)} / ${latency((p) => p.deepPageFiltered)} (target ≤ 1.5); ` +
+    `GET p50 ${latency('get')}, first page p50 ${latency('firstPage')}, deep page p50 ${latency('deepPage')}, ` +
+    `filtered first/deep ${latency('firstPageFiltered')} / ${latency('deepPageFiltered')} (target ≤ 1.5); ` +
     `import rate ${factor((p) => p.importRate)} (target ≥ 0.7)`
   );
 };
@@ -413,7 +442,9 @@ export const runScale = async (context: Omit<Context, 'importSources' | 'importR
       `the median of ${importRuns} such imports; ` +
       'GET by id (inventory entries, 2,000 random ids of the measured location), inventory search pages unfiltered ' +
       'and filtered (`adjustmentType: [COUNT]`), the first page and the page 80% of the way through (its page token ' +
-      'made from the keyset position); p50 / p99 in ms. RSS and the event loop delay are the server’s, after its runs. ' +
+      'made from the keyset position; earlier where that would leave less than a full page); p50 / p99 in ms; where ' +
+      'a page of the smallest store holds fewer records than the largest’s, the growth says so (the table\'s "Records a page": ' +
+      'first / deep / filtered first / filtered deep). RSS and the event loop delay are the server’s, after its runs. ' +
       'Spread over several locations, the first one is measured. After each size but the smallest, the smallest ' +
       'is generated and measured again (a row marked "control"), so the growth of the largest can also be read ' +
       'against a store measured minutes after it, not only against one measured at the start of the run.',

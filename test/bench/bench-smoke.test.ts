@@ -155,6 +155,8 @@ test('npm run bench -- --scale measures cost against size and draws the chart', 
     const text = await readFile(join(dir, 'scale-smoke.md'), 'utf8');
     assert.match(text, /\| sqlite \| one location \| [\d,]+ \|/);
     assert.match(text, /\| sqlite \| 4 locations \| [\d,]+ \|/);
+    // Records a page: first / deep / filtered first / filtered deep.
+    assert.match(text, /\| \d+ \/ \d+ \/ \d+ \/ \d+ \|/);
     const svg = await readFile(join(dir, 'scale-smoke.svg'), 'utf8');
     assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
     assert.ok((svg.match(/<polyline /g) ?? []).length >= 6, 'a curve per panel at least');

@@ -67,3 +67,18 @@ test('the chart draws the curves without their controls', () => {
     scaleChart(curve),
   );
 });
+
+test('a page that held fewer records at the smallest size says so beside its growth', () => {
+  const rows = (filtered: number) => ({
+    firstPage: 100,
+    deepPage: 100,
+    firstPageFiltered: filtered,
+    deepPageFiltered: filtered,
+  });
+  const [line] = scaleGrowth([
+    { ...point(10_000, 2, 4, 30_000), rows: rows(14) },
+    { ...point(1_000_000, 2, 6, 24_000), rows: rows(100) },
+  ]);
+  assert.match(line!, /first page p50 ×1\.50, deep page p50 ×1\.50, /);
+  assert.match(line!, /filtered first\/deep ×1\.50 \(14 → 100 records\) \/ ×1\.50 \(14 → 100 records\) /);
+});
