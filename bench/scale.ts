@@ -366,8 +366,9 @@ export const scaleGrowth = (points: readonly ScalePoint[]): string[] => {
         `- ${backend}, ${where}, ${count(first.entries)} → ${count(last.entries)} entries: ${growthFactors(first, last)}; ` +
           `RSS ${Math.round(last.rssMb)} MB (target ≤ 300).`,
       );
-      const control = ofCurve.find((p) => p.controlFor === last.entries);
-      if (control !== undefined)
+      // The control measured right after the largest store (`controlFor` is the size asked for, `entries` the count made).
+      const control = ofCurve[ofCurve.indexOf(last) + 1];
+      if (control?.controlFor !== undefined)
         lines.push(
           `- ${backend}, ${where}, against a fresh ${count(control.entries)} store measured right after the ` +
             `${count(last.entries)} one (the run's drift taken out): ${growthFactors(control, last)}.`,
