@@ -334,7 +334,7 @@ const growthFactors = (from: ScalePoint, to: ScalePoint): string => {
   const latency = (key: 'get' | keyof PageRows) => {
     const growth =
       from[key].p50 === 0 ? `0 → ${to[key].p50} ms (under 1 ms at first)` : factor((p) => p[key].p50);
-    // A small store's location may hold less than a page: a shorter page is cheaper, not a sign of flat cost.
+    // A small store's location may hold less than a page, and a shorter page is cheaper: the growth overstates.
     const rows = key === 'get' ? undefined : [from.rows?.[key], to.rows?.[key]];
     return rows?.[0] !== undefined && rows[0] !== rows[1]
       ? `${growth} (${rows[0]} → ${rows[1]} records)`
