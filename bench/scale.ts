@@ -313,6 +313,7 @@ const measurePoint = async (
 };
 
 const ms = (m: Measurement) => `${m.p50} / ${m.p99}`;
+const locationsLabel = (p: ScalePoint) => (p.locations === 1 ? 'one location' : `${p.locations} locations`);
 
 const markdown = (points: readonly ScalePoint[]): string => {
   const lines = [
@@ -322,7 +323,7 @@ const markdown = (points: readonly ScalePoint[]): string => {
   const n = (value: number) => Math.round(value).toLocaleString('en-US');
   for (const p of points)
     lines.push(
-      `| ${p.backend} | ${p.locations === 1 ? 'one location' : `${p.locations} locations`}${p.controlFor === undefined ? '' : `, control after ${n(p.controlFor)}`} | ${n(p.entries)} | ${n(p.purchaseOrders)} | ${n(p.seedRate)} | ${n(p.importRate)} | ${ms(p.get)} | ${ms(p.firstPage)} | ${ms(p.deepPage)} | ${ms(p.firstPageFiltered)} | ${ms(p.deepPageFiltered)} | ${p.rows === undefined ? '' : `${p.rows.firstPage} / ${p.rows.deepPage} / ${p.rows.firstPageFiltered} / ${p.rows.deepPageFiltered}`} | ${n(p.rssMb)} | ${p.loopDelayMax} | ${n(p.diskMb)} |`,
+      `| ${p.backend} | ${locationsLabel(p)}${p.controlFor === undefined ? '' : `, control after ${n(p.controlFor)}`} | ${n(p.entries)} | ${n(p.purchaseOrders)} | ${n(p.seedRate)} | ${n(p.importRate)} | ${ms(p.get)} | ${ms(p.firstPage)} | ${ms(p.deepPage)} | ${ms(p.firstPageFiltered)} | ${ms(p.deepPageFiltered)} | ${p.rows === undefined ? '' : `${p.rows.firstPage} / ${p.rows.deepPage} / ${p.rows.firstPageFiltered} / ${p.rows.deepPageFiltered}`} | ${n(p.rssMb)} | ${p.loopDelayMax} | ${n(p.diskMb)} |`,
     );
   return lines.join('\n');
 };
@@ -361,7 +362,7 @@ export const scaleGrowth = (points: readonly ScalePoint[]): string[] => {
       const first = curve[0];
       const last = curve.at(-1);
       if (first === undefined || last === undefined || first === last) continue;
-      const where = first.locations === 1 ? 'one location' : `${first.locations} locations`;
+      const where = locationsLabel(first);
       lines.push(
         `- ${backend}, ${where}, ${count(first.entries)} → ${count(last.entries)} entries: ${growthFactors(first, last)}; ` +
           `RSS ${Math.round(last.rssMb)} MB (target ≤ 300).`,
