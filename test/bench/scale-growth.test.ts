@@ -83,3 +83,36 @@ test('a page that held fewer records at the smallest size says so beside its gro
   assert.match(line!, /first page p50 ×1\.50, deep page p50 ×1\.50, /);
   assert.match(line!, /filtered first\/deep ×1\.50 \(14 → 100 records\) \/ ×1\.50 \(14 → 100 records\) /);
 });
+
+test('where the smallest store has short pages, growth is also read from the first store whose pages are full', () => {
+  const rows = (filtered: number) => ({
+    firstPage: 100,
+    deepPage: 100,
+    firstPageFiltered: filtered,
+    deepPageFiltered: filtered,
+  });
+  const lines = scaleGrowth([
+    { ...point(10_803, 2, 4, 30_000), rows: rows(65) },
+    { ...point(80_490, 2, 5, 27_000), rows: rows(100) },
+    { ...point(10_803, 2, 4, 26_000), rows: rows(65), controlFor: 100_000 },
+    { ...point(901_395, 2, 6, 26_000), rows: rows(100) },
+    { ...point(10_025_889, 3, 7.5, 24_000), rows: rows(100) },
+  ]);
+  assert.equal(lines.length, 2);
+  assert.match(lines[0]!, /^- sqlite, 100 locations, 10,803 → 10,025,889 entries: .*\(65 → 100 records\)/);
+  assert.equal(
+    lines[1],
+    "- sqlite, 100 locations, from the smallest store whose pages hold as many records as the largest's, " +
+      '80,490 → 10,025,889 entries: GET p50 ×1.50, first page p50 ×1.50, deep page p50 ×1.50, filtered first/deep ' +
+      '×1.50 / ×1.50 (target ≤ 1.5); import rate ×0.89 (target ≥ 0.7).',
+  );
+  // Full pages from the start: no second reading.
+  assert.equal(
+    scaleGrowth([
+      { ...point(10_000, 2, 4, 30_000), rows: rows(100) },
+      { ...point(100_000, 2, 5, 27_000), rows: rows(100) },
+      { ...point(1_000_000, 2, 6, 24_000), rows: rows(100) },
+    ]).length,
+    1,
+  );
+});
