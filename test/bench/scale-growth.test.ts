@@ -23,6 +23,14 @@ const point = (entries: number, get: number, page: number, importRate: number): 
   diskMb: 100,
 });
 
+/** Records in each page: full unfiltered pages, and `filtered` in the filtered ones. */
+const rows = (filtered: number) => ({
+  firstPage: 100,
+  deepPage: 100,
+  firstPageFiltered: filtered,
+  deepPageFiltered: filtered,
+});
+
 test('growth is the largest size over the smallest, and a p50 under the 1 ms step at first gets no ratio', () => {
   const [line, ...rest] = scaleGrowth([point(10_000, 0, 4, 30_000), point(1_000_000, 1, 6, 24_000)]);
   assert.equal(rest.length, 0);
@@ -70,12 +78,6 @@ test('the chart draws the curves without their controls', () => {
 });
 
 test('a page that held fewer records at the smallest size says so beside its growth', () => {
-  const rows = (filtered: number) => ({
-    firstPage: 100,
-    deepPage: 100,
-    firstPageFiltered: filtered,
-    deepPageFiltered: filtered,
-  });
   const [line] = scaleGrowth([
     { ...point(10_000, 2, 4, 30_000), rows: rows(14) },
     { ...point(1_000_000, 2, 6, 24_000), rows: rows(100) },
@@ -85,12 +87,6 @@ test('a page that held fewer records at the smallest size says so beside its gro
 });
 
 test('where the smallest store has short pages, growth is also read from the first store whose pages are full', () => {
-  const rows = (filtered: number) => ({
-    firstPage: 100,
-    deepPage: 100,
-    firstPageFiltered: filtered,
-    deepPageFiltered: filtered,
-  });
   const lines = scaleGrowth([
     { ...point(10_803, 2, 4, 30_000), rows: rows(65) },
     { ...point(80_490, 2, 5, 27_000), rows: rows(100) },
