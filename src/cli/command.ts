@@ -114,8 +114,8 @@ const kidReadAsOption = (
   return { kid: word, before };
 };
 
-/** The placeholders of options whose value is a number (--port PORT, --workers N, --token-ttl SECONDS). */
-export const NUMBER_PLACEHOLDERS: ReadonlySet<string> = new Set(['N', 'PORT', 'SECONDS', 'STATUS']);
+/** The placeholders of options whose value is a number (--port PORT, --workers N, --token-ttl SECONDS, --sqlite-cache-mb MIB). */
+export const NUMBER_PLACEHOLDERS: ReadonlySet<string> = new Set(['N', 'PORT', 'SECONDS', 'STATUS', 'MIB']);
 
 export const STORE_OPTIONS: OptionTable = {
   db: {

@@ -11,7 +11,12 @@ import {
 import type { FaultRule } from '../sandbox/fault-schemas.js';
 import { loadFaultsFile } from '../sandbox/faults.js';
 import { isWildcardHost } from '../server/server.js';
-import { MAX_TOKEN_TTL_SECONDS, MIN_TOKEN_TTL_SECONDS } from '../shared/limits.js';
+import {
+  MAX_SQLITE_CACHE_MB,
+  MAX_TOKEN_TTL_SECONDS,
+  MIN_SQLITE_CACHE_MB,
+  MIN_TOKEN_TTL_SECONDS,
+} from '../shared/limits.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../shared/logger.js';
 import {
   MAX_MAX_CONNECTIONS,
@@ -198,6 +203,7 @@ export const parseServeConfig = (args: ParsedArgs): ServeConfig => {
       migrate: args.flags['migrate'] === true && !cluster.isWorker,
       migrateAtStart: 'larder serve --migrate …',
       poolSize: intOption(args, 'pool-size', 1, 1000),
+      sqliteCacheMb: intOption(args, 'sqlite-cache-mb', MIN_SQLITE_CACHE_MB, MAX_SQLITE_CACHE_MB),
       ...(keyEncryptionKey === undefined ? {} : { keyEncryptionKey }),
     },
     host,

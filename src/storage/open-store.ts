@@ -15,6 +15,8 @@ export interface StoreLocation {
   migrateAtStart?: string;
   /** PostgreSQL: connections in this process's pool. */
   poolSize?: number;
+  /** SQLite: each connection's page cache, in MiB. */
+  sqliteCacheMb?: number;
   /** Key-encryption key material: signing keys and secrets are sealed under it at rest. */
   keyEncryptionKey?: string;
 }
@@ -81,7 +83,10 @@ const openBackend = async (location: StoreLocation): Promise<Store> => {
       });
     }
     const { createSqliteStore } = await import('./sqlite/sqlite-store.js');
-    return await createSqliteStore({ path: location.db });
+    return await createSqliteStore({
+      path: location.db,
+      ...(location.sqliteCacheMb === undefined ? {} : { cacheMb: location.sqliteCacheMb }),
+    });
   } catch (error) {
     throw storeFailure('open', location, error);
   }

@@ -97,6 +97,24 @@ const serveConfig = (argv: string[], env: Record<string, string>) => {
   return parseServeConfig(args as Exclude<typeof args, 'help'>);
 };
 
+test("--sqlite-cache-mb sizes each SQLite connection's page cache: 64 MiB unless the flag or its variable says, within bounds", async () => {
+  assert.equal(serveConfig([], {}).store.sqliteCacheMb, 64);
+  assert.equal(serveConfig([], { LARDER_SQLITE_CACHE_MB: '256' }).store.sqliteCacheMb, 256);
+  assert.equal(
+    serveConfig(['--sqlite-cache-mb', '128'], { LARDER_SQLITE_CACHE_MB: '256' }).store.sqliteCacheMb,
+    128,
+  );
+  for (const bad of ['0', '65537', '1.5', 'lots'])
+    assert.throws(
+      () => serveConfig(['--sqlite-cache-mb', bad], {}),
+      (error: unknown) => {
+        assert.ok(error instanceof UsageError);
+        assert.match(error.message, /--sqlite-cache-mb/);
+        return true;
+      },
+    );
+});
+
 describe('on/off environment variables', () => {
   test('take 1/0, true/false, yes/no and on/off in any case; empty is unset', () => {
     for (const on of ['1', 'true', 'YES', 'On'])

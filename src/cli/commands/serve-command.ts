@@ -13,6 +13,7 @@ import { localUrl } from '../../server/server.js';
 import { systemClock } from '../../shared/clock.js';
 import {
   DEFAULT_HOST,
+  DEFAULT_SQLITE_CACHE_MB,
   DEFAULT_TOKEN_TTL_SECONDS,
   MAX_TOKEN_TTL_SECONDS,
   MIN_TOKEN_TTL_SECONDS,
@@ -333,6 +334,14 @@ export const serveCommand: Command = {
       default: '10',
       placeholder: 'N',
       description: 'PostgreSQL connections per worker process.',
+    },
+    'sqlite-cache-mb': {
+      type: 'string',
+      env: 'LARDER_SQLITE_CACHE_MB',
+      default: String(DEFAULT_SQLITE_CACHE_MB),
+      placeholder: 'MIB',
+      description:
+        'SQLite: the page cache of each connection, per worker process, in MiB; it fills only as pages are read. Size it to the pages reads keep coming back to: a cache smaller than those re-reads them from the OS on every request.',
     },
     'admin-token': {
       type: 'string',

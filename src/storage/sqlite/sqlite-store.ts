@@ -3,6 +3,7 @@ import { Mutex, withTimeout } from 'async-mutex';
 import Database from 'better-sqlite3';
 import { RECORD_KINDS, type RecordKind, zeroCounts } from '../../records/kinds.js';
 import { StoreError } from '../../shared/errors.js';
+import { DEFAULT_SQLITE_CACHE_MB } from '../../shared/limits.js';
 import { createSettingsStore } from '../settings.js';
 import type {
   AuthStore,
@@ -29,6 +30,8 @@ export interface SqliteStoreOptions {
   readonly?: boolean;
   /** How long to wait for another process's lock (a bulk load in progress) before failing. Default 10 s. */
   busyTimeoutMs?: number;
+  /** Each connection's page cache, in MiB (`--sqlite-cache-mb`). Default DEFAULT_SQLITE_CACHE_MB. */
+  cacheMb?: number;
 }
 
 type Db = Database.Database;
@@ -38,18 +41,19 @@ type PageRow = [number, string | null, string | null, Buffer | null];
 
 // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the last commits.
 const SYNCHRONOUS = 'NORMAL';
-const CACHE_SIZE = -65_536;
+/** A bulk load's own page cache (its primary-key indexes are written at random), unless the configured one is larger. */
+const IMPORT_CACHE_MB = 512;
 
-const configure = (db: Db, busyTimeoutMs: number): void => {
+const configure = (db: Db, busyTimeoutMs: number, cacheMb: number): void => {
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   // Takes effect only on a new, empty file (before WAL is on): 16 KiB pages suit ~3 KB bodies and bulk loads.
   db.pragma('page_size = 16384');
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${SYNCHRONOUS}`);
   db.pragma('temp_store = MEMORY');
-  db.pragma(`cache_size = ${CACHE_SIZE}`);
+  db.pragma(`cache_size = ${-cacheMb * 1024}`);
   // No mmap: mapped pages count in the server's RSS (256 MiB of them took it to 515 MB with a million entries
-  // stored) and follow the OS page cache, which shrinks on its own here; the 64 MiB page cache keeps hot pages.
+  // stored) and follow the OS page cache, which shrinks on its own here; the page cache keeps hot pages.
   db.pragma('mmap_size = 0');
 };
 
@@ -241,11 +245,12 @@ const placeholders = (count: number): string => Array.from({ length: count }, ()
 
 export const createSqliteStore = async (options: SqliteStoreOptions): Promise<Store> => {
   const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
+  const cacheMb = options.cacheMb ?? DEFAULT_SQLITE_CACHE_MB;
   if (options.readonly !== true) ensurePrivateFile(options.path);
   const db = new Database(options.path, { fileMustExist: options.readonly === true });
   try {
     if (options.readonly !== true) refuseForeign(db, options.path);
-    configure(db, busyTimeoutMs);
+    configure(db, busyTimeoutMs, cacheMb);
     if (options.readonly !== true) migrate(db, options.path);
   } catch (error) {
     db.close();
@@ -313,7 +318,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
     if (!db.open) throw closedError();
     checkFile();
     const reader = new Database(options.path, { fileMustExist: true });
-    configure(reader, busyTimeoutMs);
+    configure(reader, busyTimeoutMs, cacheMb);
     reader.pragma('query_only = ON');
     return reader;
   });
@@ -507,7 +512,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
 
   const leaveDirectMode = (): void => {
     db.pragma(`synchronous = ${SYNCHRONOUS}`);
-    db.pragma(`cache_size = ${CACHE_SIZE}`);
+    db.pragma(`cache_size = ${-cacheMb * 1024}`);
     // A process that opened the file meanwhile keeps it from changing back; it switches the file to WAL itself.
     unlessBusy(db, () => db.pragma('journal_mode = WAL'));
   };
@@ -548,12 +553,12 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
         // A rollback journal is only as safe as its syncs: FULL until the session ends.
         db.pragma('synchronous = FULL');
       } else {
-        configure(writer, busyTimeoutMs);
+        configure(writer, busyTimeoutMs, cacheMb);
       }
       // Bulk loads insert into the primary-key indexes at random (UUID ids): once those outgrow the cache, each
       // row re-reads a spilled page (1M orders: ~300 MB of index). The cache only grows as pages are used, so
       // small imports cost nothing extra; it is freed when the session ends.
-      writer.pragma('cache_size = -524288');
+      writer.pragma(`cache_size = ${-Math.max(IMPORT_CACHE_MB, cacheMb) * 1024}`);
       writer.exec('BEGIN IMMEDIATE');
       writer
         .prepare('INSERT INTO locations (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING')
