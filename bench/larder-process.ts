@@ -82,6 +82,8 @@ export interface DelayProbe {
   read(): Promise<LoopDelay>;
   /** RSS of every process summed (the primary and its workers), and of the largest one. */
   rss(): Promise<{ total: number; largest: number }>;
+  /** The processes that have reported so far (after a reset, all of them). */
+  pids(): number[];
   close(): void;
 }
 
@@ -110,6 +112,7 @@ export const createDelayProbe = (): DelayProbe => {
         largest: Math.max(0, ...all.map((report) => report.rss)),
       };
     },
+    pids: () => reports(dir).map((report) => report.pid),
     close: () => rmSync(dir, { recursive: true, force: true }),
   };
 };
@@ -122,7 +125,11 @@ const startCli = async (
 ): Promise<Child> => {
   const store =
     start.spec.backend === 'sqlite'
-      ? ['--db', start.spec.path]
+      ? [
+          '--db',
+          start.spec.path,
+          ...(start.spec.cacheMb === undefined ? [] : ['--sqlite-cache-mb', String(start.spec.cacheMb)]),
+        ]
       : ['--database-url', `${DATABASE_URL}?options=-c%20search_path%3D${start.spec.schema}`];
   const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--no-demo', ...store];
   // As the in-process child: no access log unless the run asks for it (--serve-args="--log-level info").

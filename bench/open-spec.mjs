@@ -7,7 +7,7 @@ import { createSqliteStore } from '../dist/storage/sqlite/sqlite-store.js';
  */
 export const openSpecStore = (spec, { migrate = false } = {}) =>
   spec.backend === 'sqlite'
-    ? createSqliteStore({ path: spec.path })
+    ? createSqliteStore({ path: spec.path, ...(spec.cacheMb === undefined ? {} : { cacheMb: spec.cacheMb }) })
     : createPostgresStore({
         databaseUrl: process.env.LARDER_BENCH_DATABASE_URL,
         schema: spec.schema,

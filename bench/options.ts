@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { MAX_SQLITE_CACHE_MB, MIN_SQLITE_CACHE_MB } from '../src/shared/limits.js';
 
 export type DatasetKey = 'demo' | 'unicode';
 
@@ -31,6 +32,8 @@ export interface BenchOptions {
   scaleRun: boolean;
   /** Largest store of the scale run, in inventory entries. */
   scaleMax: number;
+  /** The scale run's SQLite page cache per connection, in MiB (`--sqlite-cache-mb`); absent, Larder's default. */
+  sqliteCacheMb: number | undefined;
   /** The cost run (bench/cost.ts): server CPU per request with each optional path off and on. */
   cost: boolean;
   /** Configurations of the cost run besides off (`--paths sandbox,rate-limit`); all when empty. */
@@ -83,7 +86,7 @@ export type CostPathKey = (typeof COST_PATH_KEYS)[number];
 export const USAGE = `npm run bench -- [--connections N] [--duration S] [--warmup S] [--scale X]
   [--backend sqlite|postgres|both] [--smoke] [--no-prism] [--fresh] [--out DIR] [--only a,b] [--cpu-prof DIR]
   [--dataset demo,unicode] [--workers 1,2] [--serve-args="--flag value …"] [--pool-sizes 2,10,20]
-npm run bench -- --scale [--scale-max 10000000] [--backend …] [--duration S] [--out DIR]
+npm run bench -- --scale [--scale-max 10000000] [--sqlite-cache-mb MIB] [--backend …] [--duration S] [--out DIR]
 npm run bench -- --explain [--backend …] [--scale X]
 npm run bench -- --cost [--rounds 5] [--instances 3] [--separate-processes] [--only get-po,search-first] [--paths sandbox,journal-off,journal-64,rate-limit,metrics,access-log] [--backend …] [--connections N] [--out DIR]
 npm run bench -- --help`;
@@ -112,6 +115,16 @@ const integers = (name: string, raw: string | undefined, fallback: number[]): nu
   if (values.some((value) => !Number.isInteger(value) || value < 1))
     throw new BenchUsageError(`--${name} takes whole numbers separated by commas, not ${raw}`);
   return values;
+};
+
+/** Larder's own bounds, so that the scale run never starts a server that would refuse the value. */
+const cacheMbOf = (raw: string): number => {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < MIN_SQLITE_CACHE_MB || value > MAX_SQLITE_CACHE_MB)
+    throw new BenchUsageError(
+      `--sqlite-cache-mb takes a whole number of MiB from ${MIN_SQLITE_CACHE_MB} to ${MAX_SQLITE_CACHE_MB}, not ${raw}`,
+    );
+  return value;
 };
 
 /**
@@ -154,6 +167,7 @@ export const parseOptions = (argv: string[], defaultOut: string): BenchOptions =
       scale: { type: 'string' },
       'scale-run': { type: 'boolean', default: false },
       'scale-max': { type: 'string' },
+      'sqlite-cache-mb': { type: 'string' },
       backend: { type: 'string' },
       smoke: { type: 'boolean', default: false },
       'no-prism': { type: 'boolean', default: false },
@@ -184,6 +198,9 @@ export const parseOptions = (argv: string[], defaultOut: string): BenchOptions =
   for (const dataset of datasets)
     if (dataset !== 'demo' && dataset !== 'unicode')
       throw new BenchUsageError(`--dataset takes demo and/or unicode, not ${dataset}`);
+  const cacheMb = values['sqlite-cache-mb'];
+  if (cacheMb !== undefined && !values['scale-run'])
+    throw new BenchUsageError('--sqlite-cache-mb is for the scale run (--scale)');
   const serveArgs = (values['serve-args'] ?? '').split(/\s+/).filter((arg) => arg !== '');
   return {
     // The smoke only proves the bench still runs end to end: tiny store, sub-second runs, no peer.
@@ -210,5 +227,6 @@ export const parseOptions = (argv: string[], defaultOut: string): BenchOptions =
     instances: Math.round(positive('instances', values.instances, smoke ? 1 : 3)),
     separateProcesses: values['separate-processes'],
     scaleMax: Math.round(positive('scale-max', values['scale-max'], smoke ? 20_000 : 10_000_000)),
+    sqliteCacheMb: cacheMb === undefined ? undefined : cacheMbOf(cacheMb),
   };
 };

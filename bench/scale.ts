@@ -6,6 +6,7 @@ import { importFiles } from '../src/import/import-files.js';
 import { INVENTORY_HISTORY } from '../src/records/kinds.js';
 import { createPageTokens } from '../src/retail/page-token.js';
 import { seedStore } from '../src/seed/seed-store.js';
+import { DEFAULT_SQLITE_CACHE_MB } from '../src/shared/limits.js';
 import { createBenchClient, logIn, startLarderProcess } from './larder-process.js';
 import { type Measurement, measure } from './load.js';
 import type { BenchOptions } from './options.js';
@@ -90,7 +91,8 @@ interface Context {
 /** Entries one location gets from the generator at its smallest (1 order a week, 5 items, 700 days). */
 const SMALLEST_LOCATION = 805;
 
-const generateOptions = (entries: number, locations: number) => {
+/** The demo generator's options for a store of about `entries` inventory entries over `locations` locations. */
+export const generateOptions = (entries: number, locations: number) => {
   const perLocation = entries / locations;
   const unit = perLocation / ENTRIES_PER_UNIT;
   // Below the generator's smallest location, a shorter history instead of fewer orders a week.
@@ -108,12 +110,16 @@ const generateOptions = (entries: number, locations: number) => {
 const freshSpec = async (
   backend: 'sqlite' | 'postgres',
   name: string,
-  scratch: string,
+  { scratch, options }: Context,
 ): Promise<StoreSpec> => {
   if (backend === 'sqlite') {
     const path = join(scratch, `${name}.db`);
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
-    return { backend, path };
+    return {
+      backend,
+      path,
+      ...(options.sqliteCacheMb === undefined ? {} : { cacheMb: options.sqliteCacheMb }),
+    };
   }
   const schema = `larder_bench_scale_${name}`;
   await dropSchema(schema);
@@ -200,9 +206,9 @@ const measurePoint = async (
   entries: number,
   controlFor: number | undefined,
 ): Promise<ScalePoint> => {
-  const { options, scratch, log, importSources: files, importRuns } = context;
+  const { options, log, importSources: files, importRuns } = context;
   const name = `${layout.key}_${entries}`;
-  const spec = await freshSpec(backend, name, scratch);
+  const spec = await freshSpec(backend, name, context);
   log(
     `scale: ${backend}, ${entries.toLocaleString('en-US')} entries, ${layout.label}${controlFor === undefined ? '' : `, control after ${controlFor.toLocaleString('en-US')}`} …`,
   );
@@ -455,6 +461,12 @@ export const runScale = async (context: Omit<Context, 'importSources' | 'importR
     '',
     `Command: \`npm run bench -- ${process.argv.slice(2).join(' ')}\` · ${new Date().toISOString()} · ${options.connections} connections · ${options.duration} s per run`,
     '',
+    ...(backends.includes('sqlite')
+      ? [
+          `SQLite page cache: ${options.sqliteCacheMb ?? DEFAULT_SQLITE_CACHE_MB} MiB a connection (${options.sqliteCacheMb === undefined ? 'Larder’s default' : `\`--sqlite-cache-mb ${options.sqliteCacheMb}\`; Larder’s default is ${DEFAULT_SQLITE_CACHE_MB}`}).`,
+          '',
+        ]
+      : []),
     'Each store is generated fresh (the demo generator; sizes are approximate, the table gives the real counts) and its writes put ' +
       'to disk (on PostgreSQL a CHECKPOINT), then: the import rate of one fixed pair of NDJSON files ' +
       `(${importSources.orderCount.toLocaleString('en-US')} non-ASCII orders and their entries) into a new location of that store, ` +

@@ -17,11 +17,13 @@ export const DATABASE_URL =
   process.env['LARDER_BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** Where a backend's bench store lives: what a server child needs to open it. */
-export type StoreSpec = { backend: 'sqlite'; path: string } | { backend: 'postgres'; schema: string };
+export type StoreSpec =
+  /** `cacheMb`: the page cache Larder opens it with (`--sqlite-cache-mb`); absent, Larder's default. */
+  { backend: 'sqlite'; path: string; cacheMb?: number } | { backend: 'postgres'; schema: string };
 
 export const openSpec = (spec: StoreSpec): Promise<Store> =>
   spec.backend === 'sqlite'
-    ? createSqliteStore({ path: spec.path })
+    ? createSqliteStore({ path: spec.path, ...(spec.cacheMb === undefined ? {} : { cacheMb: spec.cacheMb }) })
     : createPostgresStore({ databaseUrl: DATABASE_URL, schema: spec.schema, migrate: true });
 
 export const postgresAvailable = async (): Promise<boolean> => {

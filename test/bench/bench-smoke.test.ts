@@ -151,8 +151,22 @@ test('npm run bench -- --scale measures cost against size and draws the chart', 
   skip: missing,
 }, async () => {
   await inScratch('larder-bench-scale-', async (dir) => {
-    await runBench(['--import', 'tsx', 'bench/run.ts', '--smoke', '--scale', '--out', dir]);
+    await runBench([
+      '--import',
+      'tsx',
+      'bench/run.ts',
+      '--smoke',
+      '--scale',
+      '--sqlite-cache-mb',
+      '32',
+      '--out',
+      dir,
+    ]);
     const text = await readFile(join(dir, 'scale-smoke.md'), 'utf8');
+    assert.match(
+      text,
+      /^SQLite page cache: 32 MiB a connection \(`--sqlite-cache-mb 32`; Larder’s default is 64\)\.$/m,
+    );
     assert.match(text, /\| sqlite \| one location \| [\d,]+ \|/);
     assert.match(text, /\| sqlite \| 4 locations \| [\d,]+ \|/);
     // Records a page: first / deep / filtered first / filtered deep.

@@ -29,6 +29,22 @@ test('a scenario, cost load or cost path that does not exist is refused, not sil
   assert.deepEqual(parse('--cost', '--paths', 'sandbox,metrics').costPaths, ['sandbox', 'metrics']);
 });
 
+test("the scale run's --sqlite-cache-mb takes Larder's bounds, and only with --scale", () => {
+  assert.equal(parse('--scale', '--sqlite-cache-mb', '128').sqliteCacheMb, 128);
+  assert.equal(parse('--scale').sqliteCacheMb, undefined);
+  for (const bad of ['0', '1.5', '65537', '64,128'])
+    assert.throws(
+      () => parse('--scale', '--sqlite-cache-mb', bad),
+      new RegExp(
+        `^BenchUsageError: --sqlite-cache-mb takes a whole number of MiB from 1 to 65536, not ${bad}\n`,
+      ),
+    );
+  assert.throws(
+    () => parse('--sqlite-cache-mb', '128'),
+    /--sqlite-cache-mb is for the scale run \(--scale\)/,
+  );
+});
+
 test('npm run bench -- --help prints the usage and starts nothing; a bad flag exits 2 without a stack', async () => {
   const help = await runNode(['--import', 'tsx', 'bench/run.ts', '--help'], { cwd: ROOT });
   assert.equal(help.code, 0, help.stderr);
@@ -44,6 +60,7 @@ test('the bench tools answer --help with their usage and a mistake with exit 2 a
     ['bench/pairs.mjs'],
     ['bench/profile-diff.mjs'],
     ['--import', 'tsx', 'bench/scale-redraw.ts'],
+    ['--import', 'tsx', 'bench/page-cache.ts'],
   ];
   for (const tool of tools) {
     const help = await runNode([...tool, '--help'], { cwd: ROOT });
@@ -55,6 +72,10 @@ test('the bench tools answer --help with their usage and a mistake with exit 2 a
     [['bench/pairs.mjs', '--on', 'sandbox'], /^--on takes NAME=VALUE, not sandbox\nusage: /],
     [['bench/profile-diff.mjs', 'one.cpuprofile'], /^usage: /],
     [['--import', 'tsx', 'bench/scale-redraw.ts', '/nowhere'], /^\/nowhere: no scale.json there\nusage: /],
+    [
+      ['--import', 'tsx', 'bench/page-cache.ts', '--cache-mb', '64,lots'],
+      /^--cache-mb takes whole positive numbers, not lots\nusage: /,
+    ],
   ] as const) {
     const run = await runNode([...tool], { cwd: ROOT });
     assert.equal(run.code, 2, tool.join(' '));
