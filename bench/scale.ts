@@ -26,6 +26,8 @@ import { writeUnicodeFiles } from './unicode.js';
 /** Inventory entries per demo-generator scale unit (bench scale 1: 1,155,079 entries, 99,943 orders). */
 const ENTRIES_PER_UNIT = 1_155_000;
 const SIZES = [10_000, 100_000, 1_000_000, 10_000_000];
+/** The smoke's: two small sizes, so that it measures a control too (the path the first 10M run found broken). */
+const SMOKE_SIZES = [2_000, 10_000];
 const layouts = (smoke: boolean) =>
   [
     { key: 'one', label: 'one location', locations: 1 },
@@ -441,7 +443,7 @@ export const scaleChart = (points: readonly ScalePoint[]): string => {
 
 export const runScale = async (context: Omit<Context, 'importSources' | 'importRuns'>): Promise<void> => {
   const { options, backends, scratch } = context;
-  const sizes = SIZES.filter((size) => size <= options.scaleMax);
+  const sizes = (options.smoke ? SMOKE_SIZES : SIZES).filter((size) => size <= options.scaleMax);
   if (sizes.length === 0) sizes.push(options.scaleMax);
   const { scale: importScale, runs: importRuns } = importing(options.smoke);
   const importSources = await writeUnicodeFiles(importScale, scratch);

@@ -169,6 +169,12 @@ test('npm run bench -- --scale measures cost against size and draws the chart', 
     );
     assert.match(text, /\| sqlite \| one location \| [\d,]+ \|/);
     assert.match(text, /\| sqlite \| 4 locations \| [\d,]+ \|/);
+    // Two sizes, so the smallest is measured again after the larger, and the larger read against it.
+    assert.match(text, /\| sqlite \| 4 locations, control after 10,000 \| [\d,]+ \|/);
+    assert.match(
+      text,
+      /^- sqlite, one location, against a fresh [\d,]+ store measured right after the [\d,]+ one /m,
+    );
     // Records a page: first / deep / filtered first / filtered deep.
     assert.match(text, /\| \d+ \/ \d+ \/ \d+ \/ \d+ \|/);
     const svg = await readFile(join(dir, 'scale-smoke.svg'), 'utf8');
