@@ -43,6 +43,8 @@ type PageRow = [number, string | null, string | null, Buffer | null];
 const SYNCHRONOUS = 'NORMAL';
 /** A bulk load's own page cache (its primary-key indexes are written at random), unless the configured one is larger. */
 const IMPORT_CACHE_MB = 512;
+/** SQLite takes a negative cache_size as KiB. */
+const cacheSize = (mb: number): string => `cache_size = ${-mb * 1024}`;
 
 const configure = (db: Db, busyTimeoutMs: number, cacheMb: number): void => {
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
@@ -51,7 +53,7 @@ const configure = (db: Db, busyTimeoutMs: number, cacheMb: number): void => {
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${SYNCHRONOUS}`);
   db.pragma('temp_store = MEMORY');
-  db.pragma(`cache_size = ${-cacheMb * 1024}`);
+  db.pragma(cacheSize(cacheMb));
   // No mmap: mapped pages count in the server's RSS (256 MiB of them took it to 515 MB with a million entries
   // stored) and follow the OS page cache, which shrinks on its own here; the page cache keeps hot pages.
   db.pragma('mmap_size = 0');
@@ -512,7 +514,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
 
   const leaveDirectMode = (): void => {
     db.pragma(`synchronous = ${SYNCHRONOUS}`);
-    db.pragma(`cache_size = ${-cacheMb * 1024}`);
+    db.pragma(cacheSize(cacheMb));
     // A process that opened the file meanwhile keeps it from changing back; it switches the file to WAL itself.
     unlessBusy(db, () => db.pragma('journal_mode = WAL'));
   };
@@ -558,7 +560,7 @@ export const createSqliteStore = async (options: SqliteStoreOptions): Promise<St
       // Bulk loads insert into the primary-key indexes at random (UUID ids): once those outgrow the cache, each
       // row re-reads a spilled page (1M orders: ~300 MB of index). The cache only grows as pages are used, so
       // small imports cost nothing extra; it is freed when the session ends.
-      writer.pragma(`cache_size = ${-Math.max(IMPORT_CACHE_MB, cacheMb) * 1024}`);
+      writer.pragma(cacheSize(Math.max(IMPORT_CACHE_MB, cacheMb)));
       writer.exec('BEGIN IMMEDIATE');
       writer
         .prepare('INSERT INTO locations (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING')
