@@ -17,10 +17,10 @@ import { parseToolArgs, usageError } from './tool-usage.mjs';
  * (/proc/PID/io `rchar`: the OS page cache as well as the disk, and its sockets) and from the disk itself
  * (`read_bytes`), per request: a cache too small for the pages the GETs come back to re-reads them every time.
  *
- * The store (about 14 GB at 10M entries) is kept in bench/.cache/page-cache-ENTRIES.db between runs.
+ * The store (about 14 GB at 10M entries) is kept in bench/.cache/page-cache-ENTRIES.db (or `--cache DIR`) between runs.
  */
 const USAGE =
-  'usage: node --import tsx bench/page-cache.ts [--entries 10000000] [--cache-mb 64,128] [--rounds 3] [--duration 10] [--connections 50] [--out DIR]';
+  'usage: node --import tsx bench/page-cache.ts [--entries 10000000] [--cache-mb 64,128] [--rounds 3] [--duration 10] [--connections 50] [--cache DIR] [--out DIR]';
 const { values } = parseToolArgs(USAGE, {
   options: {
     entries: { type: 'string', default: '10000000' },
@@ -28,6 +28,7 @@ const { values } = parseToolArgs(USAGE, {
     rounds: { type: 'string', default: '3' },
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '50' },
+    cache: { type: 'string' },
     out: { type: 'string' },
   },
 });
@@ -43,7 +44,7 @@ const rounds = whole('rounds', values.rounds);
 const duration = whole('duration', values.duration);
 const connections = whole('connections', values.connections);
 
-const cacheDir = join(import.meta.dirname, '.cache');
+const cacheDir = values.cache ?? join(import.meta.dirname, '.cache');
 mkdirSync(cacheDir, { recursive: true });
 const path = join(cacheDir, `page-cache-${entries}.db`);
 const metaPath = `${path}.json`;

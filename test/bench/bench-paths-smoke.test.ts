@@ -185,3 +185,41 @@ test('bench/page-statement-parts.ts times the page statement with each part take
       ),
     );
 });
+
+test('bench/page-cache.ts measures GET per page-cache size, with what the server re-read a request', {
+  timeout: 120_000,
+  skip: missing,
+}, async () => {
+  await inScratch('larder-bench-page-cache-', async (dir) => {
+    // A 2k-entry store is a few MB: a 1 MiB cache cannot hold the pages its GETs cycle over, 64 MiB holds them all.
+    await runBench([
+      '--import',
+      'tsx',
+      'bench/page-cache.ts',
+      '--entries',
+      '2000',
+      '--cache-mb',
+      '1,64',
+      '--rounds',
+      '1',
+      '--duration',
+      '1',
+      '--connections',
+      '10',
+      '--cache',
+      dir,
+      '--out',
+      dir,
+    ]);
+    const table = await readFile(join(dir, 'page-cache.md'), 'utf8');
+    const read = (cacheMb: number) => {
+      const row = new RegExp(
+        `^\\| 1 \\| ${cacheMb} \\| [\\d,]+ \\| \\d+ / \\d+ \\| ([\\d.]+) \\| [\\d.]+ \\| \\d+ \\| 0 \\|$`,
+        'm',
+      ).exec(table);
+      assert.ok(row, `no row for ${cacheMb} MiB in\n${table}`);
+      return Number(row[1]);
+    };
+    assert.ok(read(1) > 3 * read(64), `1 MiB: ${read(1)} KiB a request, 64 MiB: ${read(64)}`);
+  });
+});
