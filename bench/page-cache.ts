@@ -1,12 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { seedStore } from '../src/seed/seed-store.js';
 import { DEFAULT_SQLITE_CACHE_MB } from '../src/shared/limits.js';
 import { createBenchClient, logIn, startLarderProcess } from './larder-process.js';
 import { measure } from './load.js';
 import { machineLine } from './report.js';
-import { generateOptions } from './scale.js';
+import { generateOptions, sampleEntryIds } from './scale.js';
 import { openSpec } from './stores.js';
 import { parseToolArgs, usageError } from './tool-usage.mjs';
 
@@ -66,14 +65,7 @@ const ensure = async (): Promise<{
   const client = await createBenchClient(store);
   await store.close();
   const location = seeded.locations[0]!.id;
-  const db = new Database(building, { readonly: true });
-  const ids = db
-    .prepare<[string], string>(
-      'SELECT id FROM inventory_entries WHERE location_id = ? ORDER BY random() LIMIT 2000',
-    )
-    .pluck()
-    .all(location);
-  db.close();
+  const ids = await sampleEntryIds({ backend: 'sqlite', path: building }, location);
   renameSync(building, path);
   const meta = { location, client, ids };
   writeFileSync(metaPath, JSON.stringify(meta));

@@ -171,6 +171,16 @@ const query = async <R>(spec: StoreSpec, sql: string, params: unknown[]): Promis
   return withClient(spec.schema, async (client) => (await client.query(sql, params)).rows as R[]);
 };
 
+/** The ids GET by id rotates over: a random sample of one location's entries (those `where` selects). */
+export const sampleEntryIds = async (spec: StoreSpec, location: string, where = ''): Promise<string[]> => {
+  const rows = await query<{ id: string }>(
+    spec,
+    `SELECT id FROM inventory_entries WHERE location_id = $1${where} ORDER BY random() LIMIT ${ROTATION}`,
+    [location],
+  );
+  return rows.map((row) => row.id);
+};
+
 /**
  * What the runs at one size need from one location's entries (all, or those `where` selects): ids to rotate over
  * (a random sample), and the keyset position the deep page starts after: 80% of the way through, or earlier where
@@ -181,9 +191,6 @@ const keysetSample = async (spec: StoreSpec, location: string, where: string) =>
   const from = `FROM inventory_entries WHERE location_id = $1${where}`;
   const [counted] = await query<{ n: number | string }>(spec, `SELECT count(*) AS n ${from}`, [location]);
   const total = Number(counted?.n ?? 0);
-  const ids = await query<{ id: string }>(spec, `SELECT id ${from} ORDER BY random() LIMIT ${ROTATION}`, [
-    location,
-  ]);
   const offset = Math.max(0, Math.min(Math.floor(total * 0.8), total - PAGE_SIZE - 1));
   const [deepAfter] = await query<{ modifiedAt: number | string; id: string }>(
     spec,
@@ -191,7 +198,7 @@ const keysetSample = async (spec: StoreSpec, location: string, where: string) =>
     [location],
   );
   return {
-    ids: ids.map((row) => row.id),
+    ids: await sampleEntryIds(spec, location, where),
     deepAfter:
       deepAfter === undefined ? undefined : { modifiedAt: Number(deepAfter.modifiedAt), id: deepAfter.id },
     rows: {
